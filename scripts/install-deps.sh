@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages kbench needs to build, test and compare against
+# reference tools. Idempotent: does nothing when everything is present.
+set -euo pipefail
+
+build_packages=(
+  build-essential cmake pkg-config file
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libsqlite3-dev sqlite3 libboost-dev libboost-math-dev libpq-dev
+  libgtest-dev googletest
+)
+# Reference tools the bench/ scripts measure kbench against, and scipy for
+# regenerating the statistics reference data (tests/data/*.provenance).
+reference_packages=(
+  linux-perf sysbench rt-tests sockperf stress-ng python3-scipy
+)
+
+missing=()
+for pkg in "${build_packages[@]}" "${reference_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,81 @@
+#pragma once
+// The interface every benchmark family implements. One family per file in
+// src/bench/; each file registers its benchmarks with KBENCH_REGISTER.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/params.h"
+#include "common/result_class.h"
+
+namespace kbench::bench {
+
+enum class Size { Quick, Default };
+
+struct ParamSpec {
+  std::string name;
+  std::string default_value;  // used with --size default
+  std::string quick_value;    // used with --size quick
+  std::string help;           // what it means, with its unit
+};
+
+struct Measurement {
+  ResultClass result_class;
+  double value = 0;
+};
+
+// Where a benchmark runs: set by the agent from --cpu before run_repeat().
+struct Placement {
+  int cpu = -1;  // -1: not pinned
+};
+
+class Benchmark {
+ public:
+  virtual ~Benchmark() = default;
+
+  virtual std::string name() const = 0;         // "suite/name"
+  virtual std::string description() const = 0;  // one line: what is measured and how
+  virtual std::vector<ParamSpec> params() const = 0;
+  // The result classes one repeat reports for these (complete) parameters.
+  virtual std::vector<ResultClass> result_classes(const Params& params) const = 0;
+  // Throws SkipBenchmark when the machine cannot run it, InputError for bad
+  // parameter values. Called once before the warmups.
+  virtual void prepare(const Params& /*params*/, const Placement& /*where*/) {}
+  // One repeat: exactly one Measurement per declared result class.
+  virtual std::vector<Measurement> run_repeat(const Params& params, const Placement& where) = 0;
+  // Called once at the end, also after a failed repeat: release everything.
+  virtual void finish() {}
+};
+
+using Factory = std::function<std::unique_ptr<Benchmark>()>;
+
+class Registry {
+ public:
+  static Registry& instance();
+  void add(std::string name, Factory factory);
+  std::vector<std::string> names() const;  // sorted
+  // nullptr when unknown.
+  std::unique_ptr<Benchmark> create(const std::string& name) const;
+
+ private:
+  std::vector<std::pair<std::string, Factory>> entries_;
+};
+
+// Complete parameters for `size`, with `overrides` applied. Throws InputError
+// for an unknown key (naming the benchmark and the known keys).
+Params resolve_params(const Benchmark& benchmark, Size size, const Params& overrides);
+
+struct Registrar {
+  Registrar(std::string name, Factory factory) {
+    Registry::instance().add(std::move(name), std::move(factory));
+  }
+};
+
+}  // namespace kbench::bench
+
+#define KBENCH_CONCAT_INNER(a, b) a##b
+#define KBENCH_CONCAT(a, b) KBENCH_CONCAT_INNER(a, b)
+// KBENCH_REGISTER("syscall/getpid", [] { return std::make_unique<Getpid>(); });
+#define KBENCH_REGISTER(name, factory) \
+  static const ::kbench::bench::Registrar KBENCH_CONCAT(kbench_registrar_, __LINE__)(name, factory)

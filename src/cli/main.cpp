@@ -1,0 +1,2 @@
+// Placeholder until the controller lands in this issue.
+int main() { return 1; }

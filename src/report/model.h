@@ -1,0 +1,99 @@
+#pragma once
+// The table model every renderer reads. src/analysis/ builds it from stored
+// samples; one file per output format in src/report/ renders it.
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result_class.h"
+#include "stats/stats.h"
+
+namespace kbench::report {
+
+enum class Verdict { None, Improvement, Regression };
+enum class SignConvention { Better, Raw };  // Better: positive change = better
+
+// One test profile's side of one row.
+struct Cell {
+  bool present = false;  // false: the test profile has no data for this row
+  stats::Summary test;
+  double change_pct = stats::kNaN;  // raw: (mean_test - mean_base) / mean_base * 100
+  stats::ChangeInterval change_ci;  // raw, percent
+  double p_value = stats::kNaN;
+  double q_value = stats::kNaN;  // after multiple-comparison control
+  Verdict verdict = Verdict::None;
+  std::string note;  // why a row has no mark although it could, e.g. "n<2"
+  bool session_noisy = false;
+};
+
+struct Row {
+  std::string benchmark;
+  ResultClass result_class;
+  bool base_present = false;
+  stats::Summary base;
+  std::vector<Cell> cells;  // one per test profile, in Table::test_profiles order
+};
+
+// Change in percent as the report prints it, under the legend's convention.
+double signed_change(const Row& row, const Cell& cell, SignConvention sign);
+
+struct ColumnSummary {
+  int improvements = 0;
+  int regressions = 0;
+  double geomean_change_pct = stats::kNaN;  // better-is-positive sense
+  int geomean_rows = 0;
+};
+
+struct Table {
+  std::string sut;
+  std::string base_profile;
+  std::vector<std::string> test_profiles;
+  std::vector<Row> rows;                // sorted by benchmark, then result class
+  std::vector<ColumnSummary> columns;   // one per test profile
+};
+
+struct Legend {
+  std::string method;                  // "welch", "mwu", "ci-overlap"
+  std::optional<double> fdr;           // BH q level; nullopt: off
+  double alpha = 0.05;                 // per-row level when fdr is off
+  SignConvention sign = SignConvention::Better;
+  int rows_tested = 0;
+  double min_change_pct = 0;
+};
+
+struct Report {
+  std::vector<Table> tables;  // one per SUT
+  Legend legend;
+};
+
+// Single-profile view (kbench run / kbench show).
+struct ProfileRow {
+  std::string benchmark;
+  ResultClass result_class;
+  stats::Summary summary;
+};
+struct ProfileTable {
+  std::string sut;
+  std::string swprofile;
+  std::vector<ProfileRow> rows;
+  std::vector<std::string> skipped;  // "benchmark: reason"
+  std::vector<std::string> failed;   // "benchmark: reason"
+};
+
+class Renderer {
+ public:
+  virtual ~Renderer() = default;
+  virtual void render(const Report& report, std::ostream& out) const = 0;
+};
+
+// Throws InputError naming the format and the known formats.
+std::unique_ptr<Renderer> make_renderer(const std::string& format);
+std::vector<std::string> renderer_names();
+
+// The single-profile table in the grid layout:
+// Benchmark | Result Class | min | ci95min | mean | ci95max | max | cv | count
+void render_profile_grid(const ProfileTable& table, std::ostream& out);
+
+}  // namespace kbench::report

@@ -1,0 +1,133 @@
+#pragma once
+// The resultstore: where samples and their metadata live. Addressed by URL:
+// sqlite:///path/to/file.db (default), later postgresql://... and csv:///dir.
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/params.h"
+#include "common/records.h"
+#include "common/result_class.h"
+
+namespace kbench::store {
+
+// The schema version this build reads and writes. A store with a higher
+// version is refused (InputError), never rewritten.
+inline constexpr int kSchemaVersion = 1;
+
+// Identity of a system under test. Two sessions belong to the same SUT when
+// all of these agree. memory_gib is MemTotal rounded to whole GiB, because
+// MemTotal moves by megabytes between kernels on the same machine.
+struct Sut {
+  std::string name;  // user-chosen label, hostname by default
+  std::string hostname;
+  std::string arch;
+  std::string cpu_model;
+  int cpu_count = 0;
+  std::int64_t memory_gib = 0;
+  std::string product_name;
+};
+
+struct SessionStart {
+  Sut sut;
+  std::string swprofile;
+  nlohmann::json fingerprint;  // the agent's whole fingerprint record "data"
+  std::string started_at;      // ISO 8601 UTC
+};
+
+struct BenchmarkKey {
+  std::string name;  // suite/name
+  Params params;     // effective parameters
+};
+
+enum class OutcomeStatus { Ok, Skipped, Failed };
+
+struct Outcome {
+  OutcomeStatus status = OutcomeStatus::Ok;
+  std::string reason;       // skip reason or failure reason
+  std::string stderr_tail;  // last lines of the agent's stderr on failure
+};
+
+struct SampleRow {
+  std::string sut;
+  std::string swprofile;
+  std::int64_t session = 0;
+  int session_index = 0;  // 0-based order of the session within (sut, swprofile)
+  std::string benchmark;
+  ResultClass result_class;
+  int repeat = 0;
+  double value = 0;
+};
+
+struct SampleQuery {
+  std::vector<std::string> swprofiles;  // empty: all
+  std::string sut_glob = "*";
+  std::string benchmark_glob = "*";
+  std::string resultclass_glob = "*";  // matched against the label "name (unit)"
+};
+
+struct SutListing {
+  Sut sut;
+  int sessions = 0;
+};
+struct SwprofileListing {
+  std::string name;
+  std::string kernel_release;  // of the newest session
+  std::vector<std::string> suts;
+  int sessions = 0;
+  std::int64_t samples = 0;
+};
+struct BenchmarkListing {
+  std::string name;
+  std::vector<ResultClass> result_classes;
+  std::int64_t samples = 0;
+};
+struct OutcomeListing {
+  std::string sut;
+  std::string swprofile;
+  std::int64_t session = 0;
+  std::string benchmark;
+  Outcome outcome;
+};
+
+class ResultStore {
+ public:
+  virtual ~ResultStore() = default;
+
+  // Creates the SUT and swprofile rows when new; every call is a new session.
+  virtual std::int64_t begin_session(const SessionStart& start) = 0;
+  // All samples of one repeat in one transaction: a killed run loses at most
+  // the repeat in flight.
+  virtual void add_repeat(std::int64_t session, const BenchmarkKey& benchmark, int repeat,
+                          const std::vector<records::Sample>& samples) = 0;
+  // How a benchmark ended in a session (ok, skipped with reason, failed).
+  virtual void record_outcome(std::int64_t session, const BenchmarkKey& benchmark,
+                              const Outcome& outcome) = 0;
+
+  virtual std::vector<SutListing> list_suts(const std::string& glob) = 0;
+  virtual std::vector<SwprofileListing> list_swprofiles(const std::string& glob) = 0;
+  virtual std::vector<BenchmarkListing> list_benchmarks(const std::string& glob) = 0;
+  virtual std::vector<OutcomeListing> list_outcomes(const std::vector<std::string>& swprofiles,
+                                                    OutcomeStatus status) = 0;
+  virtual bool has_swprofile(const std::string& name) = 0;
+
+  virtual std::vector<SampleRow> samples(const SampleQuery& query) = 0;
+};
+
+enum class OpenMode {
+  CreateIfMissing,  // kbench run
+  MustExist,        // kbench compare / list / show: a missing store is bad input
+};
+
+// Throws InputError for an unknown scheme, an unreadable file, a file that is
+// not a kbench store, or a store from a newer schema version.
+std::unique_ptr<ResultStore> open_store(const std::string& url, OpenMode mode);
+
+// --store, else $KBENCH_STORE, else sqlite:///$XDG_DATA_HOME/kbench/results.db
+// (~/.local/share when XDG_DATA_HOME is unset).
+std::string default_store_url();
+
+}  // namespace kbench::store
