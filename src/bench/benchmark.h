@@ -2,6 +2,7 @@
 // The interface every benchmark family implements. One family per file in
 // src/bench/; each file registers its benchmarks with KBENCH_REGISTER.
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ class Benchmark {
   virtual std::vector<Measurement> run_repeat(const Params& params, const Placement& where) = 0;
   // Called once at the end, also after a failed repeat: release everything.
   virtual void finish() {}
+  // Facts worth recording with the results, e.g. where tasks were placed
+  // ("placement": "server cpu0, client cpu0") or a fallback taken. The agent
+  // emits each as an "info" record after prepare() and after the last repeat.
+  virtual std::map<std::string, std::string> notes() const { return {}; }
 };
 
 using Factory = std::function<std::unique_ptr<Benchmark>()>;
