@@ -1,0 +1,210 @@
+#include "sysinfo/fingerprint.h"
+
+#include <dirent.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "sysinfo/sha256.h"
+
+namespace kbench::sysinfo {
+
+using nlohmann::json;
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return content.str();
+}
+
+std::optional<std::string> read_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) return std::nullopt;
+  return line;
+}
+
+std::int64_t kib_to_whole_gib(std::int64_t kib) {
+  constexpr std::int64_t kKibPerGib = 1024 * 1024;
+  return (kib + kKibPerGib / 2) / kKibPerGib;
+}
+
+std::string bracketed_choice(const std::string& text) {
+  const auto open = text.find('[');
+  const auto close = text.find(']', open == std::string::npos ? 0 : open);
+  if (open == std::string::npos || close == std::string::npos) return text;
+  return text.substr(open + 1, close - open - 1);
+}
+
+namespace {
+
+json line_or_null(const std::string& path) {
+  auto line = read_line(path);
+  if (!line) return nullptr;
+  return *line;
+}
+
+std::string trim(std::string text) {
+  const auto first = text.find_first_not_of(" \t\n");
+  if (first == std::string::npos) return "";
+  const auto last = text.find_last_not_of(" \t\n");
+  return text.substr(first, last - first + 1);
+}
+
+// Value of the first "key : value" line of /proc/cpuinfo whose key matches.
+std::optional<std::string> cpuinfo_field(const std::string& cpuinfo, const std::string& key) {
+  std::istringstream lines(cpuinfo);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    if (trim(line.substr(0, colon)) == key) return trim(line.substr(colon + 1));
+  }
+  return std::nullopt;
+}
+
+json cpu_model() {
+  const auto cpuinfo = read_file("/proc/cpuinfo");
+  if (!cpuinfo) return nullptr;
+  if (auto name = cpuinfo_field(*cpuinfo, "model name")) return *name;
+  // arm64 names no model; implementer and part identify the core design.
+  const auto implementer = cpuinfo_field(*cpuinfo, "CPU implementer");
+  const auto part = cpuinfo_field(*cpuinfo, "CPU part");
+  if (implementer && part) {
+    std::string model = "implementer " + *implementer + " part " + *part;
+    if (auto variant = cpuinfo_field(*cpuinfo, "CPU variant")) model += " variant " + *variant;
+    return model;
+  }
+  return nullptr;
+}
+
+json meminfo_kib() {
+  const auto meminfo = read_file("/proc/meminfo");
+  if (!meminfo) return nullptr;
+  std::istringstream lines(*meminfo);
+  std::string key;
+  std::int64_t value = 0;
+  std::string unit;
+  while (lines >> key >> value) {
+    std::getline(lines, unit);
+    if (key == "MemTotal:") return value;
+  }
+  return nullptr;
+}
+
+json kernel_config_text_hash(const std::string& release) {
+  auto text = read_file("/boot/config-" + release);
+  if (!text) return nullptr;
+  return sha256_hex(*text);
+}
+
+// The agent has no zlib; /proc/config.gz is hashed as stored, which is fixed
+// per kernel build (the kernel embeds the compressed file).
+json kernel_config_gz_hash() {
+  auto bytes = read_file("/proc/config.gz");
+  if (!bytes || bytes->empty()) return nullptr;
+  return sha256_hex(*bytes);
+}
+
+json mitigations() {
+  const std::string dir = "/sys/devices/system/cpu/vulnerabilities";
+  DIR* handle = opendir(dir.c_str());
+  if (!handle) return nullptr;
+  std::vector<std::string> names;
+  while (dirent* entry = readdir(handle)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(handle);
+  std::sort(names.begin(), names.end());
+  json out = json::object();
+  for (const auto& name : names) out[name] = line_or_null(dir + "/" + name);
+  return out;
+}
+
+json bracketed_or_null(const std::string& path) {
+  auto line = read_line(path);
+  if (!line) return nullptr;
+  return bracketed_choice(*line);
+}
+
+json int_or_null(const std::string& path) {
+  auto line = read_line(path);
+  if (!line) return nullptr;
+  try {
+    std::size_t used = 0;
+    const long long value = std::stoll(*line, &used);
+    if (trim(line->substr(used)).empty()) return value;
+  } catch (const std::exception&) {
+  }
+  return *line;
+}
+
+json loadavg() {
+  auto line = read_line("/proc/loadavg");
+  if (!line) return nullptr;
+  std::istringstream fields(*line);
+  double one = 0, five = 0, fifteen = 0;
+  if (!(fields >> one >> five >> fifteen)) return nullptr;
+  return json::array({one, five, fifteen});
+}
+
+json os_release() {
+  auto text = read_file("/etc/os-release");
+  if (!text) return nullptr;
+  std::istringstream lines(*text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("PRETTY_NAME=", 0) == 0) {
+      std::string value = line.substr(12);
+      if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+        value = value.substr(1, value.size() - 2);
+      }
+      return value;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+json fingerprint() {
+  json data = json::object();
+  utsname names{};
+  const bool have_uname = uname(&names) == 0;
+  data["hostname"] = have_uname ? json(names.nodename) : json(nullptr);
+  data["arch"] = have_uname ? json(names.machine) : json(nullptr);
+  data["cpu_model"] = cpu_model();
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  data["cpu_count"] = online > 0 ? json(online) : json(nullptr);
+  const json kib = meminfo_kib();
+  data["memory_kib"] = kib;
+  data["memory_gib"] = kib.is_null() ? json(nullptr) : json(kib_to_whole_gib(kib.get<std::int64_t>()));
+  data["product_name"] = line_or_null("/sys/class/dmi/id/product_name");
+  data["kernel_release"] = have_uname ? json(names.release) : json(nullptr);
+  data["kernel_version"] = have_uname ? json(names.version) : json(nullptr);
+  data["cmdline"] = line_or_null("/proc/cmdline");
+  data["kernel_config_sha256"] = have_uname ? kernel_config_text_hash(names.release) : json(nullptr);
+  data["kernel_config_gz_sha256"] = kernel_config_gz_hash();
+  data["mitigations"] = mitigations();
+  data["clocksource"] =
+      line_or_null("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  data["governor"] = line_or_null("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  data["smt"] = line_or_null("/sys/devices/system/cpu/smt/control");
+  data["aslr"] = int_or_null("/proc/sys/kernel/randomize_va_space");
+  data["thp"] = bracketed_or_null("/sys/kernel/mm/transparent_hugepage/enabled");
+  data["no_turbo"] = int_or_null("/sys/devices/system/cpu/intel_pstate/no_turbo");
+  data["boost"] = int_or_null("/sys/devices/system/cpu/cpufreq/boost");
+  data["loadavg"] = loadavg();
+  data["os_release"] = os_release();
+  return data;
+}
+
+}  // namespace kbench::sysinfo
