@@ -2,10 +2,12 @@
 // The resultstore: where samples and their metadata live. Addressed by URL:
 // sqlite:///path/to/file.db (default), later postgresql://... and csv:///dir.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/params.h"
@@ -45,6 +47,10 @@ struct BenchmarkKey {
 
 enum class OutcomeStatus { Ok, Skipped, Failed };
 
+// "ok", "skipped", "failed" (the words stored in the outcome table).
+std::string_view to_string(OutcomeStatus status);
+std::optional<OutcomeStatus> parse_outcome_status(std::string_view text);
+
 struct Outcome {
   OutcomeStatus status = OutcomeStatus::Ok;
   std::string reason;       // skip reason or failure reason
@@ -60,6 +66,7 @@ struct SampleRow {
   ResultClass result_class;
   int repeat = 0;
   double value = 0;
+  Params params;  // the benchmark's effective parameters (one name may run with several)
 };
 
 struct SampleQuery {
@@ -84,6 +91,14 @@ struct BenchmarkListing {
   std::string name;
   std::vector<ResultClass> result_classes;
   std::int64_t samples = 0;
+};
+struct SessionListing {
+  std::int64_t id = 0;
+  std::string sut;
+  std::string swprofile;
+  int session_index = 0;  // 0-based order within (sut, swprofile)
+  std::string started_at;
+  std::string kernel_release;
 };
 struct OutcomeListing {
   std::string sut;
@@ -115,6 +130,27 @@ class ResultStore {
   virtual bool has_swprofile(const std::string& name) = 0;
 
   virtual std::vector<SampleRow> samples(const SampleQuery& query) = 0;
+
+  // --- additions for export (issue 4) and resume / integrity (issue 5) ---
+
+  // Streams the samples samples() would return, without holding them all in
+  // memory; `kbench export` is for_each_sample(SampleQuery{}, ...).
+  virtual void for_each_sample(const SampleQuery& query,
+                               const std::function<void(const SampleRow&)>& sink) = 0;
+  // Sessions of the named swprofiles (empty: all), oldest first.
+  virtual std::vector<SessionListing> list_sessions(const std::vector<std::string>& swprofiles) = 0;
+  // Repeat numbers of `benchmark` already committed in `session`, ascending.
+  virtual std::vector<int> stored_repeats(std::int64_t session, const BenchmarkKey& benchmark) = 0;
+  // The recorded outcome of `benchmark` in `session`, if any.
+  virtual std::optional<Outcome> outcome_of(std::int64_t session, const BenchmarkKey& benchmark) = 0;
+  // Deletes the samples and the outcome of `benchmark` in `session` in one
+  // transaction, so a resumed run can redo an interrupted benchmark cleanly.
+  virtual void discard_benchmark(std::int64_t session, const BenchmarkKey& benchmark) = 0;
+  // SQLite's `PRAGMA integrity_check` plus `PRAGMA foreign_key_check`:
+  // empty when the store is sound, else one line per problem.
+  virtual std::vector<std::string> integrity_check() = 0;
+  // The URL or path the store was opened from, for messages.
+  virtual const std::string& location() const = 0;
 };
 
 enum class OpenMode {
@@ -122,12 +158,25 @@ enum class OpenMode {
   MustExist,        // kbench compare / list / show: a missing store is bad input
 };
 
+// A store URL taken apart. Accepted forms (docs/resultstore.md):
+//   sqlite:///abs/path.db   absolute path
+//   sqlite://rel/path.db    path relative to the working directory
+//   /abs/path.db, rel.db    a plain path (no "scheme://") is an SQLite file
+struct StoreUrl {
+  std::string scheme;  // "sqlite"
+  std::string path;    // file system path for sqlite
+};
+// Throws InputError naming the URL and the known schemes for anything else;
+// postgresql:// and csv:// are recognised but not supported yet in this build.
+StoreUrl parse_store_url(const std::string& url);
+
 // Throws InputError for an unknown scheme, an unreadable file, a file that is
 // not a kbench store, or a store from a newer schema version.
 std::unique_ptr<ResultStore> open_store(const std::string& url, OpenMode mode);
 
-// --store, else $KBENCH_STORE, else sqlite:///$XDG_DATA_HOME/kbench/results.db
-// (~/.local/share when XDG_DATA_HOME is unset).
+// --store is the caller's business; this is $KBENCH_STORE when set and
+// non-empty, else sqlite:// + $XDG_DATA_HOME/kbench/results.db, with
+// XDG_DATA_HOME defaulting to $HOME/.local/share (when unset or empty).
 std::string default_store_url();
 
 }  // namespace kbench::store
