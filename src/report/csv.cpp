@@ -1,0 +1,86 @@
+// One line per (row, test profile), every number unrounded so a spreadsheet or
+// script can redo any step. Quoting per RFC 4180; lines end in "\n".
+#include <ostream>
+
+#include "report/format.h"
+#include "report/renderers.h"
+
+namespace kbench::report {
+
+namespace {
+
+std::string quoted(const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
+  std::string result = "\"";
+  for (char c : field) {
+    if (c == '"') result += '"';
+    result += c;
+  }
+  return result + "\"";
+}
+
+void summary_fields(std::vector<std::string>& fields, bool present, const stats::Summary& s) {
+  if (!present) {
+    fields.insert(fields.end(), 9, "");
+    return;
+  }
+  fields.push_back(std::to_string(s.count));
+  for (double v : {s.mean, s.median, s.stddev, s.cv, s.min, s.max, s.ci95_low, s.ci95_high})
+    fields.push_back(format_exact(v));
+}
+
+const char* const kHeader[] = {
+    "sut", "base_profile", "test_profile", "benchmark", "result_class", "unit", "better",
+    "base_n", "base_mean", "base_median", "base_stddev", "base_cv", "base_min", "base_max", "base_ci95_low",
+    "base_ci95_high", "test_n", "test_mean", "test_median", "test_stddev", "test_cv", "test_min", "test_max",
+    "test_ci95_low", "test_ci95_high", "change_pct", "signed_change_pct", "change_ci95_low_pct",
+    "change_ci95_high_pct", "p_value", "q_value", "verdict", "session_noisy", "note"};
+
+class CsvRenderer : public Renderer {
+ public:
+  void render(const Report& report, std::ostream& out) const override {
+    std::vector<std::string> header(std::begin(kHeader), std::end(kHeader));
+    write(header, out);
+    const Cell absent;
+    for (const Table& table : report.tables) {
+      const std::size_t columns = std::max<std::size_t>(1, table.test_profiles.size());
+      for (const Row& row : table.rows) {
+        for (std::size_t c = 0; c < columns; ++c) {
+          const Cell& cell = c < row.cells.size() ? row.cells[c] : absent;
+          std::vector<std::string> fields{table.sut,
+                                          table.base_profile,
+                                          c < table.test_profiles.size() ? table.test_profiles[c] : "",
+                                          row.benchmark,
+                                          row.result_class.name,
+                                          row.result_class.unit,
+                                          std::string(to_string(row.result_class.better))};
+          summary_fields(fields, row.base_present, row.base);
+          summary_fields(fields, cell.present, cell.test);
+          const bool both = row.base_present && cell.present;
+          fields.push_back(both ? format_exact(cell.change_pct) : "");
+          fields.push_back(both ? format_exact(signed_change(row, cell, report.legend.sign)) : "");
+          fields.push_back(both && cell.change_ci.valid ? format_exact(cell.change_ci.low) : "");
+          fields.push_back(both && cell.change_ci.valid ? format_exact(cell.change_ci.high) : "");
+          fields.push_back(both ? format_exact(cell.p_value) : "");
+          fields.push_back(both ? format_exact(cell.q_value) : "");
+          fields.push_back(std::string(verdict_name(cell.verdict)));
+          fields.push_back(cell.session_noisy ? "true" : "false");
+          fields.push_back(cell.note);
+          write(fields, out);
+        }
+      }
+    }
+  }
+
+ private:
+  static void write(const std::vector<std::string>& fields, std::ostream& out) {
+    for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << quoted(fields[i]);
+    out << '\n';
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_csv_renderer() { return std::make_unique<CsvRenderer>(); }
+
+}  // namespace kbench::report

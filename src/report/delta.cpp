@@ -1,0 +1,74 @@
+// The layout of shared/seeds/context-switch-codegen.txt:
+// `| scenario | old | new | delta |` with delta "1.54 (-11.1%)" = the absolute
+// difference and the raw change in percent, one decimal as in the seed.
+#include <cmath>
+#include <fmt/format.h>
+#include <ostream>
+
+#include "report/format.h"
+#include "report/renderers.h"
+#include "report/text_table.h"
+
+namespace kbench::report {
+
+namespace {
+
+std::string delta_cell(const Row& row, const Cell& cell, Footnotes& notes) {
+  const double raw = raw_change(row, cell);
+  if (std::isnan(raw)) return "";
+  std::string percent = format_percent(raw, 1);
+  if (raw > 0 && percent != "0.0%") percent = "+" + percent;
+  return fmt::format("{} ({}){}{}", format_number(std::fabs(cell.test.mean - row.base.mean)), percent,
+                     mark_suffix(cell.verdict), notes.markers(cell));
+}
+
+class DeltaRenderer : public Renderer {
+ public:
+  void render(const Report& report, std::ostream& out) const override {
+    bool first = true;
+    for (const Table& table : report.tables) {
+      if (!first) out << '\n';
+      first = false;
+      render_table(table, report.legend, out);
+    }
+  }
+
+ private:
+  static void render_table(const Table& table, const Legend& legend, std::ostream& out) {
+    const bool several = table.test_profiles.size() > 1;
+    std::vector<TextColumn> columns{{"scenario"}, {"old"}};
+    for (std::size_t c = 0; c < table.test_profiles.size(); ++c) {
+      columns.push_back({several ? fmt::format("new{}", c + 1) : "new"});
+      columns.push_back({several ? fmt::format("delta{}", c + 1) : "delta"});
+    }
+    TextTable text(std::move(columns));
+    Footnotes notes;
+    for (const Row& row : table.rows) {
+      std::vector<std::string> cells{row.benchmark + " " + row.result_class.label(),
+                                     row.base_present ? format_number(row.base.mean) : ""};
+      for (std::size_t c = 0; c < table.test_profiles.size(); ++c) {
+        const bool present = c < row.cells.size() && row.cells[c].present;
+        cells.push_back(present ? format_number(row.cells[c].test.mean) : "");
+        cells.push_back(present ? delta_cell(row, row.cells[c], notes) : "");
+      }
+      text.add_row(std::move(cells));
+    }
+    out << table_heading(table) << '\n';
+    out << "old: " << table.base_profile << '\n';
+    for (std::size_t c = 0; c < table.test_profiles.size(); ++c)
+      out << (several ? fmt::format("new{}: ", c + 1) : "new: ") << table.test_profiles[c] << '\n';
+    text.render_pipes(out);
+    for (const std::string& line : legend_lines(legend, true)) out << line << '\n';
+    out << "delta: |new - old| (raw change in percent).\n";
+    for (const std::string& line : geomean_lines(table)) out << line << '\n';
+    for (const std::string& line : notes.lines()) out << line << '\n';
+    out << '\n';
+    for (const std::string& line : summary_lines(table)) out << line << '\n';
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_delta_renderer() { return std::make_unique<DeltaRenderer>(); }
+
+}  // namespace kbench::report

@@ -1,0 +1,79 @@
+// The seed report's layout (shared/seeds/report-preemptible-this-cpu.txt).
+#include <cmath>
+#include <fmt/format.h>
+#include <ostream>
+
+#include "report/format.h"
+#include "report/renderers.h"
+#include "report/text_table.h"
+
+namespace kbench::report {
+
+namespace {
+
+// Benchmarks without data in any column still take a row: an empty cell says
+// "not measured", which a missing row would hide.
+std::string change_cell(const Row& row, const Cell& cell, SignConvention sign, Footnotes& notes) {
+  const double change = signed_change(row, cell, sign);
+  if (std::isnan(change)) return "";
+  return std::string(mark_prefix(cell.verdict)) + format_percent(change) + notes.markers(cell);
+}
+
+std::string geomean_note(const Table& table) {
+  std::vector<std::string> counts;
+  for (const ColumnSummary& column : table.columns) counts.push_back(std::to_string(column.geomean_rows));
+  return fmt::format("geomean: geometric mean of the per-row ratios over {} rows with data on both sides, "
+                     "positive = better whatever --sign says.",
+                     fmt::join(counts, " / "));
+}
+
+class GridRenderer : public Renderer {
+ public:
+  void render(const Report& report, std::ostream& out) const override {
+    bool first = true;
+    for (const Table& table : report.tables) {
+      if (!first) out << '\n';
+      first = false;
+      render_table(table, report.legend, out);
+    }
+  }
+
+ private:
+  static void render_table(const Table& table, const Legend& legend, std::ostream& out) {
+    std::vector<TextColumn> columns{{"Benchmark", Align::Left},
+                                    {"Result Class", Align::Left},
+                                    {table.base_profile + " (base)", Align::Right}};
+    for (const std::string& test : table.test_profiles) columns.push_back({test, Align::Right});
+    TextTable text(std::move(columns));
+    Footnotes notes;
+    const std::string* previous = nullptr;
+    for (const Row& row : table.rows) {
+      const bool new_group = previous == nullptr || *previous != row.benchmark;
+      std::vector<std::string> cells{new_group ? row.benchmark : "", row.result_class.label(),
+                                     row.base_present ? format_number(row.base.mean) : ""};
+      for (std::size_t c = 0; c < table.test_profiles.size(); ++c)
+        cells.push_back(c < row.cells.size() ? change_cell(row, row.cells[c], legend.sign, notes) : "");
+      text.add_row(std::move(cells), new_group);
+      previous = &row.benchmark;
+    }
+    if (!table.columns.empty()) {
+      std::vector<std::string> cells{"geomean", "all rows (positive = better)", ""};
+      for (std::size_t c = 0; c < table.test_profiles.size(); ++c)
+        cells.push_back(c < table.columns.size() ? format_percent(table.columns[c].geomean_change_pct) : "");
+      text.add_row(std::move(cells), true);
+    }
+    out << table_heading(table) << '\n';
+    text.render_grid(out);
+    for (const std::string& line : legend_lines(legend, false)) out << line << '\n';
+    if (!table.columns.empty()) out << geomean_note(table) << '\n';
+    for (const std::string& line : notes.lines()) out << line << '\n';
+    out << '\n';
+    for (const std::string& line : summary_lines(table)) out << line << '\n';
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_grid_renderer() { return std::make_unique<GridRenderer>(); }
+
+}  // namespace kbench::report

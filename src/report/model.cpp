@@ -1,0 +1,131 @@
+#include "report/model.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "common/errors.h"
+#include "report/format.h"
+#include "report/renderers.h"
+
+namespace kbench::report {
+
+double signed_change(const Row& row, const Cell& cell, SignConvention sign) {
+  const double raw = raw_change(row, cell);
+  if (sign == SignConvention::Raw || row.result_class.better == Better::Higher) return raw;
+  return -raw;  // lower is better: a smaller value is a positive change
+}
+
+double raw_change(const Row& row, const Cell& cell) {
+  if (!row.base_present || !cell.present) return stats::kNaN;
+  return cell.change_pct;
+}
+
+namespace {
+struct Entry {
+  const char* name;
+  std::unique_ptr<Renderer> (*make)();
+};
+constexpr Entry kRenderers[] = {
+    {"grid", make_grid_renderer}, {"markdown", make_markdown_renderer}, {"delta", make_delta_renderer},
+    {"mail", make_mail_renderer}, {"csv", make_csv_renderer},           {"json", make_json_renderer},
+};
+}  // namespace
+
+std::vector<std::string> renderer_names() {
+  std::vector<std::string> names;
+  for (const Entry& entry : kRenderers) names.emplace_back(entry.name);
+  return names;
+}
+
+std::unique_ptr<Renderer> make_renderer(const std::string& format) {
+  for (const Entry& entry : kRenderers)
+    if (format == entry.name) return entry.make();
+  throw InputError(fmt::format("--format: unknown report format '{}'; expected one of: {}", format,
+                               fmt::join(renderer_names(), ", ")));
+}
+
+std::string table_heading(const Table& table) { return "Results for SUT Class " + table.sut + ":"; }
+
+std::string Footnotes::marker(const std::string& text) {
+  auto [it, inserted] = numbers_.emplace(text, static_cast<int>(texts_.size()) + 1);
+  if (inserted) texts_.push_back(text);
+  return fmt::format("[{}]", it->second);
+}
+
+std::string Footnotes::markers(const Cell& cell) {
+  if (!cell.present) return "";
+  std::string result;
+  if (!cell.note.empty()) result += marker(cell.note);
+  if (cell.session_noisy) result += marker(kSessionNoisyNote);
+  return result.empty() ? result : " " + result;
+}
+
+std::vector<std::string> Footnotes::lines() const {
+  std::vector<std::string> result;
+  for (std::size_t i = 0; i < texts_.size(); ++i) result.push_back(fmt::format("[{}] {}", i + 1, texts_[i]));
+  return result;
+}
+
+namespace {
+std::string method_title(const std::string& method) {
+  if (method == "welch") return "Welch's t-test";
+  if (method == "mwu") return "Mann-Whitney U test";
+  if (method == "ci-overlap") return "disjoint 95% confidence intervals of the means (ci-overlap)";
+  return method;
+}
+}  // namespace
+
+std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw) {
+  std::vector<std::string> lines;
+  std::string method = "Method: " + method_title(legend.method);
+  if (legend.method == "ci-overlap") {
+    method += fmt::format(", {} rows compared", legend.rows_tested);
+  } else if (legend.fdr) {
+    method += fmt::format(", Benjamini-Hochberg FDR q={} over {} rows tested", format_exact(*legend.fdr),
+                          legend.rows_tested);
+  } else {
+    method += fmt::format(", FDR off, alpha={} per row, {} rows tested", format_exact(legend.alpha),
+                          legend.rows_tested);
+  }
+  lines.push_back(method + ".");
+  if (change_is_raw || legend.sign == SignConvention::Raw)
+    lines.push_back("Change: (test - base) / base; raw: positive = larger value.");
+  else
+    lines.push_back("Change: (test - base) / base; positive = better (sign flipped where lower is better).");
+  std::string marks = "(I) significant improvement, (R) significant regression";
+  if (legend.min_change_pct > 0)
+    marks += fmt::format("; changes below {} unmarked", format_percent(legend.min_change_pct));
+  lines.push_back(marks + ".");
+  return lines;
+}
+
+std::vector<std::string> summary_lines(const Table& table) {
+  std::vector<std::string> lines{table.sut + ":"};
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    const ColumnSummary& column = table.columns[c];
+    const std::string improvements = count_noun(column.improvements, "improvement", "improvements");
+    const std::string regressions = count_noun(column.regressions, "regression", "regressions");
+    if (table.columns.size() == 1) {
+      lines.push_back(improvements);
+      lines.push_back(regressions);
+    } else {
+      const std::string name = c < table.test_profiles.size() ? table.test_profiles[c] : "?";
+      lines.push_back(name + ": " + improvements + ", " + regressions);
+    }
+  }
+  return lines;
+}
+
+std::vector<std::string> geomean_lines(const Table& table) {
+  std::vector<std::string> lines;
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    const ColumnSummary& column = table.columns[c];
+    const std::string value = std::isnan(column.geomean_change_pct) ? "n/a" : format_percent(column.geomean_change_pct);
+    const std::string name =
+        table.columns.size() == 1 || c >= table.test_profiles.size() ? "" : " " + table.test_profiles[c];
+    lines.push_back(fmt::format("geomean{} (positive = better): {} over {} rows", name, value, column.geomean_rows));
+  }
+  return lines;
+}
+
+}  // namespace kbench::report

@@ -1,0 +1,57 @@
+#pragma once
+// Pieces the renderers share; not part of the model interface.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "report/model.h"
+
+namespace kbench::report {
+
+std::unique_ptr<Renderer> make_grid_renderer();
+std::unique_ptr<Renderer> make_markdown_renderer();
+std::unique_ptr<Renderer> make_delta_renderer();
+std::unique_ptr<Renderer> make_mail_renderer();
+std::unique_ptr<Renderer> make_csv_renderer();
+std::unique_ptr<Renderer> make_json_renderer();
+
+// "Results for SUT Class <sut>:" — the seed's heading above every table.
+std::string table_heading(const Table& table);
+
+// Numbered footnotes for cells that carry no mark for a reason (too few
+// samples, ...) or were tested on session means. One number per distinct text,
+// in order of first use, so a 150-row table with one cause has one footnote.
+class Footnotes {
+ public:
+  // " [1]" (several joined: " [1][2]") for the cell's reasons; "" when none.
+  std::string markers(const Cell& cell);
+  // "[1] <text>" lines in number order.
+  std::vector<std::string> lines() const;
+
+ private:
+  std::string marker(const std::string& text);
+  std::map<std::string, int> numbers_;
+  std::vector<std::string> texts_;
+};
+
+inline constexpr const char* kSessionNoisyNote =
+    "session-noisy: most variance lies between sessions (boots); tested on session means";
+
+// The legend under a table: method, multiple-comparison control, the sign
+// convention of the change column, --min-change. `change_is_raw` is for
+// layouts that always print the raw change (markdown, delta).
+std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw);
+
+// Summary counts per column, seed style: "<sut>:", then "21 improvements" and
+// "1 regression" lines for one test column, or one line per column naming it.
+std::vector<std::string> summary_lines(const Table& table);
+
+// "geomean (positive = better): 1.23% over 44 rows" — one line, naming the
+// column when there are several.
+std::vector<std::string> geomean_lines(const Table& table);
+
+// Raw change in percent; NaN when either side is missing.
+double raw_change(const Row& row, const Cell& cell);
+
+}  // namespace kbench::report
