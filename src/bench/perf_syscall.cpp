@@ -1,0 +1,157 @@
+// perf/syscall: the loops of `perf bench syscall` (basic, getpgid, fork,
+// execve), each timed as a whole with CLOCK_MONOTONIC and reported as
+// operations per second, so the numbers line up with perf's.
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "bench/benchmark.h"
+#include "common/errors.h"
+#include "timing/affinity.h"
+#include "timing/clock.h"
+
+namespace kbench::bench {
+namespace {
+
+constexpr const char* kHelperName = "kbench-exec-helper";
+constexpr const char* kFallbackProgram = "/bin/true";
+
+bool is_executable(const std::string& path) {
+  return !path.empty() && access(path.c_str(), X_OK) == 0;
+}
+
+std::string directory_of_this_program() {
+  char path[PATH_MAX];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) return "";
+  const std::string exe(path, std::size_t(length));
+  const auto slash = exe.rfind('/');
+  return slash == std::string::npos ? "" : exe.substr(0, slash);
+}
+
+void wait_for_clean_exit(pid_t child, const char* what) {
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) throw RunError(std::string(what) + ": waitpid: " + std::strerror(errno));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw RunError(std::string(what) + ": child ended with status " + std::to_string(status));
+  }
+}
+
+pid_t fork_or_throw(const char* what) {
+  const pid_t child = fork();
+  if (child < 0) throw RunError(std::string(what) + ": fork: " + std::strerror(errno));
+  return child;
+}
+
+std::int64_t positive_param(const Params& params, const std::string& key) {
+  const std::int64_t value = param_int(params, key);
+  if (value < 1) {
+    throw InputError("parameter '" + key + "=" + params.at(key) + "': expected an integer >= 1");
+  }
+  return value;
+}
+
+class PerfSyscall : public Benchmark {
+ public:
+  std::string name() const override { return "perf/syscall"; }
+  std::string description() const override {
+    return "perf bench syscall loops: getppid, getpgid, fork+_exit+wait, fork+execve+wait; "
+           "each loop timed with CLOCK_MONOTONIC";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {{"loops", "10000000", "1000000", "getppid and getpgid calls per repeat (perf's -l)"},
+            {"fork_loops", "10000", "1000", "fork + _exit + waitpid rounds per repeat"},
+            {"execve_loops", "10000", "1000", "fork + execve + waitpid rounds per repeat"},
+            {"helper", "", "",
+             "program execve runs; empty: kbench-exec-helper next to the agent, else /bin/true"}};
+  }
+  std::vector<ResultClass> result_classes(const Params&) const override {
+    return {{"basic", "ops/sec", Better::Higher},
+            {"getpgid", "ops/sec", Better::Higher},
+            {"fork", "ops/sec", Better::Higher},
+            {"execve", "ops/sec", Better::Higher}};
+  }
+
+  void prepare(const Params& params, const Placement& where) override {
+    loops_ = positive_param(params, "loops");
+    fork_loops_ = positive_param(params, "fork_loops");
+    execve_loops_ = positive_param(params, "execve_loops");
+    const std::string& helper = params.at("helper");
+    notes_.clear();
+    if (!helper.empty()) {
+      if (!is_executable(helper)) {
+        throw InputError("parameter 'helper=" + helper + "': expected an executable file");
+      }
+      program_ = helper;
+    } else if (const std::string beside = directory_of_this_program() + "/" + kHelperName;
+               is_executable(beside)) {
+      program_ = beside;
+    } else if (is_executable(kFallbackProgram)) {
+      program_ = kFallbackProgram;
+      notes_["execve_fallback"] = std::string(kHelperName) + " not found next to the agent (" +
+                                  beside + "); execve runs " + kFallbackProgram +
+                                  ", whose dynamic loading makes it slower";
+    } else {
+      throw SkipBenchmark(std::string("no program to execve: neither ") + kHelperName +
+                          " next to the agent nor " + kFallbackProgram);
+    }
+    notes_["execve_program"] = program_;
+    if (where.cpu >= 0) timing::pin_to_cpu(where.cpu);
+  }
+
+  std::vector<Measurement> run_repeat(const Params&, const Placement&) override {
+    const auto rcs = result_classes({});
+    return {{rcs[0], ops_per_second(loops_, [] { syscall(SYS_getppid); })},
+            {rcs[1], ops_per_second(loops_, [] { syscall(SYS_getpgid, 0); })},
+            {rcs[2], ops_per_second(fork_loops_, [] { fork_exit_wait(); })},
+            {rcs[3], ops_per_second(execve_loops_, [this] { fork_execve_wait(); })}};
+  }
+
+  std::map<std::string, std::string> notes() const override { return notes_; }
+
+ private:
+  template <typename Operation>
+  static double ops_per_second(std::int64_t loops, Operation operation) {
+    const double start = timing::monotonic_seconds();
+    for (std::int64_t i = 0; i < loops; ++i) operation();
+    const double seconds = timing::monotonic_seconds() - start;
+    if (!(seconds > 0)) throw RunError("loop of " + std::to_string(loops) + " took no measurable time");
+    return double(loops) / seconds;
+  }
+
+  static void fork_exit_wait() {
+    const pid_t child = fork_or_throw("fork");
+    if (child == 0) _exit(0);
+    wait_for_clean_exit(child, "fork");
+  }
+
+  void fork_execve_wait() {
+    const pid_t child = fork_or_throw("execve");
+    if (child == 0) {
+      char* const argv[] = {const_cast<char*>(program_.c_str()), nullptr};
+      char* const envp[] = {nullptr};
+      execve(program_.c_str(), argv, envp);
+      _exit(127);
+    }
+    wait_for_clean_exit(child, ("execve of " + program_).c_str());
+  }
+
+  std::int64_t loops_ = 0;
+  std::int64_t fork_loops_ = 0;
+  std::int64_t execve_loops_ = 0;
+  std::string program_;
+  std::map<std::string, std::string> notes_;
+};
+
+KBENCH_REGISTER("perf/syscall", [] { return std::make_unique<PerfSyscall>(); });
+
+}  // namespace
+}  // namespace kbench::bench
