@@ -1,0 +1,250 @@
+// perf/mem, micromm/*, lmbench/lat-mem-rd and mmtests/kernbench: each runs at
+// its smallest size and returns finite, positive values for exactly its
+// declared result classes; bad parameters are InputError; skip paths throw
+// SkipBenchmark; a killed agent leaves no process behind. No timing asserted.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/benchmark.h"
+#include "bench/external/vmalloc.h"
+#include "common/errors.h"
+
+namespace kb = kbench::bench;
+using kbench::InputError;
+using kbench::Params;
+using kbench::SkipBenchmark;
+
+namespace {
+
+std::unique_ptr<kb::Benchmark> make(const std::string& name) {
+  auto b = kb::Registry::instance().create(name);
+  EXPECT_NE(b, nullptr) << name << " is not registered";
+  return b;
+}
+
+// Runs one repeat at quick size with `overrides` and checks the contract:
+// exactly the declared classes, in order, each finite and positive.
+std::vector<kb::Measurement> run_quick(const std::string& name, const Params& overrides, int cpu = 0) {
+  auto b = make(name);
+  const Params params = kb::resolve_params(*b, kb::Size::Quick, overrides);
+  const auto declared = b->result_classes(params);
+  EXPECT_FALSE(declared.empty());
+  kb::Placement where;
+  where.cpu = cpu;
+  b->prepare(params, where);
+  std::vector<kb::Measurement> got;
+  try {
+    got = b->run_repeat(params, where);
+  } catch (...) {
+    b->finish();
+    throw;
+  }
+  const auto notes = b->notes();
+  EXPECT_TRUE(notes.count("placement")) << name << " does not report its placement";
+  b->finish();
+  EXPECT_EQ(got.size(), declared.size()) << name;
+  for (std::size_t i = 0; i < std::min(got.size(), declared.size()); ++i) {
+    EXPECT_EQ(got[i].result_class, declared[i]) << name << " result " << i;
+    EXPECT_TRUE(std::isfinite(got[i].value)) << got[i].result_class.label();
+    EXPECT_GT(got[i].value, 0) << got[i].result_class.label();
+  }
+  return got;
+}
+
+std::vector<std::string> labels(const std::vector<kb::Measurement>& ms) {
+  std::vector<std::string> out;
+  for (const auto& m : ms) out.push_back(m.result_class.label());
+  return out;
+}
+
+bool thp_enabled() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  std::getline(in, line);
+  return !line.empty() && line.find("[never]") == std::string::npos;
+}
+
+template <typename Fn>
+void expect_input_error(Fn fn, const std::string& what) {
+  EXPECT_THROW(fn(), InputError) << what;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- perf/mem
+
+TEST(PerfMem, QuickRunReturnsDeclaredClasses) {
+  const auto got = run_quick("perf/mem", {{"memset_size", "64MB"}, {"memset_chunk", "16MB"},
+                                          {"mmap_size", "32MB"}, {"mmap_loops", "1"}});
+  const auto names = labels(got);
+  EXPECT_EQ(names.front(), "memset -k 16MB -f default -s 64MB -l 4 (bytes/sec)");
+  EXPECT_NE(std::find(names.begin(), names.end(), "mmap -p 4KB -f demand -s 32MB -l 1 (bytes/sec)"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "mmap -p 4KB -f populate -s 32MB -l 1 (bytes/sec)"), names.end());
+  const bool has_2mb =
+      std::find(names.begin(), names.end(), "mmap -p 2MB -f demand -s 32MB -l 1 (bytes/sec)") != names.end();
+  EXPECT_EQ(has_2mb, thp_enabled()) << "2MB rows must exist exactly when THP can provide them";
+}
+
+TEST(PerfMem, SeedNameWhenOneLoop) {
+  auto b = make("perf/mem");
+  const auto params = kb::resolve_params(*b, kb::Size::Default,
+                                         {{"memset_size", "16GB"}, {"memset_chunk", "1GB"}, {"memset_loops", "1"},
+                                          {"tests", "memset"}});
+  const auto classes = b->result_classes(params);
+  ASSERT_EQ(classes.size(), 1u);
+  EXPECT_EQ(classes[0].label(), "memset -k 1GB -f default -s 16GB (bytes/sec)");
+  EXPECT_EQ(classes[0].better, kbench::Better::Higher);
+}
+
+TEST(PerfMem, HugetlbWithoutFreePagesDropsOnlyThoseRows) {
+  std::ifstream in("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
+  long free_pages = 0;
+  in >> free_pages;
+  if (free_pages >= 16) GTEST_SKIP() << "this machine has free 2MB hugetlb pages";
+  auto b = make("perf/mem");
+  const auto params = kb::resolve_params(*b, kb::Size::Quick, {{"huge", "hugetlb"}, {"tests", "mmap"},
+                                                               {"mmap_size", "32MB"}});
+  for (const auto& c : b->result_classes(params)) EXPECT_EQ(c.name.find("-p 2MB"), std::string::npos) << c.name;
+  // Only 2MB requested and none available: the whole benchmark cannot run.
+  const auto only_2mb = kb::resolve_params(*b, kb::Size::Quick, {{"huge", "hugetlb"}, {"tests", "mmap"},
+                                                                 {"pages", "2MB"}, {"mmap_size", "32MB"}});
+  EXPECT_TRUE(b->result_classes(only_2mb).empty());
+  EXPECT_THROW(b->prepare(only_2mb, {}), SkipBenchmark);
+  b->finish();
+}
+
+TEST(PerfMem, BadParametersAreInputErrors) {
+  auto b = make("perf/mem");
+  auto with = [&](Params o) { return kb::resolve_params(*b, kb::Size::Quick, o); };
+  expect_input_error([&] { b->result_classes(with({{"pages", "64KB"}})); }, "page size");
+  expect_input_error([&] { b->result_classes(with({{"faults", "lazy"}})); }, "fault mode");
+  expect_input_error([&] { b->result_classes(with({{"memset_chunk", "1GB"}})); }, "chunk > size");
+  expect_input_error([&] { b->result_classes(with({{"mmap_size", "3MB"}})); }, "size not a page multiple");
+  expect_input_error([&] { b->result_classes(with({{"huge", "yes"}})); }, "huge");
+  expect_input_error([&] { b->result_classes(with({{"tests", "memcpy"}})); }, "tests");
+  expect_input_error([&] { b->result_classes(with({{"mmap_loops", "0"}})); }, "loops");
+  EXPECT_THROW(kb::resolve_params(*b, kb::Size::Quick, {{"nosuch", "1"}}), InputError);
+}
+
+// ---------------------------------------------------------------- micromm
+
+TEST(MicroMm, ForkQuickRun) {
+  const auto got = run_quick("micromm/fork", {{"d", "0.1"}, {"size", "64MB"}});
+  EXPECT_EQ(labels(got).front(), "fork: p:1, d:0.1, s:64MB (seconds)");
+  EXPECT_EQ(got.size(), thp_enabled() ? 2u : 1u);
+}
+
+TEST(MicroMm, MunmapQuickRun) {
+  const auto got = run_quick("micromm/munmap", {{"d", "0.1"}, {"size", "64MB"}});
+  EXPECT_EQ(labels(got).front(), "munmap: p:1, d:0.1, s:64MB (seconds)");
+  if (thp_enabled()) {
+    EXPECT_EQ(labels(got).back(), "munmap: p:512, d:0.1, s:64MB (seconds)");
+  }
+}
+
+TEST(MicroMm, SeedNamesAtDefaultSize) {
+  auto b = make("micromm/fork");
+  const auto classes = b->result_classes(kb::resolve_params(*b, kb::Size::Default, {}));
+  ASSERT_FALSE(classes.empty());
+  EXPECT_EQ(classes[0].label(), "fork: p:1, d:10 (seconds)");
+  EXPECT_EQ(classes[0].better, kbench::Better::Lower);
+  if (thp_enabled()) {
+    ASSERT_EQ(classes.size(), 2u);
+    EXPECT_EQ(classes[1].label(), "fork: p:512, d:10 (seconds)");
+  }
+}
+
+TEST(MicroMm, BadParametersAreInputErrors) {
+  for (const std::string name : {"micromm/fork", "micromm/munmap"}) {
+    auto b = make(name);
+    auto with = [&](Params o) { return kb::resolve_params(*b, kb::Size::Quick, o); };
+    expect_input_error([&] { b->result_classes(with({{"p", "16"}})); }, name + " p");
+    expect_input_error([&] { b->result_classes(with({{"d", "0"}})); }, name + " d");
+    expect_input_error([&] { b->result_classes(with({{"d", "ten"}})); }, name + " d text");
+    expect_input_error([&] { b->result_classes(with({{"size", "3MB"}})); }, name + " size");
+  }
+}
+
+// ---------------------------------------------------------------- micromm/vmalloc
+
+TEST(MicroMmVmalloc, DefaultCasesFollowTheSeed) {
+  auto b = make("micromm/vmalloc");
+  const auto classes = b->result_classes(kb::resolve_params(*b, kb::Size::Default, {}));
+  std::set<std::string> names;
+  for (const auto& c : classes) {
+    names.insert(c.label());
+    EXPECT_EQ(c.better, kbench::Better::Lower);
+  }
+  EXPECT_TRUE(names.count("fix_size_alloc_test: p:1, h:0, l:500000 (usec)"));
+  EXPECT_TRUE(names.count("fix_size_alloc_test: p:512, h:1, l:100000 (usec)"));
+  EXPECT_TRUE(names.count("vm_map_ram_test: p:1, h:0, l:500000 (usec)"));
+  EXPECT_EQ(classes.size(), 19u);
+}
+
+TEST(MicroMmVmalloc, SkipsWithAReasonWhenTheModuleCannotBeLoaded) {
+  auto b = make("micromm/vmalloc");
+  const auto params = kb::resolve_params(*b, kb::Size::Quick, {});
+  const bool modules = std::filesystem::exists("/proc/modules");
+  const bool module_file = std::filesystem::exists("/lib/modules");
+  if (modules && module_file && geteuid() == 0) GTEST_SKIP() << "test_vmalloc may really load here";
+  try {
+    b->prepare(params, {});
+    FAIL() << "expected SkipBenchmark";
+  } catch (const SkipBenchmark& e) {
+    const std::string why = e.what();
+    EXPECT_FALSE(why.empty());
+    if (!modules) {
+      EXPECT_NE(why.find("module"), std::string::npos) << why;
+    }
+  }
+  b->finish();
+}
+
+TEST(MicroMmVmalloc, SkipsWhenModprobeIsAbsent) {
+  auto b = make("micromm/vmalloc");
+  const auto params = kb::resolve_params(*b, kb::Size::Quick, {{"modprobe", "/nonexistent/modprobe"}});
+  EXPECT_THROW(b->prepare(params, {}), SkipBenchmark);
+  b->finish();
+}
+
+TEST(MicroMmVmalloc, ParsesKernelSummaries) {
+  const std::string log =
+      "6,1234,5678,-;Summary: fix_size_alloc_test passed: 1 failed: 0 repeat: 1 loops: 500000 avg: 374395 usec\n"
+      "6,1235,5679,-;Summary: vm_map_ram_test passed: 1 failed: 0 xfailed: 0 repeat: 1 loops: 500000 avg: 81248 usec\n"
+      "6,1236,5680,-;All test took worker0=123456 cycles\n"
+      "[  12.3] Summary: pcpu_alloc_test passed: 0 failed: 1 repeat: 1 loops: 10 avg: 5 usec\n";
+  const auto got = kb::parse_vmalloc_summaries(log);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].test, "fix_size_alloc_test");
+  EXPECT_EQ(got[0].passed, 1);
+  EXPECT_EQ(got[0].failed, 0);
+  EXPECT_DOUBLE_EQ(got[0].avg_usec, 374395);
+  EXPECT_EQ(got[1].test, "vm_map_ram_test");
+  EXPECT_DOUBLE_EQ(got[1].avg_usec, 81248);
+  EXPECT_EQ(got[2].failed, 1);
+}
+
+TEST(MicroMmVmalloc, BadCasesAreInputErrors) {
+  auto b = make("micromm/vmalloc");
+  auto with = [&](Params o) { return kb::resolve_params(*b, kb::Size::Quick, o); };
+  expect_input_error([&] { b->result_classes(with({{"cases", "no_such_test:1:0:100"}})); }, "unknown test");
+  expect_input_error([&] { b->result_classes(with({{"cases", "fix_size_alloc_test:1:0"}})); }, "missing field");
+  expect_input_error([&] { b->result_classes(with({{"cases", "fix_size_alloc_test:x:0:100"}})); }, "bad pages");
+  expect_input_error([&] { b->result_classes(with({{"cases", "fix_size_alloc_test:1:2:100"}})); }, "bad huge");
+  expect_input_error([&] { b->result_classes(with({{"cases", ""}})); }, "empty");
+}
