@@ -1,0 +1,37 @@
+#pragma once
+// The compare engine: stored samples in, the report table model out.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/model.h"
+#include "store/result_store.h"
+
+namespace kbench::analysis {
+
+struct CompareOptions {
+  std::string base;
+  std::vector<std::string> tests;
+  std::string method = "welch";     // welch | mwu | ci-overlap
+  std::optional<double> fdr = 0.05; // Benjamini-Hochberg level; nullopt: off
+  double alpha = 0.05;              // per-row level when fdr is off
+  report::SignConvention sign = report::SignConvention::Better;
+  double min_change_pct = 0;        // smaller changes stay unmarked
+};
+
+// Known method names; throws InputError for anything else.
+void validate_method(const std::string& method);
+
+// Rows of every SUT on which the base profile has data. Samples of other
+// profiles are ignored.
+report::Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options);
+
+// One table per SUT for one profile; `session` restricts it to one session.
+std::vector<report::ProfileTable> build_profile_tables(const std::vector<store::SampleRow>& samples,
+                                                       const std::string& swprofile,
+                                                       std::optional<std::int64_t> session = std::nullopt);
+
+// "fix_size: p:4" < "fix_size: p:16": digit runs compare as numbers.
+bool natural_less(const std::string& a, const std::string& b);
+
+}  // namespace kbench::analysis

@@ -1,0 +1,104 @@
+// kbench compare: the table for the mailing list.
+#include <iostream>
+
+#include "analysis/compare.h"
+#include "cli/commands.h"
+#include "common/errors.h"
+#include "report/model.h"
+
+namespace kbench::cli {
+
+namespace {
+
+struct CompareCommandOptions {
+  std::vector<std::string> profiles;  // base first
+  std::string format = "grid";
+  std::string method = "welch";
+  std::string fdr = "0.05";
+  std::string sign = "better";
+  double min_change = 0;
+  std::string sut_glob = "*";
+  std::string benchmark_glob = "*";
+  std::string resultclass_glob = "*";
+  std::string store_url;
+};
+
+std::optional<double> parse_fdr(const std::string& text) {
+  if (text == "off") return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const double q = std::stod(text, &used);
+    if (used == text.size() && q > 0 && q < 1) return q;
+  } catch (const std::exception&) {
+  }
+  throw InputError("--fdr " + text + ": expected a level between 0 and 1 (e.g. 0.05) or off");
+}
+
+void compare_command(const CompareCommandOptions& options) {
+  if (options.profiles.size() < 2) {
+    throw InputError("compare: expected a base swprofile and at least one test swprofile");
+  }
+  analysis::CompareOptions compare;
+  compare.base = options.profiles.front();
+  compare.tests.assign(options.profiles.begin() + 1, options.profiles.end());
+  analysis::validate_method(options.method);
+  compare.method = options.method;
+  compare.fdr = parse_fdr(options.fdr);
+  if (options.sign != "better" && options.sign != "raw") {
+    throw InputError("--sign " + options.sign + ": expected better or raw");
+  }
+  compare.sign = options.sign == "raw" ? report::SignConvention::Raw : report::SignConvention::Better;
+  if (options.min_change < 0) throw InputError("--min-change: expected a percentage >= 0");
+  compare.min_change_pct = options.min_change;
+  const auto renderer = report::make_renderer(options.format);
+
+  const std::string url = resolve_store_url(options.store_url);
+  auto store = store::open_store(url, store::OpenMode::MustExist);
+  for (const auto& profile : options.profiles) {
+    if (!store->has_swprofile(profile)) {
+      std::string known;
+      for (const auto& listing : store->list_swprofiles("*")) known += (known.empty() ? "" : ", ") + listing.name;
+      throw InputError("swprofile '" + profile + "' is not in " + url + " (known: " +
+                       (known.empty() ? "none" : known) + ")");
+    }
+  }
+  store::SampleQuery query;
+  query.swprofiles = options.profiles;
+  query.sut_glob = options.sut_glob;
+  query.benchmark_glob = options.benchmark_glob;
+  query.resultclass_glob = options.resultclass_glob;
+  const report::Report result = analysis::build_comparison(store->samples(query), compare);
+  if (result.tables.empty()) {
+    throw InputError("compare: no rows for swprofile '" + compare.base +
+                     "' match --sut/--benchmark/--resultclass");
+  }
+  renderer->render(result, std::cout);
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app) {
+  auto options = std::make_shared<CompareCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("compare", "Compare swprofiles: base value, change %, (I)/(R) marks");
+  cmd->add_option("profiles", options->profiles, "BASE TEST [TEST ...]")->required();
+  std::string formats;
+  for (const auto& name : report::renderer_names()) formats += (formats.empty() ? "" : "|") + name;
+  cmd->add_option("--format", options->format, "output format: " + formats);
+  cmd->add_option("--method", options->method, "significance test: welch (default), mwu, ci-overlap");
+  cmd->add_option("--fdr", options->fdr,
+                  "Benjamini-Hochberg false discovery rate over all rows (default 0.05), or off");
+  cmd->add_option("--sign", options->sign, "better: positive change means better (default); raw");
+  cmd->add_option("--min-change", options->min_change, "leave changes smaller than this percentage unmarked");
+  cmd->add_option("--sut", options->sut_glob, "only SUTs matching this glob");
+  cmd->add_option("--benchmark", options->benchmark_glob, "only benchmarks matching this glob");
+  cmd->add_option("--resultclass", options->resultclass_glob, "only result classes matching this glob");
+  add_store_option(*cmd, options->store_url);
+  cmd->footer(
+      "Examples:\n"
+      "  kbench compare base patched\n"
+      "  kbench compare base patched-v1 patched-v2 --format markdown\n"
+      "  kbench compare base patched --method mwu --fdr off --benchmark 'perf/*'");
+  cmd->callback([options] { compare_command(*options); });
+}
+
+}  // namespace kbench::cli

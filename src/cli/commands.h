@@ -1,0 +1,22 @@
+#pragma once
+// One file per command; each adds its subcommand to the app. A callback
+// throws InputError (exit 2) or RunError (exit 1); main() prints one line.
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace kbench::cli {
+
+void add_run_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
+void add_show_command(CLI::App& app);
+void add_list_command(CLI::App& app);
+
+// Shared option helpers.
+void add_store_option(CLI::App& command, std::string& store_url);
+std::string resolve_store_url(const std::string& option_value);
+
+// The exit status a command asks for once it has printed its output
+// (e.g. 1 when a benchmark failed but the run went on).
+int& pending_exit_status();
+
+}  // namespace kbench::cli

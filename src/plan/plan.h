@@ -1,0 +1,61 @@
+#pragma once
+// YAML plans: what to measure, on which SUT, under which swprofiles.
+// The shipped suites (plans/quick.yaml, plans/default.yaml) are plans too.
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/params.h"
+
+namespace kbench::plan {
+
+struct BenchmarkSettings {
+  int warmups = 1;
+  int repeats = 5;
+  int sessions = 1;
+  std::chrono::seconds timeout{600};
+  std::string size = "default";  // quick | default
+};
+
+struct BenchmarkEntry {
+  std::string name;
+  Params params;
+  std::optional<BenchmarkSettings> overrides;  // per-benchmark warmups/repeats/...
+  int line = 0;                                // 1-based, for error messages
+};
+
+struct SwprofileSpec {
+  std::string name;
+  std::string kernel;
+  std::vector<std::string> cmdline;
+  std::map<std::string, std::string> sysctl;
+  int line = 0;
+};
+
+struct SutSpec {
+  std::string name;
+  std::string method = "local";  // local | ssh | qemu
+  std::map<std::string, std::string> params;
+};
+
+struct Plan {
+  std::string path;
+  std::optional<SutSpec> sut;
+  std::vector<SwprofileSpec> swprofiles;
+  std::vector<BenchmarkEntry> benchmarks;
+  BenchmarkSettings defaults;
+
+  // Settings for one entry: the plan's defaults with the entry's overrides.
+  BenchmarkSettings settings_for(const BenchmarkEntry& entry) const;
+};
+
+// Throws InputError "<file>:<line>: <key>: expected ..." for any problem.
+Plan load_plan(const std::string& path);
+Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors);
+
+// "10m", "30s", "1h", "1h30m", "500ms" -> duration; throws InputError naming `what`.
+std::chrono::milliseconds parse_duration(const std::string& text, const std::string& what);
+
+}  // namespace kbench::plan

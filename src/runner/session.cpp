@@ -1,0 +1,175 @@
+#include "runner/session.h"
+
+#include <ctime>
+#include <fmt/format.h>
+#include <ostream>
+
+#include "common/errors.h"
+#include "common/records.h"
+#include "runner/agent_invocation.h"
+
+namespace kbench::runner {
+
+namespace {
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string json_string(const nlohmann::json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<std::string> agent_run_args(const BenchmarkRun& run, const std::optional<int>& cpu) {
+  std::vector<std::string> args = {"run", "--benchmark", run.name,
+                                   "--warmups", std::to_string(run.settings.warmups),
+                                   "--repeats", std::to_string(run.settings.repeats),
+                                   "--size", run.settings.size};
+  for (const auto& [key, value] : run.params) {
+    args.push_back("--param");
+    args.push_back(key + "=" + value);
+  }
+  if (cpu) {
+    args.push_back("--cpu");
+    args.push_back(std::to_string(*cpu));
+  }
+  return args;
+}
+
+// Consumes one agent's records: samples are committed per repeat.
+class RecordSink {
+ public:
+  RecordSink(store::ResultStore& store, std::int64_t session, const BenchmarkRun& run)
+      : store_(store), session_(session), key_{run.name, run.params} {}
+
+  void operator()(const nlohmann::json& record) {
+    const std::string type = json_string(record, "type");
+    if (type == records::kBenchmark) {
+      if (const auto params = record.find("params"); params != record.end() && params->is_object()) {
+        key_.params.clear();
+        for (const auto& [k, v] : params->items()) key_.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      }
+    } else if (type == records::kSample) {
+      try {
+        pending_.push_back(records::sample_from_json(record));
+      } catch (const InputError& bad_record) {
+        // Never unwind out of the reader: the agent still has to be reaped.
+        error_ = bad_record.what();
+      }
+    } else if (type == records::kRepeatEnd) {
+      if (!pending_.empty() && !error_) {
+        store_.add_repeat(session_, key_, pending_.front().repeat, pending_);
+        ++repeats_stored_;
+      }
+      pending_.clear();
+    } else if (type == records::kSkipped) {
+      skip_reason_ = json_string(record, "reason");
+    } else if (type == records::kError) {
+      error_ = json_string(record, "message");
+    }
+  }
+
+  const store::BenchmarkKey& key() const { return key_; }
+  int repeats_stored() const { return repeats_stored_; }
+  const std::optional<std::string>& skip_reason() const { return skip_reason_; }
+  const std::optional<std::string>& error() const { return error_; }
+
+ private:
+  store::ResultStore& store_;
+  std::int64_t session_;
+  store::BenchmarkKey key_;
+  std::vector<records::Sample> pending_;  // the repeat in flight
+  int repeats_stored_ = 0;
+  std::optional<std::string> skip_reason_;
+  std::optional<std::string> error_;
+};
+
+}  // namespace
+
+nlohmann::json fetch_fingerprint(sut::Connection& connection) {
+  nlohmann::json fingerprint;
+  const auto result = invoke_agent(connection, {"fingerprint"}, std::chrono::seconds(60),
+                                   [&](const nlohmann::json& record) {
+                                     if (json_string(record, "type") == records::kFingerprint) {
+                                       fingerprint = record.value("data", nlohmann::json::object());
+                                     }
+                                   });
+  if (result.exit_status != 0 || !fingerprint.is_object() || fingerprint.empty()) {
+    std::string reason = describe_failure(result, std::chrono::seconds(60));
+    if (reason.empty()) reason = "no fingerprint record";
+    throw RunError("kbench-agent fingerprint on " + connection.describe() + " failed: " + reason +
+                   (result.stderr_tail.empty() ? "" : " (" + result.stderr_tail + ")"));
+  }
+  return fingerprint;
+}
+
+store::Sut sut_from_fingerprint(const nlohmann::json& fp, const std::string& name) {
+  store::Sut sut;
+  sut.hostname = json_string(fp, "hostname");
+  sut.name = name.empty() ? sut.hostname : name;
+  sut.arch = json_string(fp, "arch");
+  sut.cpu_model = json_string(fp, "cpu_model");
+  sut.cpu_count = fp.value("cpu_count", 0);
+  sut.memory_gib = fp.value("memory_gib", std::int64_t{0});
+  sut.product_name = json_string(fp, "product_name");
+  return sut;
+}
+
+SessionResult run_session(sut::Connection& connection, store::ResultStore& store,
+                          const SessionRequest& request, std::ostream& progress) {
+  const nlohmann::json fingerprint = fetch_fingerprint(connection);
+  SessionResult result;
+  result.sut = sut_from_fingerprint(fingerprint, request.sut_name);
+  result.session = store.begin_session({result.sut, request.swprofile, fingerprint, utc_now_iso8601()});
+
+  const std::size_t total = request.benchmarks.size();
+  for (std::size_t i = 0; i < total; ++i) {
+    const BenchmarkRun& run = request.benchmarks[i];
+    progress << fmt::format("[{}/{}] {} ({} warmups, {} repeats, {})", i + 1, total, run.name,
+                            run.settings.warmups, run.settings.repeats, run.settings.size)
+             << std::flush;
+    const auto started = std::chrono::steady_clock::now();
+    RecordSink sink(store, result.session, run);
+    const std::chrono::milliseconds timeout = run.settings.timeout;
+    const InvocationResult invocation =
+        invoke_agent(connection, agent_run_args(run, request.cpu), timeout, std::ref(sink));
+
+    BenchmarkOutcome outcome{run.name, {}, sink.repeats_stored()};
+    const std::string failure = describe_failure(invocation, timeout);
+    if (!failure.empty() || sink.error()) {
+      outcome.outcome.status = store::OutcomeStatus::Failed;
+      outcome.outcome.reason = sink.error() ? *sink.error() : failure;
+      if (sink.error() && !failure.empty()) outcome.outcome.reason += " (" + failure + ")";
+      outcome.outcome.stderr_tail = invocation.stderr_tail;
+    } else if (sink.skip_reason()) {
+      outcome.outcome.status = store::OutcomeStatus::Skipped;
+      outcome.outcome.reason = *sink.skip_reason();
+    }
+    store.record_outcome(result.session, sink.key(), outcome.outcome);
+
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    switch (outcome.outcome.status) {
+      case store::OutcomeStatus::Ok:
+        progress << fmt::format(": {} repeats in {:.1f}s\n", outcome.repeats_stored, seconds);
+        break;
+      case store::OutcomeStatus::Skipped:
+        progress << ": skipped: " << outcome.outcome.reason << "\n";
+        break;
+      case store::OutcomeStatus::Failed:
+        progress << ": FAILED: " << outcome.outcome.reason << "\n";
+        break;
+    }
+    progress.flush();
+    result.outcomes.push_back(std::move(outcome));
+  }
+  return result;
+}
+
+}  // namespace kbench::runner
