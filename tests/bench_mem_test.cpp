@@ -248,3 +248,33 @@ TEST(MicroMmVmalloc, BadCasesAreInputErrors) {
   expect_input_error([&] { b->result_classes(with({{"cases", "fix_size_alloc_test:1:2:100"}})); }, "bad huge");
   expect_input_error([&] { b->result_classes(with({{"cases", ""}})); }, "empty");
 }
+
+// ---------------------------------------------------------------- lmbench/lat-mem-rd
+
+TEST(LatMemRd, QuickRunReturnsDeclaredClasses) {
+  const auto got = run_quick("lmbench/lat-mem-rd", {{"sizes", "1MB,4MB"}, {"duration", "0.02"}});
+  const std::vector<std::string> expected = {
+      "size:1MB P:1 stride:128B rnd_read_lat (ns)", "size:1MB P:1 stride:128B seq_read_lat (ns)",
+      "size:4MB P:1 stride:128B rnd_read_lat (ns)", "size:4MB P:1 stride:128B seq_read_lat (ns)"};
+  EXPECT_EQ(labels(got), expected);
+}
+
+TEST(LatMemRd, DefaultSizesFollowTheSeed) {
+  auto b = make("lmbench/lat-mem-rd");
+  const auto classes = b->result_classes(kb::resolve_params(*b, kb::Size::Default, {}));
+  ASSERT_EQ(classes.size(), 8u);
+  EXPECT_EQ(classes.front().label(), "size:4MB P:1 stride:128B rnd_read_lat (ns)");
+  EXPECT_EQ(classes.back().label(), "size:256MB P:1 stride:128B seq_read_lat (ns)");
+  for (const auto& c : classes) EXPECT_EQ(c.better, kbench::Better::Lower);
+}
+
+TEST(LatMemRd, BadParametersAreInputErrors) {
+  auto b = make("lmbench/lat-mem-rd");
+  auto with = [&](Params o) { return kb::resolve_params(*b, kb::Size::Quick, o); };
+  expect_input_error([&] { b->result_classes(with({{"stride", "100B"}})); }, "stride not a multiple of 8");
+  expect_input_error([&] { b->result_classes(with({{"stride", "8KB"}})); }, "stride too big");
+  expect_input_error([&] { b->result_classes(with({{"sizes", "100B"}})); }, "size below two strides");
+  expect_input_error([&] { b->result_classes(with({{"sizes", "4XB"}})); }, "size unit");
+  expect_input_error([&] { b->result_classes(with({{"sizes", ""}})); }, "no sizes");
+  expect_input_error([&] { b->result_classes(with({{"duration", "-1"}})); }, "duration");
+}
