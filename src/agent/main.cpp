@@ -273,10 +273,10 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run->add_option("--warmups,-w", request.warmups, "Repeats run and discarded first")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   run->add_option("--repeats,-r", request.repeats, "Repeats reported")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   run->add_option("--size,-s", request.size, "Parameter defaults: quick or default")
       ->check(CLI::IsMember({"quick", "default"}))

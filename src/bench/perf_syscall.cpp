@@ -69,7 +69,7 @@ class PerfSyscall : public Benchmark {
   std::vector<ParamSpec> params() const override {
     return {{"loops", "10000000", "1000000", "getppid and getpgid calls per repeat (perf's -l)"},
             {"fork_loops", "10000", "1000", "fork + _exit + waitpid rounds per repeat"},
-            {"execve_loops", "10000", "1000", "fork + execve + waitpid rounds per repeat"},
+            {"execve_loops", "10000", "500", "fork + execve + waitpid rounds per repeat"},
             {"helper", "", "",
              "program execve runs; empty: kbench-exec-helper next to the agent, else /bin/true"}};
   }
