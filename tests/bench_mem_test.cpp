@@ -13,9 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -277,4 +279,208 @@ TEST(LatMemRd, BadParametersAreInputErrors) {
   expect_input_error([&] { b->result_classes(with({{"sizes", "4XB"}})); }, "size unit");
   expect_input_error([&] { b->result_classes(with({{"sizes", ""}})); }, "no sizes");
   expect_input_error([&] { b->result_classes(with({{"duration", "-1"}})); }, "duration");
+}
+
+// ---------------------------------------------------------------- mmtests/kernbench
+
+namespace {
+
+// A scratch directory removed when the test ends.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() {
+    std::string templ = (std::filesystem::temp_directory_path() / "kbench-memtest-XXXXXX").string();
+    path = mkdtemp(templ.data());
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+// Looks like a kernel tree to kernbench and builds "vmlinux" with real
+// processes (so user and system time are non-zero) into $(O).
+void make_fake_kernel_tree(const std::filesystem::path& root) {
+  std::filesystem::create_directories(root / "arch" / "x86");
+  write_file(root / "Kbuild", "# fake\n");
+  write_file(root / "Makefile",
+             "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n"
+             "defconfig tinyconfig:\n\t@echo CONFIG_FAKE=y > $(O)/.config\n"
+             "clean:\n\t@rm -f $(O)/vmlinux\n"
+             "vmlinux:\n\t@test -f $(O)/.config\n"
+             "\t@for i in $$(seq 100); do cat /proc/self/stat > /dev/null; done\n"
+             "\t@i=0; while [ $$i -lt 30000 ]; do i=$$((i+1)); done; cp $(O)/.config $(O)/vmlinux\n");
+}
+
+}  // namespace
+
+TEST(Kernbench, SkipsWithoutSource) {
+  auto b = make("mmtests/kernbench");
+  const auto params = kb::resolve_params(*b, kb::Size::Default, {});
+  try {
+    b->prepare(params, {});
+    FAIL() << "expected SkipBenchmark";
+  } catch (const SkipBenchmark& e) {
+    EXPECT_STREQ(e.what(), "no kernel source given (--param source=PATH)");
+  }
+  b->finish();
+}
+
+TEST(Kernbench, SkipsWhenSourceIsNotAKernelTree) {
+  ScratchDir dir;
+  write_file(dir.path / "Makefile", "all:\n\ttrue\n");
+  for (const std::string& source : {std::string("/nonexistent/linux"), dir.path.string()}) {
+    auto b = make("mmtests/kernbench");
+    const auto params = kb::resolve_params(*b, kb::Size::Default, {{"source", source}});
+    try {
+      b->prepare(params, {});
+      FAIL() << "expected SkipBenchmark for " << source;
+    } catch (const SkipBenchmark& e) {
+      EXPECT_NE(std::string(e.what()).find(source), std::string::npos) << e.what();
+    }
+    b->finish();
+  }
+}
+
+TEST(Kernbench, SkipsWhenTreeHasInTreeBuildOutput) {
+  ScratchDir dir;
+  make_fake_kernel_tree(dir.path);
+  write_file(dir.path / ".config", "CONFIG_FAKE=y\n");
+  auto b = make("mmtests/kernbench");
+  const auto params = kb::resolve_params(*b, kb::Size::Default, {{"source", dir.path.string()}});
+  try {
+    b->prepare(params, {});
+    FAIL() << "expected SkipBenchmark";
+  } catch (const SkipBenchmark& e) {
+    EXPECT_NE(std::string(e.what()).find("mrproper"), std::string::npos) << e.what();
+  }
+  b->finish();
+}
+
+TEST(Kernbench, BuildsAFakeTreeOutOfTreeAndCleansUp) {
+  ScratchDir src, work;
+  make_fake_kernel_tree(src.path);
+  const std::string n = std::to_string(sysconf(_SC_NPROCESSORS_ONLN));
+  const auto got = run_quick("mmtests/kernbench",
+                             {{"source", src.path.string()}, {"workdir", work.path.string()}, {"config", "defconfig"}});
+  const std::vector<std::string> expected = {"kernbench-elsp-" + n + " (seconds)", "kernbench-syst-" + n + " (seconds)",
+                                             "kernbench-user-" + n + " (seconds)"};
+  EXPECT_EQ(labels(got), expected);
+  EXPECT_TRUE(std::filesystem::is_empty(work.path)) << "the O= build directory was left behind";
+  EXPECT_FALSE(std::filesystem::exists(src.path / "vmlinux")) << "the source tree was written to";
+}
+
+TEST(Kernbench, NamesJobsAndNonDefaultConfig) {
+  auto b = make("mmtests/kernbench");
+  const auto classes =
+      b->result_classes(kb::resolve_params(*b, kb::Size::Quick, {{"jobs", "64"}, {"config", "tinyconfig"}}));
+  ASSERT_EQ(classes.size(), 3u);
+  EXPECT_EQ(classes[0].label(), "kernbench-elsp-64: config:tinyconfig (seconds)");
+  const auto seed = b->result_classes(kb::resolve_params(*b, kb::Size::Default, {{"jobs", "64"}}));
+  EXPECT_EQ(seed[1].label(), "kernbench-syst-64 (seconds)");
+  EXPECT_EQ(seed[2].label(), "kernbench-user-64 (seconds)");
+}
+
+TEST(Kernbench, BadParametersAreInputErrors) {
+  auto b = make("mmtests/kernbench");
+  auto with = [&](Params o) { return kb::resolve_params(*b, kb::Size::Quick, o); };
+  expect_input_error([&] { b->result_classes(with({{"jobs", "-1"}})); }, "jobs");
+  expect_input_error([&] { b->result_classes(with({{"jobs", "many"}})); }, "jobs text");
+  expect_input_error([&] { b->result_classes(with({{"config", "-f /etc/passwd"}})); }, "config");
+  expect_input_error([&] { b->result_classes(with({{"target", ""}})); }, "target");
+}
+
+// ---------------------------------------------------------------- clean-up after SIGKILL
+
+namespace {
+
+// Processes (other than zombies being reaped) whose process group or parent
+// is `agent`.
+std::vector<std::string> leftovers_of(pid_t agent) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    std::getline(in, stat);
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    rest >> state >> ppid >> pgrp;
+    if (pgrp == agent || ppid == agent) found.push_back(name + " " + stat.substr(0, close + 1) + " " + state);
+  }
+  return found;
+}
+
+bool agent_knows(const std::string& agent, const std::string& benchmark) {
+  const std::string cmd = agent + " list 2>/dev/null | grep -q '" + benchmark + "'";
+  return std::system(cmd.c_str()) == 0;
+}
+
+void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector<std::string>& extra) {
+  const std::string agent = std::string(KBENCH_BINARY_DIR) + "/kbench-agent";
+  if (access(agent.c_str(), X_OK) != 0) GTEST_SKIP() << agent << " is not built";
+  if (!agent_knows(agent, benchmark)) GTEST_SKIP() << "kbench-agent does not know " << benchmark;
+  std::vector<std::string> args = {agent, "run", "--benchmark", benchmark, "--size", "quick",
+                                   "--warmups", "0", "--repeats", "100", "--cpu", "0"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setpgid(0, 0);
+    const int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, STDOUT_FILENO);
+    dup2(devnull, STDERR_FILENO);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(agent.c_str(), argv.data());
+    _exit(127);
+  }
+  setpgid(child, child);  // either side may win the race; both set the same group
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, WNOHANG), 0) << "the agent ended before it could be killed mid-run";
+  ASSERT_EQ(kill(-child, SIGKILL), 0);
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  // Orphans are reparented and reaped asynchronously: allow them a moment.
+  std::vector<std::string> left;
+  for (int i = 0; i < 50; ++i) {
+    left = leftovers_of(child);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(left.empty()) << "left behind: " << (left.empty() ? "" : left.front());
+}
+
+}  // namespace
+
+TEST(CleanUp, KilledForkBenchmarkLeavesNoProcess) { kill_mid_run_leaves_nothing("micromm/fork", {}); }
+
+TEST(CleanUp, KilledKernbenchLeavesNoProcess) {
+  ScratchDir src;
+  make_fake_kernel_tree(src.path);
+  // A build that is still compiling when the group is killed.
+  std::ofstream(src.path / "Makefile", std::ios::app)
+      << "\nslow:\n\t@sleep 30 & sleep 30; wait\n";
+  ScratchDir work;
+  kill_mid_run_leaves_nothing("mmtests/kernbench", {"--param", "source=" + src.path.string(), "--param",
+                                                    "target=slow", "--param", "workdir=" + work.path.string()});
+  if (HasFatalFailure() || IsSkipped()) return;
+  // A SIGKILLed agent cannot remove its build directory; the next run does.
+  EXPECT_FALSE(std::filesystem::is_empty(work.path));
+  auto b = make("mmtests/kernbench");
+  const auto params = kb::resolve_params(*b, kb::Size::Quick, {{"source", src.path.string()},
+                                                               {"workdir", work.path.string()}});
+  b->prepare(params, {});
+  b->finish();
+  EXPECT_TRUE(std::filesystem::is_empty(work.path)) << "a stale build directory survived the next run";
 }
