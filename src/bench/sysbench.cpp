@@ -1,0 +1,517 @@
+// mmtests/sysbench-cpu, mmtests/sysbench-mutex, mmtests/sysbench-thread: the
+// work of one sysbench 1.0 "event" of its cpu, mutex and threads tests, done by
+// N threads, reported the way mmtests extracts sysbench's output:
+//   cpu    events per second over a time-limited run         (higher is better)
+//   mutex  mean time a thread needs for its one event, usec  (lower is better)
+//   thread 95th percentile of per-event latency, usec        (lower is better)
+// docs/benchmarks/sysbench.md explains each, including where mmtests' labels
+// differ from the units reported here.
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/benchmark.h"
+#include "common/errors.h"
+#include "timing/clock.h"
+#include "timing/histogram.h"
+
+namespace kbench::bench {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Threads and their placement
+
+int online_cpus() {
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? int(n) : 1;
+}
+
+// mmtests scales thread counts from 1 to twice the CPU count. On small
+// machines its stride would give only the two ends, so "auto" also includes
+// half the CPUs and the CPU count: on 2 CPUs 1, 2, 4.
+std::vector<int> auto_thread_ladder(int cpus) {
+  std::set<int> counts{1, std::max(1, cpus / 2), cpus, 2 * cpus};
+  return {counts.begin(), counts.end()};
+}
+
+std::vector<int> parse_thread_ladder(const Params& params, int cpus) {
+  const std::string& text = param_string(params, "threads");
+  if (text == "auto") return auto_thread_ladder(cpus);
+  std::vector<int> counts;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || errno != 0 || value < 1 || value > 4096) {
+      throw InputError("--param threads=" + text +
+                       ": expected 'auto' or a comma-separated list of thread counts in 1..4096");
+    }
+    counts.push_back(int(value));
+  }
+  if (counts.empty()) {
+    throw InputError("--param threads=" + text + ": expected 'auto' or a list of thread counts");
+  }
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+enum class Pinning { Free, AgentCpu };
+
+Pinning parse_pinning(const Params& params) {
+  const std::string& text = param_string(params, "pin");
+  if (text == "free") return Pinning::Free;
+  if (text == "agent-cpu") return Pinning::AgentCpu;
+  throw InputError("--param pin=" + text + ": expected 'free' or 'agent-cpu'");
+}
+
+// Applied by each worker to itself. The agent pins its own thread to --cpu and
+// new threads inherit that, so "free" must widen the mask explicitly: sysbench
+// leaves its threads to the scheduler on every CPU.
+void place_worker(Pinning pinning, int agent_cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (pinning == Pinning::AgentCpu && agent_cpu >= 0) {
+    CPU_SET(agent_cpu, &set);
+  } else {
+    // The kernel intersects this with the online CPUs and the cpuset.
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &set);
+  }
+  if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    throw RunError(std::string("sched_setaffinity for a sysbench worker: ") + std::strerror(errno));
+  }
+}
+
+std::string placement_note(Pinning pinning, int agent_cpu) {
+  if (pinning == Pinning::AgentCpu && agent_cpu >= 0) {
+    return "all threads pinned to cpu" + std::to_string(agent_cpu);
+  }
+  return "threads unpinned: the scheduler places them on any of the " +
+         std::to_string(online_cpus()) + " online CPUs (as sysbench does)";
+}
+
+// Releases all workers at once so that none runs alone while the others are
+// still being created, like sysbench's start barrier.
+class StartGate {
+ public:
+  void wait() {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return open_; });
+  }
+  void open() {
+    {
+      std::lock_guard lock(mutex_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
+
+// Runs body(index) on `count` threads started together; rethrows the first
+// exception a worker raised. Returns the wall time from release to the last
+// worker's end, in seconds.
+template <typename Body>
+double run_workers(int count, Pinning pinning, int agent_cpu, Body body) {
+  StartGate gate;
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  std::vector<std::thread> workers;
+  workers.reserve(std::size_t(count));
+  auto worker = [&](int index) {
+    try {
+      place_worker(pinning, agent_cpu);
+      gate.wait();
+      body(index);
+    } catch (...) {
+      std::lock_guard lock(error_mutex);
+      if (!error) error = std::current_exception();
+    }
+  };
+  double started = 0;
+  try {
+    for (int i = 0; i < count; ++i) workers.emplace_back(worker, i);
+  } catch (...) {
+    gate.open();
+    for (auto& thread : workers) thread.join();
+    throw;
+  }
+  started = timing::monotonic_seconds();
+  gate.open();
+  for (auto& thread : workers) thread.join();
+  const double elapsed = timing::monotonic_seconds() - started;
+  if (error) std::rethrow_exception(error);
+  return elapsed;
+}
+
+// Stops time-limited workers: each checks it between events, so an event in
+// flight completes and is counted, as in sysbench.
+void sleep_then_stop(double seconds, std::atomic<bool>& stop) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  stop.store(true, std::memory_order_relaxed);
+}
+
+// Time-limited variant: workers loop until `stop`; the caller's thread sleeps.
+template <typename Body>
+double run_workers_for(double seconds, int count, Pinning pinning, int agent_cpu,
+                       std::atomic<bool>& stop, Body body) {
+  stop.store(false);
+  std::exception_ptr timer_error;
+  std::thread timer([&] {
+    try {
+      sleep_then_stop(seconds, stop);
+    } catch (...) {
+      timer_error = std::current_exception();
+      stop.store(true);
+    }
+  });
+  double elapsed = 0;
+  try {
+    elapsed = run_workers(count, pinning, agent_cpu, body);
+  } catch (...) {
+    stop.store(true);
+    timer.join();
+    throw;
+  }
+  timer.join();
+  if (timer_error) std::rethrow_exception(timer_error);
+  return elapsed;
+}
+
+double positive_seconds(const Params& params, const std::string& key) {
+  const double value = param_double(params, key);
+  if (!(value > 0) || value > 3600) {
+    throw InputError("--param " + key + "=" + param_string(params, key) +
+                     ": expected a duration in seconds, > 0 and <= 3600");
+  }
+  return value;
+}
+
+std::int64_t int_in_range(const Params& params, const std::string& key, std::int64_t low,
+                          std::int64_t high) {
+  const std::int64_t value = param_int(params, key);
+  if (value < low || value > high) {
+    throw InputError("--param " + key + "=" + param_string(params, key) + ": expected an integer in " +
+                     std::to_string(low) + ".." + std::to_string(high));
+  }
+  return value;
+}
+
+const ParamSpec kThreadsParam{
+    "threads", "auto", "auto",
+    "thread counts to run, comma-separated, or 'auto': 1, CPUs/2, CPUs and 2*CPUs (online CPUs)"};
+const ParamSpec kPinParam{
+    "pin", "free", "free",
+    "'free': threads may run on every CPU, placed by the scheduler as sysbench's are; "
+    "'agent-cpu': all threads on the agent's --cpu"};
+
+class SysbenchBase : public Benchmark {
+ public:
+  std::map<std::string, std::string> notes() const override { return notes_; }
+
+ protected:
+  void note_placement(const Params& params, const Placement& where) {
+    notes_["placement"] = placement_note(parse_pinning(params), where.cpu);
+  }
+  std::map<std::string, std::string> notes_;
+};
+
+// ---------------------------------------------------------------------------
+// cpu: one event is a trial-division prime search over 3..max_prime-1 in
+// 64-bit integers with a floating-point square root bound, as sysbench's.
+
+unsigned long long count_primes_below(unsigned long long max_prime) {
+  unsigned long long primes = 0;
+  for (unsigned long long candidate = 3; candidate < max_prime; ++candidate) {
+    const double bound = std::sqrt(double(candidate));
+    unsigned long long divisor = 2;
+    while (double(divisor) <= bound && candidate % divisor != 0) ++divisor;
+    if (double(divisor) > bound) ++primes;
+  }
+  return primes;
+}
+
+class SysbenchCpu : public SysbenchBase {
+ public:
+  std::string name() const override { return "mmtests/sysbench-cpu"; }
+  std::string description() const override {
+    return "sysbench cpu: N threads each repeat a trial-division prime search up to "
+           "cpu-max-prime; events per second";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {kThreadsParam,
+            {"cpu-max-prime", "10000", "10000", "upper limit of the prime search of one event"},
+            {"time", "2", "0.3", "seconds each thread count runs"},
+            kPinParam};
+  }
+  std::vector<ResultClass> result_classes(const Params& params) const override {
+    std::vector<ResultClass> out;
+    for (int n : parse_thread_ladder(params, online_cpus())) {
+      out.push_back({"sysbenchcpu-" + std::to_string(n), "ops/second", Better::Higher});
+    }
+    return out;
+  }
+  void prepare(const Params& params, const Placement& where) override {
+    validate(params);
+    note_placement(params, where);
+  }
+  std::vector<Measurement> run_repeat(const Params& params, const Placement& where) override {
+    validate(params);
+    const auto max_prime = (unsigned long long)param_int(params, "cpu-max-prime");
+    const double seconds = positive_seconds(params, "time");
+    const Pinning pinning = parse_pinning(params);
+    std::vector<Measurement> out;
+    for (int n : parse_thread_ladder(params, online_cpus())) {
+      std::atomic<bool> stop{false};
+      std::vector<std::uint64_t> events(std::size_t(n), 0);
+      std::atomic<unsigned long long> sink{0};
+      const double elapsed = run_workers_for(seconds, n, pinning, where.cpu, stop, [&](int index) {
+        std::uint64_t done = 0;
+        unsigned long long primes = 0;
+        while (!stop.load(std::memory_order_relaxed)) {
+          primes = count_primes_below(max_prime);
+          ++done;
+        }
+        events[std::size_t(index)] = done;
+        // Publishing the result keeps the search from being optimised away.
+        sink.fetch_add(primes, std::memory_order_relaxed);
+      });
+      std::uint64_t total = 0;
+      for (auto e : events) total += e;
+      if (total == 0 || !(elapsed > 0)) {
+        throw RunError("sysbench-cpu with " + std::to_string(n) + " threads completed no event");
+      }
+      out.push_back({{"sysbenchcpu-" + std::to_string(n), "ops/second", Better::Higher},
+                     double(total) / elapsed});
+    }
+    return out;
+  }
+
+ private:
+  static void validate(const Params& params) {
+    parse_thread_ladder(params, online_cpus());
+    int_in_range(params, "cpu-max-prime", 3, 100000000);
+    positive_seconds(params, "time");
+    parse_pinning(params);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// mutex: each thread does exactly one event: mutex-locks times, pick a random
+// mutex of mutex-num, spin mutex-loops empty iterations, then lock it, bump a
+// shared counter, unlock. The result is the mean per-thread event time.
+
+struct PaddedMutex {
+  pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+  char pad[256];  // as sysbench's: neighbouring mutexes do not share cache lines
+};
+
+struct MutexEvent {
+  std::uint64_t locks;
+  std::uint64_t loops;
+};
+
+// A per-thread generator, so that drawing a mutex index takes no shared lock.
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+};
+
+// The empty loop must survive the optimiser: a compiler barrier per
+// iteration, and the bound read from the event each time, costs what
+// sysbench's loop costs.
+[[gnu::noinline]] void spin_empty_loops(const MutexEvent& event) {
+  for (std::uint64_t i = 0; i < event.loops; ++i) asm volatile("" ::: "memory");
+}
+
+class SysbenchMutex : public SysbenchBase {
+ public:
+  std::string name() const override { return "mmtests/sysbench-mutex"; }
+  std::string description() const override {
+    return "sysbench mutex: each of N threads takes random mutexes mutex-locks times with "
+           "mutex-loops empty iterations between; mean time per thread";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {kThreadsParam,
+            {"mutex-num", "4096", "4096", "number of mutexes in the array"},
+            {"mutex-locks", "50000", "5000", "lock/unlock pairs each thread does"},
+            {"mutex-loops", "10000", "10000", "empty loop iterations before each lock"},
+            kPinParam};
+  }
+  std::vector<ResultClass> result_classes(const Params& params) const override {
+    std::vector<ResultClass> out;
+    for (int n : parse_thread_ladder(params, online_cpus())) {
+      out.push_back({"sysbenchmutex-" + std::to_string(n), "usec", Better::Lower});
+    }
+    return out;
+  }
+  void prepare(const Params& params, const Placement& where) override {
+    validate(params);
+    note_placement(params, where);
+    mutexes_ = std::make_unique<PaddedMutex[]>(std::size_t(param_int(params, "mutex-num")));
+  }
+  std::vector<Measurement> run_repeat(const Params& params, const Placement& where) override {
+    validate(params);
+    const auto mutex_count = std::uint64_t(param_int(params, "mutex-num"));
+    if (!mutexes_) mutexes_ = std::make_unique<PaddedMutex[]>(mutex_count);
+    const MutexEvent event{std::uint64_t(param_int(params, "mutex-locks")),
+                           std::uint64_t(param_int(params, "mutex-loops"))};
+    const Pinning pinning = parse_pinning(params);
+    std::vector<Measurement> out;
+    for (int n : parse_thread_ladder(params, online_cpus())) {
+      std::vector<double> thread_seconds(std::size_t(n), 0);
+      run_workers(n, pinning, where.cpu, [&](int index) {
+        SplitMix64 random{std::uint64_t(index + 1) * 0x2545f4914f6cdd1dull ^ ++seed_};
+        const double start = timing::monotonic_seconds();
+        for (std::uint64_t i = 0; i < event.locks; ++i) {
+          PaddedMutex& m = mutexes_[random.next() % mutex_count];
+          spin_empty_loops(event);
+          pthread_mutex_lock(&m.mutex);
+          shared_counter_.fetch_add(1, std::memory_order_relaxed);
+          pthread_mutex_unlock(&m.mutex);
+        }
+        thread_seconds[std::size_t(index)] = timing::monotonic_seconds() - start;
+      });
+      double sum = 0;
+      for (double s : thread_seconds) sum += s;
+      const double mean_usec = sum / n * 1e6;
+      if (!(mean_usec > 0)) throw RunError("sysbench-mutex measured no time");
+      out.push_back({{"sysbenchmutex-" + std::to_string(n), "usec", Better::Lower}, mean_usec});
+    }
+    return out;
+  }
+  void finish() override { mutexes_.reset(); }
+
+ private:
+  static void validate(const Params& params) {
+    parse_thread_ladder(params, online_cpus());
+    int_in_range(params, "mutex-num", 1, 1 << 20);
+    int_in_range(params, "mutex-locks", 1, 1000000000);
+    int_in_range(params, "mutex-loops", 0, 1000000000);
+    parse_pinning(params);
+  }
+  std::unique_ptr<PaddedMutex[]> mutexes_;
+  // sysbench bumps a plain shared variable under whichever mutex it holds;
+  // relaxed atomic increments cost the same and are not a data race.
+  std::atomic<std::uint64_t> shared_counter_{0};
+  std::atomic<std::uint64_t> seed_{0};
+};
+
+// ---------------------------------------------------------------------------
+// thread: one event takes mutex number (events so far % thread-locks) and
+// thread-yields times locks it, yields the CPU and unlocks it. Time-limited;
+// the result is the 95th percentile of per-event latency.
+
+class SysbenchThread : public SysbenchBase {
+ public:
+  std::string name() const override { return "mmtests/sysbench-thread"; }
+  std::string description() const override {
+    return "sysbench threads: N threads repeat events of thread-yields lock/sched_yield/unlock "
+           "on one of thread-locks mutexes; 95th percentile event latency";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {kThreadsParam,
+            {"thread-yields", "1000", "1000", "lock/yield/unlock rounds per event"},
+            {"thread-locks", "8", "8", "number of mutexes events are spread over"},
+            {"time", "2", "0.3", "seconds each thread count runs"},
+            kPinParam};
+  }
+  std::vector<ResultClass> result_classes(const Params& params) const override {
+    std::vector<ResultClass> out;
+    for (int n : parse_thread_ladder(params, online_cpus())) {
+      out.push_back({"sysbenchthread-" + std::to_string(n), "usec", Better::Lower});
+    }
+    return out;
+  }
+  void prepare(const Params& params, const Placement& where) override {
+    validate(params);
+    note_placement(params, where);
+  }
+  std::vector<Measurement> run_repeat(const Params& params, const Placement& where) override {
+    validate(params);
+    const auto yields = std::uint64_t(param_int(params, "thread-yields"));
+    const auto lock_count = std::size_t(param_int(params, "thread-locks"));
+    const double seconds = positive_seconds(params, "time");
+    const Pinning pinning = parse_pinning(params);
+    std::vector<Measurement> out;
+    for (int n : parse_thread_ladder(params, online_cpus())) {
+      std::vector<pthread_mutex_t> locks(lock_count);
+      for (auto& m : locks) pthread_mutex_init(&m, nullptr);
+      std::atomic<std::uint64_t> events_started{0};
+      std::vector<timing::Histogram> per_thread(static_cast<std::size_t>(n));
+      std::atomic<bool> stop{false};
+      try {
+        run_workers_for(seconds, n, pinning, where.cpu, stop, [&](int index) {
+          timing::Histogram& latencies = per_thread[std::size_t(index)];
+          while (!stop.load(std::memory_order_relaxed)) {
+            pthread_mutex_t& m =
+                locks[events_started.fetch_add(1, std::memory_order_relaxed) % lock_count];
+            const auto start = std::chrono::steady_clock::now();
+            for (std::uint64_t i = 0; i < yields; ++i) {
+              pthread_mutex_lock(&m);
+              sched_yield();
+              pthread_mutex_unlock(&m);
+            }
+            const auto end = std::chrono::steady_clock::now();
+            latencies.record(std::uint64_t(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
+          }
+        });
+      } catch (...) {
+        for (auto& m : locks) pthread_mutex_destroy(&m);
+        throw;
+      }
+      for (auto& m : locks) pthread_mutex_destroy(&m);
+      timing::Histogram all;
+      for (const auto& h : per_thread) all.merge(h);
+      if (all.count() == 0) {
+        throw RunError("sysbench-thread with " + std::to_string(n) + " threads completed no event");
+      }
+      out.push_back({{"sysbenchthread-" + std::to_string(n), "usec", Better::Lower},
+                     all.percentile(95) / 1000.0});
+    }
+    return out;
+  }
+
+ private:
+  static void validate(const Params& params) {
+    parse_thread_ladder(params, online_cpus());
+    int_in_range(params, "thread-yields", 1, 100000000);
+    int_in_range(params, "thread-locks", 1, 1 << 16);
+    positive_seconds(params, "time");
+    parse_pinning(params);
+  }
+};
+
+KBENCH_REGISTER("mmtests/sysbench-cpu", [] { return std::make_unique<SysbenchCpu>(); });
+KBENCH_REGISTER("mmtests/sysbench-mutex", [] { return std::make_unique<SysbenchMutex>(); });
+KBENCH_REGISTER("mmtests/sysbench-thread", [] { return std::make_unique<SysbenchThread>(); });
+
+}  // namespace
+}  // namespace kbench::bench
