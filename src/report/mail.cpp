@@ -64,6 +64,13 @@ std::vector<std::string> wrap(std::string_view text, std::size_t width, std::siz
   return lines;
 }
 
+// Rows whose last cells are empty would otherwise end in spaces, which mail
+// tools and checkpatch flag.
+std::string rtrim(std::string line) {
+  line.erase(line.find_last_not_of(' ') + 1);
+  return line;
+}
+
 std::string column_key(std::size_t index) {
   std::string key;
   for (std::size_t i = index + 1; i > 0; i = (i - 1) / 26) key.insert(key.begin(), static_cast<char>('A' + (i - 1) % 26));
@@ -151,7 +158,7 @@ class MailRenderer : public Renderer {
         for (std::size_t i = 0; i < label.size(); ++i) {
           std::string line = "  " + label[i];
           if (i == 0) line = pad(line, label_width, Align::Left) + std::string(kGap, ' ') + numbers_line(base_cells[r], cells);
-          out << line << '\n';
+          out << rtrim(line) << '\n';
         }
       }
       out << std::string(kLineWidth, '-') << '\n';
