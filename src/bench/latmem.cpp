@@ -176,9 +176,9 @@ class LatMemRd final : public Benchmark {
   }
   std::vector<ParamSpec> params() const override {
     return {
-        {"sizes", "4MB,16MB,64MB,256MB", "4MB,64MB", "buffer sizes to chase through (comma-separated)"},
+        {"sizes", "4MB,16MB,64MB,256MB", "4MB,16MB", "buffer sizes to chase through (comma-separated)"},
         {"stride", "128B", "128B", "distance between chained lines"},
-        {"duration", "1", "0.2", "seconds of timed chasing per result class (not part of the name)"},
+        {"duration", "1", "0.1", "seconds of timed chasing per result class (not part of the name)"},
     };
   }
   std::vector<ResultClass> result_classes(const Params& params) const override {

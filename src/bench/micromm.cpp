@@ -225,7 +225,7 @@ class MicroMm final : public Benchmark {
     return {
         {"p", "1,512", "1,512", "folio size in base pages: 1 = 4KB small folios, 512 = 2MB THP folios (MADV_HUGEPAGE)"},
         {"d", "10", "0.5", "seconds of wall clock spent repeating the operation per result class; the result is the mean per operation"},
-        {"size", "1GB", "256MB", "size of the populated mapping (a multiple of 2MB; named as s: unless 1GB)"},
+        {"size", "1GB", "64MB", "size of the populated mapping (a multiple of 2MB; named as s: unless 1GB)"},
     };
   }
 
@@ -266,7 +266,7 @@ class MicroMm final : public Benchmark {
       std::snprintf(text, sizeof text, "%.1f%%", thp_coverage_ * 100.0);
       n["p:512 mapping backed by PMD THP"] = text;
     }
-    n["operations per result class"] = ops_text_;
+    if (!ops_text_.empty()) n["operations in the last repeat"] = ops_text_;
     return n;
   }
 
