@@ -363,6 +363,37 @@ TEST(ReportGrid, RawSignConventionIsStated) {
   EXPECT_NE(rendered.find("|                            3.89% |"), std::string::npos);
 }
 
+TEST(ReportGrid, LegendVariants) {
+  Report report = two_column_report();
+  report.legend.method = "ci-overlap";
+  report.legend.min_change_pct = 2;
+  std::string rendered = render(report, "grid");
+  EXPECT_NE(rendered.find("Method: disjoint 95% confidence intervals of the means (ci-overlap), 11 rows compared."),
+            std::string::npos);
+  EXPECT_NE(rendered.find("changes below 2.00% unmarked"), std::string::npos);
+  report.legend.method = "mwu";
+  report.legend.fdr = 0.1;
+  rendered = render(report, "grid");
+  EXPECT_NE(rendered.find("Method: Mann-Whitney U test, Benjamini-Hochberg FDR q=0.1 over 11 rows tested."),
+            std::string::npos);
+}
+
+TEST(ReportGrid, OneTablePerSut) {
+  Report report = seed_report();
+  report.tables.push_back(two_column_report().tables[0]);
+  const std::string rendered = render(report, "grid");
+  const std::size_t first = rendered.find("Results for SUT Class aws-m7g.metal:\n");
+  const std::size_t second = rendered.find("\n\nResults for SUT Class qemu-x86_64:\n");
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_LT(first, second);
+  // Each table has its own legend and summary.
+  EXPECT_LT(rendered.find("aws-m7g.metal:\n19 improvements\n1 regression\n"), second);
+  EXPECT_NE(rendered.find("qemu-x86_64:\ninline-el0-svc: 1 improvement, 1 regression\n", second), std::string::npos);
+  // Column widths are per table: the second table is not padded to the first's.
+  EXPECT_NE(rendered.find("| Benchmark       | Result Class ", second), std::string::npos);
+}
+
 // ---------------------------------------------------------------------------
 // markdown, delta
 
