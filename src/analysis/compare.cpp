@@ -48,8 +48,8 @@ struct Tested {
   const report::Row* row;
 };
 
-void evaluate_cell(const Values& base, const Values& test, const std::string& method, report::Cell& cell,
-                   const stats::Summary& base_summary) {
+void evaluate_cell(const Values& base, const Values& test, const std::string& method, double level,
+                   report::Cell& cell, const stats::Summary& base_summary) {
   cell.present = true;
   cell.test = stats::summarize(test);
   if (std::isfinite(base_summary.mean) && base_summary.mean != 0) {
@@ -62,8 +62,19 @@ void evaluate_cell(const Values& base, const Values& test, const std::string& me
     else cell.note = t.reason;
   } else if (method == "mwu") {
     const auto u = stats::mann_whitney_u(base, test);
-    if (u.valid) cell.p_value = u.p_value;
-    else cell.note = u.reason;
+    // A rank test on tiny samples cannot reach any usual level: with n=2 a
+    // side the smallest two-sided p is 2/C(4,2) = 0.33. Say so instead of
+    // leaving the reader to wonder why an obvious change is unmarked.
+    const double smallest_p = std::min(1.0, 2.0 / std::tgamma(base.size() + test.size() + 1.0) *
+                                                std::tgamma(base.size() + 1.0) * std::tgamma(test.size() + 1.0));
+    if (!u.valid) {
+      cell.note = u.reason;
+    } else if (smallest_p > level) {
+      cell.note = "mwu needs more samples: the smallest possible p with these sizes is " +
+                  std::to_string(smallest_p).substr(0, 4);
+    } else {
+      cell.p_value = u.p_value;
+    }
   } else if (base.size() < 2 || test.size() < 2) {
     cell.note = "needs at least 2 samples per side";
   }
@@ -146,7 +157,8 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
           row.cells[c].test = stats::summarize(test_it->second);
           continue;
         }
-        evaluate_cell(base_values, test_it->second, options.method, row.cells[c], row.base);
+        evaluate_cell(base_values, test_it->second, options.method, options.fdr.value_or(options.alpha),
+                      row.cells[c], row.base);
       }
       table.rows.push_back(std::move(row));
     }

@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include "common/errors.h"
+#include "plan/plan.h"
+
+using kbench::InputError;
+using kbench::plan::parse_duration;
+using kbench::plan::parse_plan;
+
+namespace {
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_plan(yaml, "p.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Plan, ParsesTheDesignExample) {
+  const auto plan = parse_plan(R"(
+sut: {name: lab-1, connection: {method: local}}
+swprofiles:
+  - {name: base,    kernel: /boot/vmlinuz-a, cmdline: [mitigations=auto]}
+  - {name: patched, kernel: /boot/vmlinuz-b}
+benchmarks:
+  - include: syscall/getpid
+  - {name: perf/sched, params: {loops: 200000}}
+defaults: {benchmark: {warmups: 1, repeats: 5, sessions: 2, timeout: 10m}}
+)", "p.yaml");
+  ASSERT_TRUE(plan.sut);
+  EXPECT_EQ(plan.sut->name, "lab-1");
+  EXPECT_EQ(plan.sut->method, "local");
+  ASSERT_EQ(plan.swprofiles.size(), 2u);
+  EXPECT_EQ(plan.swprofiles[0].cmdline, std::vector<std::string>{"mitigations=auto"});
+  ASSERT_EQ(plan.benchmarks.size(), 2u);
+  EXPECT_EQ(plan.benchmarks[0].name, "syscall/getpid");
+  EXPECT_EQ(plan.benchmarks[1].params.at("loops"), "200000");
+  EXPECT_EQ(plan.defaults.repeats, 5);
+  EXPECT_EQ(plan.defaults.sessions, 2);
+  EXPECT_EQ(plan.defaults.timeout, std::chrono::minutes(10));
+  EXPECT_EQ(plan.benchmarks[1].line, 8);
+}
+
+TEST(Plan, PerBenchmarkSettingsOverrideDefaults) {
+  const auto plan = parse_plan(R"(
+defaults: {benchmark: {repeats: 5, size: quick}}
+benchmarks:
+  - {name: perf/sched, repeats: 9}
+  - syscall/getpid
+)", "p.yaml");
+  EXPECT_EQ(plan.settings_for(plan.benchmarks[0]).repeats, 9);
+  EXPECT_EQ(plan.settings_for(plan.benchmarks[0]).size, "quick");
+  EXPECT_EQ(plan.settings_for(plan.benchmarks[1]).repeats, 5);
+}
+
+TEST(Plan, ErrorsNameFileLineKeyAndExpectation) {
+  EXPECT_EQ(error_of("benchmarks:\n  - include: syscall/getpid\nfoo: 1\n"),
+            "p.yaml:3: foo: expected one of the keys benchmarks, defaults, sut, swprofiles (unknown key)");
+  EXPECT_EQ(error_of("benchmarks:\n  - getpid\n"),
+            "p.yaml:2: benchmarks[]: expected a benchmark name of the form suite/name, got 'getpid'");
+  EXPECT_EQ(error_of("defaults:\n  benchmark:\n    repeats: many\nbenchmarks: [a/b]\n"),
+            "p.yaml:3: defaults.benchmark.repeats: expected an integer >= 1, got 'many'");
+  EXPECT_EQ(error_of("swprofiles:\n  - name: a\n  - name: a\nbenchmarks: [a/b]\n"),
+            "p.yaml:3: swprofiles[].name: expected unique names, 'a' appears twice");
+  EXPECT_EQ(error_of("defaults: {benchmark: {timeout: soon}}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: defaults.benchmark.timeout: expected a duration such as 90s, 10m or 1h, got 'soon'");
+  EXPECT_NE(error_of("benchmarks: [a/b\n").find("p.yaml:"), std::string::npos);
+  EXPECT_EQ(error_of("sut: {}\n"), "p.yaml:1: benchmarks: expected a list of benchmarks");
+}
+
+TEST(Plan, Durations) {
+  EXPECT_EQ(parse_duration("90s", "t"), std::chrono::seconds(90));
+  EXPECT_EQ(parse_duration("1h30m", "t"), std::chrono::minutes(90));
+  EXPECT_EQ(parse_duration("250ms", "t"), std::chrono::milliseconds(250));
+  EXPECT_THROW(parse_duration("10", "t"), InputError);
+  EXPECT_THROW(parse_duration("m10", "t"), InputError);
+  EXPECT_THROW(parse_duration("0s", "t"), InputError);
+  EXPECT_THROW(parse_duration("", "t"), InputError);
+}
+
+TEST(Plan, MissingFileIsInputError) {
+  EXPECT_THROW(kbench::plan::load_plan("/nonexistent/plan.yaml"), InputError);
+}
+
+TEST(Plan, ShippedSuitesParse) {
+  for (const char* suite : {"quick", "default"}) {
+    const auto plan = kbench::plan::load_plan(std::string(KBENCH_TEST_DATA_DIR) + "/../../plans/" + suite + ".yaml");
+    EXPECT_GE(plan.benchmarks.size(), 20u) << suite;
+    EXPECT_EQ(plan.defaults.size, suite);
+  }
+}
