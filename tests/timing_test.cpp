@@ -1,0 +1,150 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "common/errors.h"
+#include "timing/affinity.h"
+#include "timing/clock.h"
+#include "timing/histogram.h"
+
+using kbench::timing::Histogram;
+
+namespace {
+
+// Nearest-rank percentile of the exact data, the definition Histogram uses.
+std::uint64_t exact_percentile(std::vector<std::uint64_t> values, double p) {
+  std::sort(values.begin(), values.end());
+  const auto rank = std::max<std::size_t>(1, std::size_t(std::ceil(p / 100.0 * double(values.size()))));
+  return values[rank - 1];
+}
+
+// Half a bucket's width relative to its lowest value: 1/256.
+constexpr double kRelativeTolerance = 1.0 / 256.0;
+
+void expect_percentiles_match(const std::vector<std::uint64_t>& values) {
+  Histogram histogram;
+  for (auto v : values) histogram.record(v);
+  for (double p : {0.0, 1.0, 25.0, 50.0, 90.0, 99.0, 99.9, 99.99, 100.0}) {
+    const double exact = double(exact_percentile(values, p));
+    const double approx = histogram.percentile(p);
+    EXPECT_LE(std::abs(approx - exact), exact * kRelativeTolerance + 0.5)
+        << "p" << p << " exact " << exact << " histogram " << approx;
+  }
+  const double exact_mean =
+      double(std::accumulate(values.begin(), values.end(), 0.0L) / (long double)values.size());
+  EXPECT_DOUBLE_EQ(histogram.mean(), exact_mean);
+  EXPECT_EQ(histogram.count(), values.size());
+  EXPECT_EQ(histogram.min(), *std::min_element(values.begin(), values.end()));
+  EXPECT_EQ(histogram.max(), *std::max_element(values.begin(), values.end()));
+}
+
+}  // namespace
+
+TEST(Histogram, SmallValuesAreExact) {
+  Histogram histogram;
+  for (std::uint64_t v = 0; v < 200; ++v) histogram.record(v);
+  EXPECT_EQ(histogram.percentile(50), 99);  // rank 100 of 0..199
+  EXPECT_EQ(histogram.percentile(99), 197);
+  EXPECT_EQ(histogram.percentile(100), 199);
+  EXPECT_EQ(histogram.percentile(0), 0);
+  EXPECT_DOUBLE_EQ(histogram.mean(), 99.5);
+}
+
+TEST(Histogram, UniformRangeMatchesExactPercentiles) {
+  std::vector<std::uint64_t> values;
+  for (std::uint64_t v = 1; v <= 100000; ++v) values.push_back(v);
+  expect_percentiles_match(values);
+}
+
+TEST(Histogram, SkewedLatenciesWithOutliersMatchExactPercentiles) {
+  // Syscall-like: a tight body near 600 ticks, a tail, and rare huge outliers
+  // (interrupts, preemption); a fixed LCG keeps the data set reproducible.
+  std::vector<std::uint64_t> values;
+  std::uint64_t state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  for (int i = 0; i < 200000; ++i) {
+    const std::uint64_t r = next();
+    std::uint64_t v = 550 + r % 100;
+    if (r % 100 == 0) v = 2000 + r % 20000;
+    if (r % 5000 == 0) v = 10000000 + r % 1000000;
+    values.push_back(v);
+  }
+  expect_percentiles_match(values);
+}
+
+TEST(Histogram, EmptyIsZeroAndHugeValuesFit) {
+  Histogram histogram;
+  EXPECT_EQ(histogram.percentile(99), 0);
+  EXPECT_EQ(histogram.mean(), 0);
+  histogram.record(UINT64_MAX);
+  histogram.record(1ull << 40);
+  EXPECT_EQ(histogram.max(), UINT64_MAX);
+  EXPECT_NEAR(histogram.percentile(50), double(1ull << 40), double(1ull << 40) * kRelativeTolerance);
+  EXPECT_NEAR(histogram.percentile(100), double(UINT64_MAX), double(UINT64_MAX) * kRelativeTolerance);
+  // The sum must not wrap: the mean of the two is about 2^63.
+  EXPECT_GT(histogram.mean(), double(1ull << 62));
+}
+
+TEST(Histogram, BucketsTileTheValueRange) {
+  std::size_t index = 0;
+  while (true) {
+    const std::uint64_t lowest = Histogram::bucket_lowest(index);
+    const std::uint64_t width = Histogram::bucket_width(index);
+    ASSERT_EQ(Histogram::bucket_index(lowest), index);
+    ASSERT_EQ(Histogram::bucket_index(lowest + (width - 1)), index);
+    if (lowest + (width - 1) == UINT64_MAX) break;
+    ASSERT_EQ(Histogram::bucket_index(lowest + width), index + 1);
+    // Relative width bounded by 1/128 above the exact range.
+    if (lowest >= 256) {
+      ASSERT_LE(double(width) / double(lowest), 1.0 / 128.0);
+    }
+    ++index;
+  }
+}
+
+TEST(Histogram, MergeEqualsRecordingEverything) {
+  Histogram a, b, all;
+  for (std::uint64_t v = 1; v < 5000; v += 3) {
+    (v % 2 ? a : b).record(v * 7);
+    all.record(v * 7);
+  }
+  a.merge(b);
+  EXPECT_EQ(a.count(), all.count());
+  EXPECT_DOUBLE_EQ(a.mean(), all.mean());
+  for (double p : {10.0, 50.0, 99.0}) EXPECT_EQ(a.percentile(p), all.percentile(p));
+  a.clear();
+  EXPECT_EQ(a.count(), 0u);
+  EXPECT_EQ(a.percentile(50), 0);
+}
+
+TEST(Calibration, GivesPositiveFiniteRate) {
+  const auto calibration = kbench::timing::calibrate(0.01);
+  EXPECT_TRUE(std::isfinite(calibration.ticks_per_second));
+  EXPECT_GT(calibration.ticks_per_second, 0);
+  EXPECT_GT(calibration.ticks_to_ns(calibration.ticks_per_second), 0);
+  // calibration() caches: the same object every time.
+  EXPECT_EQ(&kbench::timing::calibration(), &kbench::timing::calibration());
+  EXPECT_TRUE(kbench::timing::calibration_if_done().has_value());
+}
+
+TEST(TimerOverhead, ModeIsNotBelowTheMinimum) {
+  const auto overhead = kbench::timing::measure_timer_overhead(10000);
+  EXPECT_EQ(overhead.pairs, 10000u);
+  EXPECT_GE(overhead.ticks, overhead.min_ticks);
+}
+
+TEST(Affinity, PinsToAnAllowedCpuAndRefusesOthers) {
+  const auto before = kbench::timing::current_affinity();
+  ASSERT_FALSE(before.empty());
+  const auto pinned = kbench::timing::pin_to_cpu(before.back());
+  EXPECT_EQ(pinned, std::vector<int>{before.back()});
+  EXPECT_THROW(kbench::timing::pin_to_cpu(-1), kbench::InputError);
+  EXPECT_THROW(kbench::timing::pin_to_cpu(100000), kbench::InputError);
+}
