@@ -1,0 +1,483 @@
+// perf/futex: the five `perf bench futex` benchmarks with perf's semantics.
+//   hash           threads hammer FUTEX_WAIT on futexes whose value never
+//                  matches (returns at once): hash-bucket lookup throughput
+//   lock-pi        threads take and release one PI futex through the kernel
+//   wake           time to wake N blocked waiters, `wakes` per FUTEX_WAKE
+//   wake-parallel  waker threads each wake their share of the waiters at once
+//   requeue        time to requeue N waiters from one futex to another
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#include "bench/benchmark.h"
+#include "bench/sched_tasks.h"
+#include "common/errors.h"
+
+namespace kbench::bench {
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// std::atomic<uint32_t> has the layout of uint32_t; the kernel sees the word.
+using Word = std::atomic<std::uint32_t>;
+static_assert(sizeof(Word) == sizeof(std::uint32_t));
+
+std::uint32_t* raw(Word& word) { return reinterpret_cast<std::uint32_t*>(&word); }
+
+long futex_call(Word& word, int op, std::uint32_t val, std::uint32_t val2 = 0, Word* word2 = nullptr,
+                std::uint32_t val3 = 0) {
+  // For the requeue ops the fourth argument is a count, not a timeout.
+  return syscall(SYS_futex, raw(word), op, val, reinterpret_cast<void*>(static_cast<uintptr_t>(val2)),
+                 word2 ? raw(*word2) : nullptr, val3);
+}
+
+struct FutexOps {
+  int flag = FUTEX_PRIVATE_FLAG;  // perf -S clears it (shared futexes)
+  long wait(Word& w, std::uint32_t expected) const { return futex_call(w, FUTEX_WAIT | flag, expected); }
+  long wake(Word& w, int count) const { return futex_call(w, FUTEX_WAKE | flag, static_cast<std::uint32_t>(count)); }
+  long requeue(Word& from, Word& to, int wake_count, int requeue_count, std::uint32_t expected) const {
+    return futex_call(from, FUTEX_CMP_REQUEUE | flag, static_cast<std::uint32_t>(wake_count),
+                      static_cast<std::uint32_t>(requeue_count), &to, expected);
+  }
+  long lock_pi(Word& w) const { return futex_call(w, FUTEX_LOCK_PI | flag, 0); }
+  long unlock_pi(Word& w) const { return futex_call(w, FUTEX_UNLOCK_PI | flag, 0); }
+
+  // Waiters queued on `w` (value 0), counted without disturbing them: a
+  // requeue onto the same futex moves nobody and returns how many it saw.
+  long queued(Word& w) const { return requeue(w, w, 0, INT_MAX, 0); }
+};
+
+void pin_to(int cpu) {
+  const cpu_set_t set = tasks::cpu_set_of({cpu});
+  tasks::set_thread_affinity(set);
+}
+
+// Blocked threads for wake / wake-parallel / requeue. Each waits once on
+// `word` (pinned round-robin over the CPUs, as perf does) and exits when
+// woken. Destruction releases any still blocked and joins all, so no error
+// path leaves a thread behind.
+class Waiters {
+ public:
+  Waiters(const FutexOps& ops, Word& word, std::vector<Word*> extra_words, int count, const std::vector<int>& cpus)
+      : ops_(ops), word_(word), extra_(std::move(extra_words)) {
+    threads_.reserve(static_cast<std::size_t>(count));
+    try {
+      spawn(count, cpus);
+    } catch (...) {
+      release_all();  // the destructor does not run for a throwing constructor
+      throw;
+    }
+  }
+
+  // Until all are queued on `word`; RunError after 10 s.
+  void wait_until_queued() {
+    const double deadline = now_seconds() + 10;
+    while (ops_.queued(word_) < static_cast<long>(threads_.size())) {
+      if (now_seconds() > deadline) throw RunError("perf/futex: waiters did not block within 10 s");
+      usleep(100);
+    }
+  }
+
+  ~Waiters() { release_all(); }
+
+ private:
+  void spawn(int count, const std::vector<int>& cpus) {
+    for (int i = 0; i < count; ++i) {
+      const int cpu = cpus[static_cast<std::size_t>(i) % cpus.size()];
+      threads_.emplace_back([this, cpu] {
+        pin_to(cpu);
+        long r;
+        do {
+          r = ops_.wait(word_, 0);
+        } while (r != 0 && errno == EINTR);
+        finished_.fetch_add(1);
+      });
+    }
+  }
+
+  void release_all() {
+    // A non-zero value makes a late FUTEX_WAIT return at once.
+    word_.store(1);
+    for (Word* w : extra_) w->store(1);
+    while (finished_.load() < threads_.size()) {
+      ops_.wake(word_, INT_MAX);
+      for (Word* w : extra_) ops_.wake(*w, INT_MAX);
+      usleep(50);
+    }
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  const FutexOps& ops_;
+  Word& word_;
+  std::vector<Word*> extra_;
+  std::vector<std::thread> threads_;
+  std::atomic<std::size_t> finished_{0};
+};
+
+// Joins on scope exit after raising `stop`: for the timed loops.
+struct Crew {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  ~Crew() {
+    stop.store(true);
+    for (auto& t : threads) t.join();
+  }
+};
+
+// Mean per-thread operations per second, as perf's "Averaged N operations/sec".
+double mean_rate(const std::vector<std::uint64_t>& ops, double seconds) {
+  double sum = 0;
+  for (auto n : ops) sum += static_cast<double>(n) / seconds;
+  return sum / static_cast<double>(ops.size());
+}
+
+struct alignas(64) Counter {
+  std::uint64_t ops = 0;
+};
+
+double run_hash(const FutexOps& ops, int threads, int futexes, double seconds, const std::vector<int>& cpus) {
+  std::vector<std::vector<Word>> words(static_cast<std::size_t>(threads));
+  for (auto& w : words) w = std::vector<Word>(static_cast<std::size_t>(futexes));
+  std::vector<Counter> counts(static_cast<std::size_t>(threads));
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::atomic<int> unexpected{0};
+  double start = 0, end = 0;
+  {
+    Crew crew;
+    for (int i = 0; i < threads; ++i) {
+      crew.threads.emplace_back([&, i] {
+        pin_to(cpus[static_cast<std::size_t>(i) % cpus.size()]);
+        auto& mine = words[static_cast<std::size_t>(i)];
+        std::uint64_t n = 0;
+        ready.fetch_add(1);
+        while (!go.load() && !crew.stop.load()) std::this_thread::yield();
+        while (!crew.stop.load(std::memory_order_relaxed)) {
+          for (auto& w : mine) {
+            // The value is 0, never 1234: the call hashes, finds a mismatch, returns EAGAIN.
+            if (ops.wait(w, 1234) == 0 || errno != EAGAIN) unexpected.fetch_add(1);
+            ++n;
+            if (crew.stop.load(std::memory_order_relaxed)) break;
+          }
+        }
+        counts[static_cast<std::size_t>(i)].ops = n;
+      });
+    }
+    while (ready.load() < threads) std::this_thread::yield();
+    start = now_seconds();
+    go.store(true);
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    crew.stop.store(true);
+    end = now_seconds();
+  }
+  if (unexpected.load() > 0) throw RunError("perf/futex hash: FUTEX_WAIT did not fail with EAGAIN");
+  std::vector<std::uint64_t> ops_per_thread;
+  for (const auto& c : counts) ops_per_thread.push_back(c.ops);
+  return mean_rate(ops_per_thread, end - start);
+}
+
+double run_lock_pi(const FutexOps& ops, int threads, double seconds, const std::vector<int>& cpus) {
+  Word lock{0};
+  std::vector<Counter> counts(static_cast<std::size_t>(threads));
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::atomic<int> failures{0};
+  double start = 0, end = 0;
+  {
+    Crew crew;
+    for (int i = 0; i < threads; ++i) {
+      crew.threads.emplace_back([&, i] {
+        pin_to(cpus[static_cast<std::size_t>(i) % cpus.size()]);
+        std::uint64_t n = 0;
+        ready.fetch_add(1);
+        while (!go.load() && !crew.stop.load()) std::this_thread::yield();
+        while (!crew.stop.load(std::memory_order_relaxed)) {
+          // Straight to the kernel, no user-space fast path, as perf does.
+          if (ops.lock_pi(lock) != 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            failures.fetch_add(1);
+            break;
+          }
+          usleep(1);  // hold the lock across a sleep, as perf does
+          if (ops.unlock_pi(lock) != 0) {
+            failures.fetch_add(1);
+            break;
+          }
+          ++n;
+        }
+        counts[static_cast<std::size_t>(i)].ops = n;
+      });
+    }
+    while (ready.load() < threads) std::this_thread::yield();
+    start = now_seconds();
+    go.store(true);
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    crew.stop.store(true);
+    end = now_seconds();
+  }
+  if (failures.load() > 0) tasks::throw_errno("perf/futex lock-pi: FUTEX_LOCK_PI/UNLOCK_PI");
+  std::vector<std::uint64_t> ops_per_thread;
+  for (const auto& c : counts) ops_per_thread.push_back(c.ops);
+  return mean_rate(ops_per_thread, end - start);
+}
+
+// Milliseconds to wake every waiter, `wakes` per call (perf futex wake).
+double run_wake(const FutexOps& ops, int threads, int wakes, const std::vector<int>& cpus) {
+  Word word{0};
+  Waiters waiters(ops, word, {}, threads, cpus);
+  waiters.wait_until_queued();
+  long woken = 0;
+  const double start = now_seconds();
+  while (woken < threads) {
+    const long r = ops.wake(word, wakes);
+    if (r < 0) tasks::throw_errno("perf/futex wake: FUTEX_WAKE");
+    woken += r;
+  }
+  return (now_seconds() - start) * 1e3;
+}
+
+// Mean milliseconds one waker thread spends in its FUTEX_WAKE, all wakers
+// starting together (perf futex wake-parallel). Returns the number of waiters
+// the wakers missed in `missed` (they are then woken untimed).
+double run_wake_parallel(const FutexOps& ops, int blocked, int wakers, const std::vector<int>& cpus,
+                         long& missed) {
+  Word word{0};
+  Waiters waiters(ops, word, {}, blocked, cpus);
+  waiters.wait_until_queued();
+  const int share = blocked / wakers;
+  std::vector<double> took(static_cast<std::size_t>(wakers));
+  std::vector<long> woke(static_cast<std::size_t>(wakers));
+  std::barrier start_line(wakers);
+  const cpu_set_t anywhere = tasks::cpu_set_of(cpus);
+  {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < wakers; ++i) {
+      threads.emplace_back([&, i] {
+        // perf lets the scheduler place the wakers.
+        tasks::set_thread_affinity(anywhere);
+        start_line.arrive_and_wait();
+        const double t0 = now_seconds();
+        woke[static_cast<std::size_t>(i)] = ops.wake(word, share);
+        took[static_cast<std::size_t>(i)] = now_seconds() - t0;
+      });
+    }
+    for (auto& t : threads) t.join();
+  }
+  long total = 0;
+  for (long n : woke) {
+    if (n < 0) throw RunError("perf/futex wake-parallel: FUTEX_WAKE failed");
+    total += n;
+  }
+  missed = blocked - total;
+  double sum = 0;
+  for (double t : took) sum += t;
+  return sum / wakers * 1e3;
+}
+
+// Milliseconds to requeue every waiter from one futex to another, `requeues`
+// per call and none woken (perf futex requeue).
+double run_requeue(const FutexOps& ops, int threads, int requeues, const std::vector<int>& cpus) {
+  Word from{0}, to{0};
+  Waiters waiters(ops, from, {&to}, threads, cpus);
+  waiters.wait_until_queued();
+  long moved = 0;
+  const double start = now_seconds();
+  while (moved < threads) {
+    const long r = ops.requeue(from, to, 0, requeues, 0);
+    if (r < 0) tasks::throw_errno("perf/futex requeue: FUTEX_CMP_REQUEUE");
+    moved += r;
+  }
+  const double ms = (now_seconds() - start) * 1e3;
+  long woken = 0;
+  while (woken < threads) woken += std::max(0L, ops.wake(to, INT_MAX));
+  return ms;
+}
+
+// ---------------------------------------------------------------- benchmark
+
+const std::vector<std::string> kAllTests = {"hash", "lock-pi", "wake", "wake-parallel", "requeue"};
+
+std::vector<std::string> parse_tests(const Params& params) {
+  std::vector<std::string> wanted;
+  std::stringstream list(param_string(params, "tests"));
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    if (item.empty()) continue;
+    if (std::find(kAllTests.begin(), kAllTests.end(), item) == kAllTests.end()) {
+      throw InputError("perf/futex: tests=" + param_string(params, "tests") + ": unknown test '" + item +
+                       "' (expected a comma list of hash, lock-pi, wake, wake-parallel, requeue)");
+    }
+    wanted.push_back(item);
+  }
+  std::vector<std::string> ordered;
+  for (const auto& name : kAllTests) {
+    if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) ordered.push_back(name);
+  }
+  if (ordered.empty()) throw InputError("perf/futex: tests= is empty (expected hash, lock-pi, wake, wake-parallel and/or requeue)");
+  return ordered;
+}
+
+long int_in(const Params& params, const std::string& key, long low, long high) {
+  const auto value = param_int(params, key);
+  if (value < low || value > high) {
+    throw InputError("perf/futex: " + key + "=" + std::to_string(value) + " is out of range (expected " +
+                     std::to_string(low) + ".." + std::to_string(high) + ")");
+  }
+  return static_cast<long>(value);
+}
+
+double seconds_in(const Params& params, const std::string& key) {
+  const double value = param_double(params, key);
+  if (!std::isfinite(value) || value < 0.01 || value > 3600) {
+    throw InputError("perf/futex: " + key + "=" + param_string(params, key) +
+                     " is out of range (expected 0.01..3600 seconds)");
+  }
+  return value;
+}
+
+class PerfFutex : public Benchmark {
+ public:
+  std::string name() const override { return "perf/futex"; }
+  std::string description() const override {
+    return "perf bench futex: hash and lock-pi throughput per thread, wake / wake-parallel / requeue "
+           "latency of all waiters";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {
+        {"tests", "hash,lock-pi,wake,wake-parallel,requeue", "hash,lock-pi,wake,wake-parallel,requeue",
+         "comma list of the tests to run"},
+        {"threads", "0", "0", "threads (hash, lock-pi) and blocked waiters (wake*, requeue); 0: one per online CPU (perf -t)"},
+        {"hash_seconds", "10", "0.5", "hash: run time in seconds (perf -r)"},
+        {"futexes", "1024", "1024", "hash: futexes per thread (perf -f)"},
+        {"lockpi_seconds", "10", "0.5", "lock-pi: run time in seconds (perf -r)"},
+        {"rounds", "10", "3", "wake, wake-parallel, requeue: rounds averaged per repeat (perf repeats 10)"},
+        {"wakes", "1", "1", "wake: waiters woken per FUTEX_WAKE (perf -w)"},
+        {"wakers", "0", "0", "wake-parallel: waker threads, must divide the waiters; 0: as many as waiters (perf -w)"},
+        {"requeues", "1", "1", "requeue: waiters requeued per FUTEX_CMP_REQUEUE (perf -q)"},
+        {"shared", "0", "0", "1: process-shared futexes instead of FUTEX_PRIVATE_FLAG (perf -S)"},
+    };
+  }
+
+  std::vector<ResultClass> result_classes(const Params& params) const override {
+    std::vector<ResultClass> classes;
+    for (const auto& test : parse_tests(params)) {
+      if (test == "hash" || test == "lock-pi") {
+        classes.push_back({test, "ops/sec", Better::Higher});
+      } else {
+        classes.push_back({test, "ms", Better::Lower});
+      }
+    }
+    return classes;
+  }
+
+  void prepare(const Params& params, const Placement&) override {
+    tests_ = parse_tests(params);
+    cpus_ = tasks::online_cpus();
+    threads_ = static_cast<int>(int_in(params, "threads", 0, 100000));
+    if (threads_ == 0) threads_ = static_cast<int>(cpus_.size());
+    hash_seconds_ = seconds_in(params, "hash_seconds");
+    lockpi_seconds_ = seconds_in(params, "lockpi_seconds");
+    futexes_ = static_cast<int>(int_in(params, "futexes", 1, 1 << 24));
+    rounds_ = static_cast<int>(int_in(params, "rounds", 1, 100000));
+    wakes_ = static_cast<int>(int_in(params, "wakes", 1, INT_MAX));
+    requeues_ = static_cast<int>(int_in(params, "requeues", 1, INT_MAX));
+    wakers_ = static_cast<int>(int_in(params, "wakers", 0, 100000));
+    if (wakers_ == 0) wakers_ = threads_;
+    if (wakers_ > threads_ || threads_ % wakers_ != 0) {
+      throw InputError("perf/futex: wakers=" + std::to_string(wakers_) + " must divide the " +
+                       std::to_string(threads_) + " waiters");
+    }
+    const auto shared = int_in(params, "shared", 0, 1);
+    ops_.flag = shared ? 0 : FUTEX_PRIVATE_FLAG;
+    missed_ = 0;
+    if (has("lock-pi")) {
+      // PI futexes need futex_cmpxchg support in the kernel; probe once.
+      Word probe{0};
+      if (ops_.lock_pi(probe) != 0) {
+        throw SkipBenchmark(std::string("lock-pi: FUTEX_LOCK_PI unavailable: ") + std::strerror(errno) +
+                            " (run the rest with --param tests=hash,wake,wake-parallel,requeue)");
+      }
+      ops_.unlock_pi(probe);
+    }
+    if (has("wake") || has("wake-parallel") || has("requeue")) {
+      // The waiter count relies on FUTEX_CMP_REQUEUE onto the same futex.
+      Word probe{0};
+      if (ops_.queued(probe) != 0) tasks::throw_errno("perf/futex: counting waiters with FUTEX_CMP_REQUEUE");
+    }
+  }
+
+  std::vector<Measurement> run_repeat(const Params& params, const Placement&) override {
+    // The measuring thread is not pinned (perf leaves it to the scheduler),
+    // whatever the agent's own pinning is; restored afterwards.
+    tasks::ScopedAffinity unpinned(cpus_);
+    std::vector<Measurement> out;
+    for (const auto& rc : result_classes(params)) {
+      double value = 0;
+      if (rc.name == "hash") {
+        value = run_hash(ops_, threads_, futexes_, hash_seconds_, cpus_);
+      } else if (rc.name == "lock-pi") {
+        value = run_lock_pi(ops_, threads_, lockpi_seconds_, cpus_);
+      } else {
+        double sum = 0;
+        for (int round = 0; round < rounds_; ++round) {
+          if (rc.name == "wake") {
+            sum += run_wake(ops_, threads_, wakes_, cpus_);
+          } else if (rc.name == "wake-parallel") {
+            long missed = 0;
+            sum += run_wake_parallel(ops_, threads_, wakers_, cpus_, missed);
+            missed_ += missed;
+          } else {
+            sum += run_requeue(ops_, threads_, requeues_, cpus_);
+          }
+        }
+        value = sum / rounds_;
+      }
+      out.push_back({rc, value});
+    }
+    return out;
+  }
+
+  std::map<std::string, std::string> notes() const override {
+    std::map<std::string, std::string> n;
+    n["placement"] = std::to_string(threads_) + " worker/waiter threads pinned round-robin over CPUs " +
+                     tasks::describe_cpus(cpus_) +
+                     "; the measuring thread and wake-parallel's wakers unpinned over the same CPUs";
+    if (missed_ > 0) {
+      n["wake-parallel"] = std::to_string(missed_) +
+                           " waiters were not found by their waker (woken afterwards, untimed)";
+    }
+    return n;
+  }
+
+ private:
+  bool has(const std::string& test) const {
+    return std::find(tests_.begin(), tests_.end(), test) != tests_.end();
+  }
+
+  std::vector<std::string> tests_;
+  std::vector<int> cpus_;
+  FutexOps ops_;
+  int threads_ = 0, futexes_ = 0, rounds_ = 0, wakes_ = 0, requeues_ = 0, wakers_ = 0;
+  double hash_seconds_ = 0, lockpi_seconds_ = 0;
+  long missed_ = 0;
+};
+
+KBENCH_REGISTER("perf/futex", [] { return std::make_unique<PerfFutex>(); });
+
+}  // namespace
+}  // namespace kbench::bench

@@ -1,0 +1,180 @@
+// mmtests/hackbench: mmtests' hackbench configurations (which drive
+// `perf bench sched messaging`) on the shared messaging engine: processes or
+// threads, pipes or sockets, over a ladder of group counts scaled to the CPUs.
+#include <algorithm>
+#include <sstream>
+
+#include "bench/benchmark.h"
+#include "bench/messaging.h"
+#include "bench/sched_tasks.h"
+#include "common/errors.h"
+
+namespace kbench::bench {
+namespace {
+
+struct Variant {
+  std::string name;  // "process-pipes"
+  bool threads;
+  bool pipes;
+};
+
+const std::vector<Variant> kVariants = {
+    {"process-pipes", false, true},
+    {"process-sockets", false, false},
+    {"thread-pipes", true, true},
+    {"thread-sockets", true, false},
+};
+
+// The group counts of the seed report's ladder (1, 4, 7, 12, 21, 30, 48, 79,
+// then steps of 31), cut at 4 x CPUs, with 4 x CPUs itself as the last rung:
+// 2 CPUs -> 1, 4, 7, 8; 64 CPUs -> 1 ... 234, 256.
+std::vector<int> group_ladder(int cpus) {
+  const int top = 4 * cpus;
+  std::vector<int> ladder;
+  for (int rung : {1, 4, 7, 12, 21, 30, 48, 79}) {
+    if (rung < top) ladder.push_back(rung);
+  }
+  for (int rung = 110; rung < top; rung += 31) ladder.push_back(rung);
+  ladder.push_back(top);
+  return ladder;
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream list(text);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+std::vector<int> parse_groups(const Params& params) {
+  const auto& text = param_string(params, "groups");
+  if (text == "auto") return group_ladder(static_cast<int>(tasks::online_cpus().size()));
+  std::vector<int> groups;
+  for (const auto& item : split(text)) {
+    std::size_t used = 0;
+    int value = 0;
+    try {
+      value = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || value < 1 || value > 100000) {
+      throw InputError("mmtests/hackbench: groups=" + text +
+                       " (expected 'auto' or a comma list of group counts 1..100000)");
+    }
+    if (std::find(groups.begin(), groups.end(), value) == groups.end()) groups.push_back(value);
+  }
+  if (groups.empty()) throw InputError("mmtests/hackbench: groups= is empty (expected 'auto' or group counts)");
+  std::sort(groups.begin(), groups.end());
+  return groups;
+}
+
+std::vector<Variant> parse_variants(const Params& params) {
+  const auto wanted = split(param_string(params, "variants"));
+  for (const auto& name : wanted) {
+    const bool known = std::any_of(kVariants.begin(), kVariants.end(), [&](const Variant& v) { return v.name == name; });
+    if (!known) {
+      throw InputError("mmtests/hackbench: variants=" + param_string(params, "variants") + ": unknown '" + name +
+                       "' (expected process-pipes, process-sockets, thread-pipes, thread-sockets)");
+    }
+  }
+  std::vector<Variant> out;
+  for (const auto& v : kVariants) {
+    if (std::find(wanted.begin(), wanted.end(), v.name) != wanted.end()) out.push_back(v);
+  }
+  if (out.empty()) throw InputError("mmtests/hackbench: variants= is empty");
+  return out;
+}
+
+int loops_of(const Params& params) {
+  const auto loops = param_int(params, "loops");
+  if (loops < 1 || loops > 100000000) {
+    throw InputError("mmtests/hackbench: loops=" + param_string(params, "loops") +
+                     " is out of range (expected 1..100000000)");
+  }
+  return static_cast<int>(loops);
+}
+
+class Hackbench : public Benchmark {
+ public:
+  std::string name() const override { return "mmtests/hackbench"; }
+  std::string description() const override {
+    return "hackbench (perf bench sched messaging) as mmtests runs it: time for groups of 20 senders "
+           "and 20 receivers to exchange 100-byte messages, per IPC and task kind and group count";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {
+        {"groups", "auto", "1,4",
+         "comma list of group counts, or 'auto': 1, 4, 7, 12, 21, 30, 48, 79, 110 (+31 ...) below 4 x "
+         "online CPUs, then 4 x online CPUs"},
+        {"loops", "500", "50", "messages each sender sends each receiver of its group (hackbench -l)"},
+        {"variants", "process-pipes,process-sockets,thread-pipes,thread-sockets",
+         "process-pipes,process-sockets,thread-pipes,thread-sockets", "which task kinds and IPC to run"},
+    };
+  }
+  std::vector<ResultClass> result_classes(const Params& params) const override {
+    loops_of(params);
+    std::vector<ResultClass> classes;
+    for (const auto& variant : parse_variants(params)) {
+      for (int groups : parse_groups(params)) {
+        classes.push_back({"hackbench-" + variant.name + "-" + std::to_string(groups), "seconds", Better::Lower});
+      }
+    }
+    return classes;
+  }
+  void prepare(const Params& params, const Placement&) override {
+    loops_ = loops_of(params);
+    variants_ = parse_variants(params);
+    groups_ = parse_groups(params);
+    cpus_ = tasks::online_cpus();
+    for (const auto& variant : variants_) {
+      ensure_messaging_fd_budget(spec(variant, groups_.back()));
+    }
+  }
+  std::vector<Measurement> run_repeat(const Params& params, const Placement&) override {
+    const auto classes = result_classes(params);
+    std::vector<Measurement> out;
+    std::size_t next = 0;
+    for (const auto& variant : variants_) {
+      for (int groups : groups_) {
+        out.push_back({classes.at(next++), run_messaging(spec(variant, groups))});
+      }
+    }
+    return out;
+  }
+  std::map<std::string, std::string> notes() const override {
+    return {{"placement", "all senders and receivers unpinned over CPUs " + tasks::describe_cpus(cpus_) +
+                              " (the agent's --cpu does not apply)"},
+            {"groups", "group counts " + describe_groups() + " for " + std::to_string(cpus_.size()) + " online CPUs"}};
+  }
+
+ private:
+  MessagingSpec spec(const Variant& variant, int groups) const {
+    MessagingSpec s;
+    s.groups = groups;
+    s.loops = loops_;
+    s.threads = variant.threads;
+    s.pipes = variant.pipes;
+    s.cpus = cpus_;
+    validate_messaging(s, "mmtests/hackbench");
+    return s;
+  }
+  std::string describe_groups() const {
+    std::string out;
+    for (int g : groups_) out += (out.empty() ? "" : ",") + std::to_string(g);
+    return out;
+  }
+
+  int loops_ = 0;
+  std::vector<Variant> variants_;
+  std::vector<int> groups_;
+  std::vector<int> cpus_;
+};
+
+KBENCH_REGISTER("mmtests/hackbench", [] { return std::make_unique<Hackbench>(); });
+
+}  // namespace
+}  // namespace kbench::bench
