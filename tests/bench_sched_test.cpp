@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -273,7 +274,7 @@ TEST(Hackbench, ThreadModeSkipsWhenTheFdLimitIsTooLow) {
 
 // ------------------------------------------------------------------ clean-up
 
-// Every process whose process group is `pgid`.
+// Every process whose process group or parent is `pgid` (the agent's pid).
 std::vector<pid_t> processes_in_group(pid_t pgid) {
   std::vector<pid_t> found;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
@@ -288,7 +289,7 @@ std::vector<pid_t> processes_in_group(pid_t pgid) {
     std::string state;
     pid_t ppid = 0, pgrp = 0;
     rest >> state >> ppid >> pgrp;
-    if (pgrp == pgid) found.push_back(std::stoi(name));
+    if (pgrp == pgid || ppid == pgid) found.push_back(std::stoi(name));
   }
   return found;
 }
@@ -338,17 +339,25 @@ void kill_agent_mid_run(const std::string& benchmark, const std::vector<std::str
     most = std::max(most, processes_in_group(agent).size());
   }
   EXPECT_GE(most, tasks_expected) << "the benchmark's tasks never appeared";
+  const std::vector<pid_t> seen = processes_in_group(agent);
   kill(-agent, SIGKILL);
   int status = 0;
   waitpid(agent, &status, 0);
   // Orphans are reparented and killed asynchronously; give them a moment.
+  // A task that left the group (setpgid/setsid) is still caught: it was seen
+  // as the agent's child before the kill and must be gone too.
   std::vector<pid_t> left;
   for (int i = 0; i < 100; ++i) {
     left = processes_in_group(agent);
+    for (pid_t pid : seen) {
+      if (pid != agent && kill(pid, 0) == 0 && std::find(left.begin(), left.end(), pid) == left.end()) {
+        left.push_back(pid);
+      }
+    }
     if (left.empty()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  EXPECT_TRUE(left.empty()) << left.size() << " processes of the killed agent's group remain";
+  EXPECT_TRUE(left.empty()) << left.size() << " processes of the killed agent remain";
 }
 
 TEST(Cleanup, KilledPerfSchedMessagingLeavesNoProcess) {

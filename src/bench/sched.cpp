@@ -380,7 +380,7 @@ class PerfSched : public Benchmark {
     return {
         {"tests", "pipe,messaging,seccomp-notify", "pipe,messaging,seccomp-notify",
          "comma list of the tests to run"},
-        {"loops", "1000000", "50000", "pipe: round trips per repeat (perf -l)"},
+        {"loops", "1000000", "20000", "pipe: round trips per repeat (perf -l)"},
         {"pipe_tasks", "process", "process", "pipe: partner is a forked 'process' or a 'thread' (perf -T)"},
         {"cpus", "same", "same",
          "pipe and seccomp-notify: 'same' (both tasks on the agent's --cpu, else its first "
@@ -391,7 +391,7 @@ class PerfSched : public Benchmark {
         {"message_bytes", "100", "100", "messaging: bytes per message"},
         {"messaging_tasks", "process", "process", "messaging: 'process' or 'thread' (perf -t)"},
         {"messaging_ipc", "sockets", "sockets", "messaging: 'sockets' (socketpairs) or 'pipes' (perf -p)"},
-        {"seccomp_loops", "1000000", "50000", "seccomp-notify: notified syscalls per repeat (perf -l)"},
+        {"seccomp_loops", "1000000", "20000", "seccomp-notify: notified syscalls per repeat (perf -l)"},
         {"seccomp_sync", "0", "0",
          "seccomp-notify: 1 sets SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (perf --sync-mode)"},
     };
