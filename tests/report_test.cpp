@@ -378,6 +378,20 @@ TEST(ReportGrid, LegendVariants) {
             std::string::npos);
 }
 
+TEST(ReportGrid, NoteShowsWithoutAChange) {
+  // A zero base has no relative change; the reason must still show, in every text format.
+  Report report = one_column_report();
+  Row& row = report.tables[0].rows[0];
+  row.base.mean = 0;
+  row.cells[0].change_pct = stats::kNaN;
+  row.cells[0].note = "base mean is 0: no relative change";
+  for (const std::string format : {"grid", "markdown", "delta", "mail"}) {
+    const std::string rendered = render(report, format);
+    EXPECT_NE(rendered.find(" [1]"), std::string::npos) << format << "\n" << rendered;
+    EXPECT_NE(rendered.find("[1] base mean is 0: no relative change"), std::string::npos) << format;
+  }
+}
+
 TEST(ReportGrid, OneTablePerSut) {
   Report report = seed_report();
   report.tables.push_back(two_column_report().tables[0]);

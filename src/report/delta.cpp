@@ -15,7 +15,10 @@ namespace {
 
 std::string delta_cell(const Row& row, const Cell& cell, Footnotes& notes) {
   const double raw = raw_change(row, cell);
-  if (std::isnan(raw)) return "";
+  if (std::isnan(raw)) {
+    const std::string markers = notes.markers(cell);
+    return markers.substr(markers.empty() ? 0 : 1);
+  }
   std::string percent = format_percent(raw, 1);
   if (raw > 0 && percent != "0.0%") percent = "+" + percent;
   return fmt::format("{} ({}){}{}", format_number(std::fabs(cell.test.mean - row.base.mean)), percent,

@@ -79,7 +79,11 @@ std::string column_key(std::size_t index) {
 
 std::string change_cell(const Row& row, const Cell& cell, SignConvention sign, Footnotes& notes) {
   const double change = signed_change(row, cell, sign);
-  if (std::isnan(change)) return "";
+  // No change to show (e.g. a zero base): the reason, if any, still shows.
+  if (std::isnan(change)) {
+    const std::string markers = notes.markers(cell);
+    return markers.substr(markers.empty() ? 0 : 1);
+  }
   return std::string(mark_prefix(cell.verdict)) + format_percent(change) + notes.markers(cell);
 }
 

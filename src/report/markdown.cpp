@@ -50,9 +50,9 @@ class MarkdownRenderer : public Renderer {
         const Cell& cell = row.cells[c];
         cells.push_back(format_number(cell.test.mean));
         const double raw = raw_change(row, cell);
-        cells.push_back(std::isnan(raw) ? ""
-                                        : arrow_change(raw) + std::string(mark_suffix(cell.verdict)) +
-                                              notes.markers(cell));
+        const std::string markers = notes.markers(cell);
+        cells.push_back(std::isnan(raw) ? markers.substr(markers.empty() ? 0 : 1)
+                                        : arrow_change(raw) + std::string(mark_suffix(cell.verdict)) + markers);
       }
       text.add_row(std::move(cells));
     }
