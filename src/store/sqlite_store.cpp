@@ -82,7 +82,6 @@ CREATE TABLE IF NOT EXISTS result (
   recorded_at    INTEGER NOT NULL,
   PRIMARY KEY (session_id, resultclass_id, repeat)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS result_by_resultclass ON result(resultclass_id);
 CREATE TABLE IF NOT EXISTS outcome (
   session_id   INTEGER NOT NULL REFERENCES session(id),
   benchmark_id INTEGER NOT NULL REFERENCES benchmark(id),
@@ -349,6 +348,9 @@ class SqliteStore final : public ResultStore {
     // FULL: a committed repeat survives a power cut too, not only a kill -9;
     // one fsync per repeat is cheap next to the repeat itself.
     exec(db_, url_, "PRAGMA synchronous = FULL");
+    // Ingest and compare touch every page of large stores; SQLite's 2 MiB
+    // default cache makes them re-read pages from the kernel.
+    exec(db_, url_, "PRAGMA cache_size = -65536");
     if (create_schema) {
       // The schema and its version appear together or not at all: a run killed
       // here leaves an empty file, which the next run initialises.
@@ -421,12 +423,15 @@ class SqliteStore final : public ResultStore {
           .bind(1, session)
           .bind(3, repeat)
           .bind(5, static_cast<std::int64_t>(std::time(nullptr)));
-      for (const auto& sample : samples) {
+      auto& known = resultclass_ids_[benchmark_id];
+      for (std::size_t position = 0; position < samples.size(); ++position) {
+        const auto& sample = samples[position];
         if (!std::isfinite(sample.value)) {
           throw RunError(benchmark.name + " repeat " + std::to_string(repeat) + ": " +
                          sample.result_class.label() + " is not a finite number; repeat not stored");
         }
-        insert_result_.reset().bind(2, resultclass_id_for(benchmark_id, benchmark.name, sample.result_class));
+        insert_result_.reset().bind(
+            2, resultclass_id_for(known, position, benchmark_id, benchmark.name, sample.result_class));
         insert_result_.bind(4, sample.value);
         try {
           insert_result_.run();
@@ -578,41 +583,84 @@ class SqliteStore final : public ResultStore {
   }
 
   void for_each_sample(const SampleQuery& query, const std::function<void(const SampleRow&)>& sink) override {
-    std::string sql = R"sql(
-      SELECT t.name, p.name, s.id, s.idx, b.id, b.name, b.params, rc.name, rc.unit, rc.better, r.repeat, r.value
-      FROM result r JOIN session s ON s.id = r.session_id JOIN sut t ON t.id = s.sut_id
-      JOIN swprofile p ON p.id = s.swprofile_id JOIN resultclass rc ON rc.id = r.resultclass_id
-      JOIN benchmark b ON b.id = rc.benchmark_id
-      WHERE t.name GLOB ?1 AND b.name GLOB ?2 AND (rc.name || ' (' || rc.unit || ')') GLOB ?3)sql";
-    if (!query.swprofiles.empty()) sql += " AND p.name IN (" + placeholders(query.swprofiles.size(), 4) + ")";
-    sql += " ORDER BY r.session_id, r.resultclass_id, r.repeat";
-    Statement statement(db_, url_, sql);
-    statement.bind(1, glob_or_all(query.sut_glob))
-        .bind(2, glob_or_all(query.benchmark_glob))
-        .bind(3, glob_or_all(query.resultclass_glob));
-    for (std::size_t i = 0; i < query.swprofiles.size(); ++i) {
-      statement.bind(static_cast<int>(i) + 4, query.swprofiles[i]);
+    // Sessions and result classes are few and small; results are many. So
+    // the filters run on the small tables, and results are read per session
+    // in primary-key order (result class, repeat): no join and no sort over
+    // the large table, which keeps a compare of a million samples fast.
+    struct SessionInfo {
+      std::int64_t id;
+      std::string sut, swprofile;
+      int index;
+    };
+    struct ClassInfo {
+      std::string benchmark;
+      Params params;
+      ResultClass result_class;
+    };
+    std::string session_sql = R"sql(
+      SELECT s.id, t.name, p.name, s.idx FROM session s
+      JOIN sut t ON t.id = s.sut_id JOIN swprofile p ON p.id = s.swprofile_id
+      WHERE t.name GLOB ?1)sql";
+    if (!query.swprofiles.empty()) {
+      session_sql += " AND p.name IN (" + placeholders(query.swprofiles.size(), 2) + ")";
     }
-    std::unordered_map<std::int64_t, Params> params_by_benchmark;
+    session_sql += " ORDER BY s.id";
+    Statement session_query(db_, url_, session_sql);
+    session_query.bind(1, glob_or_all(query.sut_glob));
+    for (std::size_t i = 0; i < query.swprofiles.size(); ++i) {
+      session_query.bind(static_cast<int>(i) + 2, query.swprofiles[i]);
+    }
+    std::vector<SessionInfo> sessions;
+    while (session_query.step()) {
+      sessions.push_back({session_query.integer(0), session_query.text(1), session_query.text(2),
+                          static_cast<int>(session_query.integer(3))});
+    }
+    if (sessions.empty()) return;
+
+    Statement class_query(db_, url_, R"sql(
+      SELECT rc.id, b.name, b.params, rc.name, rc.unit, rc.better
+      FROM resultclass rc JOIN benchmark b ON b.id = rc.benchmark_id
+      WHERE b.name GLOB ?1 AND (rc.name || ' (' || rc.unit || ')') GLOB ?2)sql");
+    class_query.bind(1, glob_or_all(query.benchmark_glob)).bind(2, glob_or_all(query.resultclass_glob));
+    std::unordered_map<std::int64_t, ClassInfo> classes;
+    while (class_query.step()) {
+      classes.emplace(class_query.integer(0),
+                      ClassInfo{class_query.text(1), params_from_text(class_query.text(2)),
+                                ResultClass{class_query.text(3), class_query.text(4),
+                                            better_from_text(class_query.text(5))}});
+    }
+    if (classes.empty()) return;
+
+    Statement results(db_, url_,
+                      "SELECT resultclass_id, repeat, value FROM result WHERE session_id = ?1 "
+                      "ORDER BY resultclass_id, repeat");
     SampleRow row;
-    while (statement.step()) {
-      row.sut = statement.text(0);
-      row.swprofile = statement.text(1);
-      row.session = statement.integer(2);
-      row.session_index = static_cast<int>(statement.integer(3));
-      const std::int64_t benchmark_id = statement.integer(4);
-      row.benchmark = statement.text(5);
-      auto params = params_by_benchmark.find(benchmark_id);
-      if (params == params_by_benchmark.end()) {
-        params = params_by_benchmark.emplace(benchmark_id, params_from_text(statement.text(6))).first;
+    for (const auto& session : sessions) {
+      row.sut = session.sut;
+      row.swprofile = session.swprofile;
+      row.session = session.id;
+      row.session_index = session.index;
+      results.reset().bind(1, session.id);
+      std::int64_t current_class = -1;
+      const ClassInfo* info = nullptr;
+      while (results.step()) {
+        const std::int64_t class_id = results.integer(0);
+        if (class_id != current_class) {
+          current_class = class_id;
+          const auto it = classes.find(class_id);
+          info = it == classes.end() ? nullptr : &it->second;
+          // Copied once per class, not per sample.
+          if (info) {
+            row.benchmark = info->benchmark;
+            row.params = info->params;
+            row.result_class = info->result_class;
+          }
+        }
+        if (!info) continue;
+        row.repeat = static_cast<int>(results.integer(1));
+        row.value = results.real(2);
+        sink(row);
       }
-      row.params = params->second;
-      row.result_class.name = statement.text(7);
-      row.result_class.unit = statement.text(8);
-      row.result_class.better = better_from_text(statement.text(9));
-      row.repeat = static_cast<int>(statement.integer(10));
-      row.value = statement.real(11);
-      sink(row);
     }
   }
 
@@ -778,33 +826,57 @@ class SqliteStore final : public ResultStore {
     return id;
   }
 
-  std::int64_t resultclass_id_for(std::int64_t benchmark_id, const std::string& benchmark_name,
-                                  const ResultClass& rc) {
-    // The key buffer is reused so that a cache hit allocates nothing: this
-    // runs once per stored sample.
-    resultclass_key_.assign(rc.name);
-    resultclass_key_ += '\0';
-    resultclass_key_ += rc.unit;
-    auto& classes = resultclass_ids_[benchmark_id];
-    auto it = classes.find(resultclass_key_);
-    if (it == classes.end()) {
-      upsert_resultclass_.reset()
-          .bind(1, benchmark_id)
-          .bind(2, rc.name)
-          .bind(3, rc.unit)
-          .bind(4, to_string(rc.better));
-      if (!upsert_resultclass_.step()) fail(db_, url_, "storing result class " + rc.label());
-      const std::int64_t id = upsert_resultclass_.integer(0);
-      const Better stored = better_from_text(upsert_resultclass_.text(1));
-      upsert_resultclass_.reset();
-      it = classes.emplace(resultclass_key_, std::make_pair(id, stored)).first;
+  // Result classes of one benchmark already in the store. A benchmark
+  // reports its classes in the same order every repeat, so the class at
+  // position i is first looked for where it was last time: no hashing on
+  // the ingest path, which runs once per stored sample.
+  struct KnownClasses {
+    struct Entry {
+      std::string name, unit;
+      std::int64_t id;
+      Better better;
+    };
+    std::vector<Entry> entries;
+    std::unordered_map<std::string, std::size_t> by_label;  // name '\0' unit -> entries index
+    std::vector<std::size_t> last_order;                     // position in repeat -> entries index
+  };
+
+  std::int64_t resultclass_id_for(KnownClasses& known, std::size_t position, std::int64_t benchmark_id,
+                                  const std::string& benchmark_name, const ResultClass& rc) {
+    std::size_t index = known.entries.size();
+    if (position < known.last_order.size()) {
+      const auto& guess = known.entries[known.last_order[position]];
+      if (guess.name == rc.name && guess.unit == rc.unit) index = known.last_order[position];
     }
-    if (it->second.second != rc.better) {
+    if (index == known.entries.size()) {
+      std::string key = rc.name;
+      key += '\0';
+      key += rc.unit;
+      if (auto it = known.by_label.find(key); it != known.by_label.end()) {
+        index = it->second;
+      } else {
+        upsert_resultclass_.reset()
+            .bind(1, benchmark_id)
+            .bind(2, rc.name)
+            .bind(3, rc.unit)
+            .bind(4, to_string(rc.better));
+        if (!upsert_resultclass_.step()) fail(db_, url_, "storing result class " + rc.label());
+        const std::int64_t id = upsert_resultclass_.integer(0);
+        const Better stored = better_from_text(upsert_resultclass_.text(1));
+        upsert_resultclass_.reset();
+        known.entries.push_back({rc.name, rc.unit, id, stored});
+        known.by_label.emplace(std::move(key), index);
+      }
+      if (known.last_order.size() <= position) known.last_order.resize(position + 1);
+      known.last_order[position] = index;
+    }
+    const auto& entry = known.entries[index];
+    if (entry.better != rc.better) {
       throw RunError("store " + url_ + ": " + benchmark_name + " " + rc.label() + " says " +
                      std::string(to_string(rc.better)) + " is better, but the store has it as " +
-                     std::string(to_string(it->second.second)) + " is better");
+                     std::string(to_string(entry.better)) + " is better");
     }
-    return it->second.first;
+    return entry.id;
   }
 
   std::string url_;
@@ -812,9 +884,7 @@ class SqliteStore final : public ResultStore {
   Statement upsert_sut_, upsert_swprofile_, insert_session_, session_exists_, find_benchmark_,
       upsert_benchmark_, upsert_resultclass_, insert_result_, upsert_outcome_;
   std::unordered_map<std::string, std::int64_t> benchmark_ids_;
-  std::unordered_map<std::int64_t, std::unordered_map<std::string, std::pair<std::int64_t, Better>>>
-      resultclass_ids_;
-  std::string resultclass_key_;
+  std::unordered_map<std::int64_t, KnownClasses> resultclass_ids_;  // by benchmark id
 };
 
 }  // namespace
