@@ -420,6 +420,13 @@ TEST(ReportMarkdown, OneAndTwoColumns) {
   expect_golden("markdown-two-columns.txt", render(two_column_report(), "markdown"));
 }
 
+TEST(ReportMarkdown, PipesInNamesAreEscaped) {
+  Report report = one_column_report();
+  report.tables[0].rows[0].result_class.name = "read|write";
+  EXPECT_NE(render(report, "markdown").find("| perf/futex read\\|write (ms) "), std::string::npos);
+  EXPECT_NE(render(report, "delta").find("| perf/futex read\\|write (ms) "), std::string::npos);
+}
+
 TEST(ReportDelta, SeedCellsAndLayout) {
   // The seed's rows: 24.78 -> 13.70 is "11.08 (-44.7%)", 2.00 -> 1.68 "0.32 (-16.0%)".
   Report report;

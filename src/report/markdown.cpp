@@ -40,7 +40,7 @@ class MarkdownRenderer : public Renderer {
     TextTable text(std::move(columns));
     Footnotes notes;
     for (const Row& row : table.rows) {
-      std::vector<std::string> cells{row.benchmark + " " + row.result_class.label(),
+      std::vector<std::string> cells{escape_pipes(row.benchmark + " " + row.result_class.label()),
                                      row.base_present ? format_number(row.base.mean) : ""};
       for (std::size_t c = 0; c < table.test_profiles.size(); ++c) {
         if (c >= row.cells.size() || !row.cells[c].present) {

@@ -44,6 +44,15 @@ std::unique_ptr<Renderer> make_renderer(const std::string& format) {
                                fmt::join(renderer_names(), ", ")));
 }
 
+std::string escape_pipes(const std::string& text) {
+  std::string result;
+  for (char c : text) {
+    if (c == '|') result += '\\';
+    result += c;
+  }
+  return result;
+}
+
 std::string table_heading(const Table& table) { return "Results for SUT Class " + table.sut + ":"; }
 
 std::string Footnotes::marker(const std::string& text) {

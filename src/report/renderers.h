@@ -51,6 +51,9 @@ std::vector<std::string> summary_lines(const Table& table);
 // column when there are several.
 std::vector<std::string> geomean_lines(const Table& table);
 
+// A '|' inside a cell would end the cell in markdown and pipe tables: "\|".
+std::string escape_pipes(const std::string& text);
+
 // Raw change in percent; NaN when either side is missing.
 double raw_change(const Row& row, const Cell& cell);
 
