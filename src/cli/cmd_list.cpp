@@ -48,7 +48,7 @@ void list_command(const ListOptions& options) {
 void add_list_command(CLI::App& app) {
   auto options = std::make_shared<ListOptions>();
   CLI::App* cmd = app.add_subcommand("list", "List the SUTs, swprofiles or benchmarks in the store");
-  cmd->add_option("what", options->what, "sut, swprofile or benchmark")
+  cmd->add_option("kind", options->what, "sut, swprofile or benchmark")
       ->required()
       ->check(CLI::IsMember({"sut", "swprofile", "benchmark"}));
   cmd->add_option("--id", options->glob, "only names matching this glob");

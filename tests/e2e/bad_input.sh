@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Bad input: one line naming the input and what was expected, exit 2, nothing
+# written to stdout, no store created or changed.
+source "$(dirname "$0")/lib.sh"
+unset KBENCH_STORE
+S="$WORK/store.db"
+
+# A real store with two profiles to compare against.
+"$KBENCH" run --swprofile A --suite quick --benchmark 'syscall/getpid' --repeats 2 --warmups 0 \
+  --store "sqlite://$S" >/dev/null 2>&1 || fail "setting up the store failed"
+before=$(md5sum "$S")
+
+# kbench run
+expect_bad_input "unknown benchmark" "$KBENCH" run --swprofile A --benchmark 'nosuch/*' --store "sqlite://$WORK/new.db"
+[ ! -e "$WORK/new.db" ] && pass || fail "run with an unknown benchmark created the store"
+expect_bad_input "missing --swprofile" "$KBENCH" run --store "sqlite://$WORK/new.db"
+expect_bad_input "empty --swprofile" "$KBENCH" run --swprofile '' --store "sqlite://$WORK/new.db"
+expect_bad_input "zero repeats" "$KBENCH" run --swprofile A --repeats 0 --store "sqlite://$WORK/new.db"
+expect_bad_input "bad --repeats" "$KBENCH" run --swprofile A --repeats many --store "sqlite://$WORK/new.db"
+expect_bad_input "bad --timeout" "$KBENCH" run --swprofile A --timeout soon --store "sqlite://$WORK/new.db"
+expect_bad_input "bad --suite" "$KBENCH" run --swprofile A --suite huge --store "sqlite://$WORK/new.db"
+expect_bad_input "bad store scheme" "$KBENCH" run --swprofile A --store "mysql://x/y"
+[ ! -e "$WORK/new.db" ] && pass || fail "a refused run created the store"
+
+# kbench compare
+expect_bad_input "unknown swprofile" "$KBENCH" compare A NOPE --store "sqlite://$S"
+expect_bad_input "one profile only" "$KBENCH" compare A --store "sqlite://$S"
+expect_bad_input "bad --method" "$KBENCH" compare A A --method bayes --store "sqlite://$S"
+expect_bad_input "bad --fdr" "$KBENCH" compare A A --fdr 2 --store "sqlite://$S"
+expect_bad_input "bad --format" "$KBENCH" compare A A --format pdf --store "sqlite://$S"
+expect_bad_input "bad --sign" "$KBENCH" compare A A --sign up --store "sqlite://$S"
+expect_bad_input "missing store" "$KBENCH" compare A B --store "sqlite://$WORK/missing.db"
+[ ! -e "$WORK/missing.db" ] && pass || fail "compare created a missing store"
+
+# Files that are not kbench stores are refused and left as they were.
+echo "hello, not a database" >"$WORK/text.db"
+sqlite3 "$WORK/other.db" "create table t(x); insert into t values (1);"
+cp "$S" "$WORK/newer.db"
+sqlite3 "$WORK/newer.db" "update kbench_meta set value='99' where key='schema_version'"
+for f in text other newer; do
+  sum=$(md5sum <"$WORK/$f.db")
+  expect_bad_input "$f.db as a store (compare)" "$KBENCH" compare A A --store "sqlite://$WORK/$f.db"
+  expect_bad_input "$f.db as a store (run)" "$KBENCH" run --swprofile A --benchmark 'syscall/getpid' \
+    --store "sqlite://$WORK/$f.db"
+  [ "$(md5sum <"$WORK/$f.db")" = "$sum" ] && pass || fail "$f.db was changed"
+done
+grep -q "99" "$WORK/err" || true
+
+# kbench list / show
+expect_bad_input "bad list kind" "$KBENCH" list widgets --store "sqlite://$S"
+expect_bad_input "show unknown profile" "$KBENCH" show NOPE --store "sqlite://$S"
+expect_bad_input "unknown command" "$KBENCH" frobnicate
+
+# kbench-agent
+expect_bad_input "agent unknown benchmark" "$KBENCH_AGENT" run --benchmark nosuch/thing --repeats 1
+expect_bad_input "agent --param without =" "$KBENCH_AGENT" run --benchmark syscall/getpid --param calls --repeats 1
+expect_bad_input "agent unknown param" "$KBENCH_AGENT" run --benchmark syscall/getpid --param nosuch=1 --repeats 1
+expect_bad_input "agent non-numeric param" "$KBENCH_AGENT" run --benchmark syscall/getpid --param calls=abc --repeats 1
+
+[ "$(md5sum "$S")" = "$before" ] && pass || fail "the real store was changed by refused commands"
+finish
