@@ -71,6 +71,9 @@ std::vector<double> mwu_null_counts(std::size_t m, std::size_t n) {
   const std::size_t max_u = m * n;
   // counts[j][u]: j positions chosen so far, u = sum of (position - rank among chosen).
   std::vector<std::vector<double>> counts(m + 1, std::vector<double>(max_u + 1, 0.0));
+  // highest[j]: largest u with a non-zero count for j chosen positions, so the
+  // inner loop only visits reachable values (cost ~ m^2 * n * (m + n) / 2).
+  std::vector<std::size_t> highest(m + 1, 0);
   counts[0][0] = 1;
   for (std::size_t position = 0; position < total; ++position) {
     const std::size_t top = std::min(m, position + 1);
@@ -81,7 +84,9 @@ std::vector<double> mwu_null_counts(std::size_t m, std::size_t n) {
       if (shift > n) continue;
       const auto& from = counts[j - 1];
       auto& to = counts[j];
-      for (std::size_t u = shift; u <= max_u; ++u) to[u] += from[u - shift];
+      const std::size_t last = std::min(max_u, shift + highest[j - 1]);
+      for (std::size_t u = shift; u <= last; ++u) to[u] += from[u - shift];
+      highest[j] = std::max(highest[j], last);
     }
   }
   return counts[m];
@@ -138,7 +143,12 @@ TestResult mann_whitney_u(std::span<const double> a, std::span<const double> b) 
 
   // scipy 1.10 _mwu_choose_method: asymptotic only when BOTH sides have more
   // than 8 values or there are ties (its docstring says "< 8"; the code rules).
-  const bool exact = (n1 <= 8 || n2 <= 8) && !has_ties;
+  // Deviation: beyond kMaxExactLarger values on the large side the exact
+  // distribution would cost seconds, and the normal approximation is then
+  // accurate anyway, so it is used.
+  constexpr std::size_t kMaxExactLarger = 2000;
+  const bool exact =
+      (n1 <= 8 || n2 <= 8) && std::max(n1, n2) <= kMaxExactLarger && !has_ties;
   double p;
   if (exact) {
     const auto counts = mwu_null_counts(n1, n2);
