@@ -47,6 +47,8 @@ TestResult welch_t_test(std::span<const double> a, std::span<const double> b);
 // scipy 1.10): the exact null distribution when at least one sample has <= 8
 // values and there are no ties, else the normal approximation with tie and
 // continuity correction. statistic is U of `a`. Needs >= 1 value per side.
+// Deviation from scipy: with more than 2000 values on the larger side the
+// normal approximation is used even when the smaller side has <= 8.
 TestResult mann_whitney_u(std::span<const double> a, std::span<const double> b);
 
 // True when the 95% Student-t CIs of the two means do not overlap.
