@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -258,6 +259,44 @@ TEST_F(StoreTest, FailingInsertMidRepeatRollsBackTheWholeRepeat) {
   store->add_repeat(session, kGetpid, 1, {sample(fresh, 5.0), sample(kMean, 2.0)});
   EXPECT_THAT(store->stored_repeats(session, kGetpid), ElementsAre(0, 1));
   EXPECT_TRUE(store->integrity_check().empty());
+}
+
+TEST_F(StoreTest, LargeRepeatsRoundTripAndRollBackAsOne) {
+  // More samples than one batched insert statement takes, plus a remainder.
+  auto store = open_store(url(), OpenMode::CreateIfMissing);
+  const auto session = store->begin_session(start_of("base"));
+  std::vector<records::Sample> many;
+  for (int i = 0; i < 101; ++i) {
+    many.push_back(sample(ResultClass{"size:" + std::to_string(i) + "KB lat", "ns", Better::Lower}, 0.5 * i));
+  }
+  store->add_repeat(session, kGetpid, 0, many);
+  store->add_repeat(session, kGetpid, 1, many);
+  auto rows = store->samples(SampleQuery{});
+  ASSERT_EQ(rows.size(), 202u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].result_class, many[i / 2].result_class);  // class, then repeat
+    EXPECT_EQ(rows[i].repeat, static_cast<int>(i % 2));
+    EXPECT_DOUBLE_EQ(rows[i].value, many[i / 2].value);
+  }
+
+  // A duplicate inside the second batch: the first batch, already executed,
+  // is rolled back with it.
+  auto broken = many;
+  broken[40] = broken[35];
+  try {
+    store->add_repeat(session, kGetpid, 2, broken);
+    FAIL() << "a duplicate result class in one repeat was accepted";
+  } catch (const RunError& error) {
+    EXPECT_THAT(error.what(), HasSubstr(broken[40].result_class.label()));
+  }
+  EXPECT_THAT(store->stored_repeats(session, kGetpid), ElementsAre(0, 1));
+  EXPECT_EQ(store->samples(SampleQuery{}).size(), 202u);
+  // The same repeat again in a different class order is still one copy too many.
+  std::reverse(many.begin(), many.end());
+  EXPECT_THROW(store->add_repeat(session, kGetpid, 1, many), RunError);
+  EXPECT_EQ(store->samples(SampleQuery{}).size(), 202u);
+  store->add_repeat(session, kGetpid, 2, many);
+  EXPECT_EQ(store->samples(SampleQuery{}).size(), 303u);
 }
 
 TEST_F(StoreTest, UnknownSessionIsRefused) {

@@ -25,6 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kBusyTimeoutMs = 30000;
+constexpr std::size_t kInsertBatch = 32;
 constexpr char kSqliteMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
                                    'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
 
@@ -150,6 +151,7 @@ class Statement {
   // True while there is a row; false when done; throws on an error (the
   // statement is reset so the transaction can be rolled back cleanly).
   bool step() {
+    last_error_ = SQLITE_OK;
     const int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
@@ -419,34 +421,55 @@ class SqliteStore final : public ResultStore {
     in_transaction([&] {
       require_session(session);
       const std::int64_t benchmark_id = benchmark_id_for(benchmark);
-      insert_result_.reset()
-          .bind(1, session)
-          .bind(3, repeat)
-          .bind(5, static_cast<std::int64_t>(std::time(nullptr)));
       auto& known = resultclass_ids_[benchmark_id];
+      class_ids_.clear();
       for (std::size_t position = 0; position < samples.size(); ++position) {
         const auto& sample = samples[position];
         if (!std::isfinite(sample.value)) {
           throw RunError(benchmark.name + " repeat " + std::to_string(repeat) + ": " +
                          sample.result_class.label() + " is not a finite number; repeat not stored");
         }
-        insert_result_.reset().bind(
-            2, resultclass_id_for(known, position, benchmark_id, benchmark.name, sample.result_class));
-        insert_result_.bind(4, sample.value);
-        try {
-          insert_result_.run();
-        } catch (const RunError&) {
-          if (insert_result_.last_error() == SQLITE_CONSTRAINT_PRIMARYKEY) {
-            throw RunError("store " + url_ + ": " + benchmark.name + " repeat " + std::to_string(repeat) +
-                           " of session " + std::to_string(session) + ": " + sample.result_class.label() +
-                           " is already stored (twice in one repeat, or the repeat was stored before)");
-          }
-          throw;
-        }
+        class_ids_.push_back(resultclass_id_for(known, position, benchmark_id, benchmark.name, sample.result_class));
       }
-      insert_result_.reset();
+      const auto recorded_at = static_cast<std::int64_t>(std::time(nullptr));
+      try {
+        // Rows go in batches of kInsertBatch per statement: one statement
+        // execution per sample is most of SQLite's cost of an insert.
+        std::size_t next = 0;
+        insert_results_.reset().bind(1, session).bind(2, repeat).bind(3, recorded_at);
+        for (; next + kInsertBatch <= samples.size(); next += kInsertBatch) {
+          insert_results_.reset();
+          for (std::size_t i = 0; i < kInsertBatch; ++i) {
+            insert_results_.bind(static_cast<int>(4 + 2 * i), class_ids_[next + i]);
+            insert_results_.bind(static_cast<int>(5 + 2 * i), samples[next + i].value);
+          }
+          insert_results_.run();
+        }
+        insert_result_.reset().bind(1, session).bind(3, repeat).bind(5, recorded_at);
+        for (; next < samples.size(); ++next) {
+          insert_result_.reset().bind(2, class_ids_[next]).bind(4, samples[next].value);
+          insert_result_.run();
+        }
+      } catch (const RunError&) {
+        if (insert_results_.last_error() == SQLITE_CONSTRAINT_PRIMARYKEY ||
+            insert_result_.last_error() == SQLITE_CONSTRAINT_PRIMARYKEY) {
+          throw RunError("store " + url_ + ": " + benchmark.name + " repeat " + std::to_string(repeat) +
+                         " of session " + std::to_string(session) + ": " + duplicate_description(samples) +
+                         " (twice in one repeat, or the repeat was stored before)");
+        }
+        throw;
+      }
       return 0;
     });
+  }
+
+  // Which sample broke the primary key: only on the error path.
+  std::string duplicate_description(const std::vector<records::Sample>& samples) const {
+    std::unordered_map<std::int64_t, std::size_t> seen;
+    for (std::size_t i = 0; i < class_ids_.size(); ++i) {
+      if (!seen.emplace(class_ids_[i], i).second) return samples[i].result_class.label() + " is already stored";
+    }
+    return "the repeat is already stored";
   }
 
   void record_outcome(std::int64_t session, const BenchmarkKey& benchmark, const Outcome& outcome) override {
@@ -759,6 +782,13 @@ class SqliteStore final : public ResultStore {
     upsert_resultclass_ = Statement(db_, url_, R"sql(
       INSERT INTO resultclass(benchmark_id, name, unit, better) VALUES (?1, ?2, ?3, ?4)
       ON CONFLICT DO UPDATE SET better = better RETURNING id, better)sql");
+    std::string batch_sql =
+        "INSERT INTO result(session_id, resultclass_id, repeat, value, recorded_at) VALUES ";
+    for (std::size_t i = 0; i < kInsertBatch; ++i) {
+      if (i) batch_sql += ", ";
+      batch_sql += "(?1, ?" + std::to_string(4 + 2 * i) + ", ?2, ?" + std::to_string(5 + 2 * i) + ", ?3)";
+    }
+    insert_results_ = Statement(db_, url_, batch_sql);
     insert_result_ = Statement(db_, url_, R"sql(
       INSERT INTO result(session_id, resultclass_id, repeat, value, recorded_at)
       VALUES (?1, ?2, ?3, ?4, ?5))sql");
@@ -882,7 +912,8 @@ class SqliteStore final : public ResultStore {
   std::string url_;
   sqlite3* db_;
   Statement upsert_sut_, upsert_swprofile_, insert_session_, session_exists_, find_benchmark_,
-      upsert_benchmark_, upsert_resultclass_, insert_result_, upsert_outcome_;
+      upsert_benchmark_, upsert_resultclass_, insert_result_, insert_results_, upsert_outcome_;
+  std::vector<std::int64_t> class_ids_;  // of the repeat being stored, reused
   std::unordered_map<std::string, std::int64_t> benchmark_ids_;
   std::unordered_map<std::int64_t, KnownClasses> resultclass_ids_;  // by benchmark id
 };
