@@ -159,6 +159,7 @@ TEST(Agent, RunWritesSchemaValidRecords) {
     } else if (type == "repeat_end") {
       repeat_ends.push_back(record.at("repeat").get<int>());
       EXPECT_GE(record.at("seconds").get<double>(), 0);
+      EXPECT_GE(record.at("involuntary_switches").get<long>(), 0);
     } else if (type == "info") {
       EXPECT_TRUE(record.at("key").is_string());
       saw_overhead |= record.at("key") == "timer_overhead_ticks";

@@ -1,6 +1,9 @@
 // kbench-agent: runs benchmarks on the machine under test and reports in JSON
 // Lines on stdout (docs/agent-protocol.md). Statically linked and free of
 // database or YAML code, so it can be copied onto any Linux machine or VM.
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -158,6 +161,25 @@ void emit_notes(const std::string& name, const std::map<std::string, std::string
   }
 }
 
+// Context switches the kernel forced on the agent so far: a repeat with many
+// was disturbed by other work on its CPU.
+long involuntary_switches() {
+  rusage usage{};
+  return getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_nivcsw : 0;
+}
+
+// The 1-minute load average, when above the number of online CPUs, as a
+// warning worth storing with the samples.
+std::optional<std::string> busy_warning() {
+  double load[1] = {0};
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (getloadavg(load, 1) != 1 || cpus <= 0 || load[0] <= double(cpus)) return std::nullopt;
+  char text[128];
+  std::snprintf(text, sizeof text, "machine busy: 1-minute load average %.2f on %ld online CPUs",
+                load[0], cpus);
+  return std::string(text);
+}
+
 int run_benchmark(const RunRequest& request) {
   // Everything that can be wrong with the input is checked before the first
   // line is written: a bad request leaves stdout empty.
@@ -209,19 +231,24 @@ int run_benchmark(const RunRequest& request) {
     started = true;
     const auto affinity = kbench::timing::current_affinity();
     emit({{"type", records::kInfo}, {"benchmark", name}, {"key", "affinity"}, {"value", affinity}});
+    if (const auto warning = busy_warning()) {
+      emit({{"type", records::kInfo}, {"benchmark", name}, {"key", "busy"}, {"value", *warning}});
+    }
     const auto notes_after_prepare = benchmark->notes();
     emit_notes(name, notes_after_prepare, {});
 
     for (int i = 0; i < request.warmups; ++i) checked(benchmark->run_repeat(params, where), declared);
     for (int repeat = 0; repeat < request.repeats; ++repeat) {
       const double began = kbench::timing::monotonic_seconds();
+      const long switches_before = involuntary_switches();
       const auto measured = checked(benchmark->run_repeat(params, where), declared);
       const double seconds = kbench::timing::monotonic_seconds() - began;
+      const long switches = involuntary_switches() - switches_before;
       for (const auto& m : measured) {
         emit(records::to_json(records::Sample{name, m.result_class, repeat, m.value}));
       }
       emit({{"type", records::kRepeatEnd}, {"benchmark", name}, {"repeat", repeat},
-            {"seconds", seconds}});
+            {"seconds", seconds}, {"involuntary_switches", switches}});
     }
     emit_notes(name, benchmark->notes(), notes_after_prepare);
     benchmark->finish();
