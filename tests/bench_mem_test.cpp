@@ -449,6 +449,9 @@ void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, WNOHANG), 0) << "the agent ended before it could be killed mid-run";
+  // The scan must see the live group (the agent leads it), or an empty
+  // result after the kill would prove nothing.
+  EXPECT_FALSE(leftovers_of(child).empty()) << "the /proc scan does not see the running agent";
   ASSERT_EQ(kill(-child, SIGKILL), 0);
   ASSERT_EQ(waitpid(child, &status, 0), child);
   // Orphans are reparented and reaped asynchronously: allow them a moment.
