@@ -83,13 +83,16 @@ class Waiters {
     }
   }
 
-  // Until all are queued on `word`; RunError after 10 s.
-  void wait_until_queued() {
+  // Until all are queued on `word` (RunError after 10 s), then `settle_ms`
+  // more: perf sleeps 100 ms here, so its clock starts on an idle CPU with
+  // cold caches, and the figures are only comparable with the same pause.
+  void wait_until_queued(int settle_ms) {
     const double deadline = now_seconds() + 10;
     while (ops_.queued(word_) < static_cast<long>(threads_.size())) {
       if (now_seconds() > deadline) throw RunError("perf/futex: waiters did not block within 10 s");
       usleep(100);
     }
+    if (settle_ms > 0) usleep(static_cast<useconds_t>(settle_ms) * 1000);
   }
 
   ~Waiters() { release_all(); }
@@ -237,10 +240,10 @@ double run_lock_pi(const FutexOps& ops, int threads, double seconds, const std::
 }
 
 // Milliseconds to wake every waiter, `wakes` per call (perf futex wake).
-double run_wake(const FutexOps& ops, int threads, int wakes, const std::vector<int>& cpus) {
+double run_wake(const FutexOps& ops, int threads, int wakes, const std::vector<int>& cpus, int settle_ms) {
   Word word{0};
   Waiters waiters(ops, word, {}, threads, cpus);
-  waiters.wait_until_queued();
+  waiters.wait_until_queued(settle_ms);
   long woken = 0;
   const double start = now_seconds();
   while (woken < threads) {
@@ -255,10 +258,10 @@ double run_wake(const FutexOps& ops, int threads, int wakes, const std::vector<i
 // starting together (perf futex wake-parallel). Returns the number of waiters
 // the wakers missed in `missed` (they are then woken untimed).
 double run_wake_parallel(const FutexOps& ops, int blocked, int wakers, const std::vector<int>& cpus,
-                         long& missed) {
+                         int settle_ms, long& missed) {
   Word word{0};
   Waiters waiters(ops, word, {}, blocked, cpus);
-  waiters.wait_until_queued();
+  waiters.wait_until_queued(settle_ms);
   const int share = blocked / wakers;
   std::vector<double> took(static_cast<std::size_t>(wakers));
   std::vector<long> woke(static_cast<std::size_t>(wakers));
@@ -291,10 +294,10 @@ double run_wake_parallel(const FutexOps& ops, int blocked, int wakers, const std
 
 // Milliseconds to requeue every waiter from one futex to another, `requeues`
 // per call and none woken (perf futex requeue).
-double run_requeue(const FutexOps& ops, int threads, int requeues, const std::vector<int>& cpus) {
+double run_requeue(const FutexOps& ops, int threads, int requeues, const std::vector<int>& cpus, int settle_ms) {
   Word from{0}, to{0};
   Waiters waiters(ops, from, {&to}, threads, cpus);
-  waiters.wait_until_queued();
+  waiters.wait_until_queued(settle_ms);
   long moved = 0;
   const double start = now_seconds();
   while (moved < threads) {
@@ -369,6 +372,9 @@ class PerfFutex : public Benchmark {
         {"wakes", "1", "1", "wake: waiters woken per FUTEX_WAKE (perf -w)"},
         {"wakers", "0", "0", "wake-parallel: waker threads, must divide the waiters; 0: as many as waiters (perf -w)"},
         {"requeues", "1", "1", "requeue: waiters requeued per FUTEX_CMP_REQUEUE (perf -q)"},
+        {"settle_ms", "100", "20",
+         "wake, wake-parallel, requeue: pause in ms between all waiters queued and the clock start "
+         "(perf: 100); 0 measures with warm caches"},
         {"shared", "0", "0", "1: process-shared futexes instead of FUTEX_PRIVATE_FLAG (perf -S)"},
     };
   }
@@ -396,6 +402,7 @@ class PerfFutex : public Benchmark {
     rounds_ = static_cast<int>(int_in(params, "rounds", 1, 100000));
     wakes_ = static_cast<int>(int_in(params, "wakes", 1, INT_MAX));
     requeues_ = static_cast<int>(int_in(params, "requeues", 1, INT_MAX));
+    settle_ms_ = static_cast<int>(int_in(params, "settle_ms", 0, 10000));
     wakers_ = static_cast<int>(int_in(params, "wakers", 0, 100000));
     if (wakers_ == 0) wakers_ = threads_;
     if (wakers_ > threads_ || threads_ % wakers_ != 0) {
@@ -436,13 +443,13 @@ class PerfFutex : public Benchmark {
         double sum = 0;
         for (int round = 0; round < rounds_; ++round) {
           if (rc.name == "wake") {
-            sum += run_wake(ops_, threads_, wakes_, cpus_);
+            sum += run_wake(ops_, threads_, wakes_, cpus_, settle_ms_);
           } else if (rc.name == "wake-parallel") {
             long missed = 0;
-            sum += run_wake_parallel(ops_, threads_, wakers_, cpus_, missed);
+            sum += run_wake_parallel(ops_, threads_, wakers_, cpus_, settle_ms_, missed);
             missed_ += missed;
           } else {
-            sum += run_requeue(ops_, threads_, requeues_, cpus_);
+            sum += run_requeue(ops_, threads_, requeues_, cpus_, settle_ms_);
           }
         }
         value = sum / rounds_;
@@ -472,7 +479,7 @@ class PerfFutex : public Benchmark {
   std::vector<std::string> tests_;
   std::vector<int> cpus_;
   FutexOps ops_;
-  int threads_ = 0, futexes_ = 0, rounds_ = 0, wakes_ = 0, requeues_ = 0, wakers_ = 0;
+  int threads_ = 0, futexes_ = 0, rounds_ = 0, wakes_ = 0, requeues_ = 0, wakers_ = 0, settle_ms_ = 0;
   double hash_seconds_ = 0, lockpi_seconds_ = 0;
   long missed_ = 0;
 };

@@ -391,7 +391,7 @@ class PerfSched : public Benchmark {
         {"message_bytes", "100", "100", "messaging: bytes per message"},
         {"messaging_tasks", "process", "process", "messaging: 'process' or 'thread' (perf -t)"},
         {"messaging_ipc", "sockets", "sockets", "messaging: 'sockets' (socketpairs) or 'pipes' (perf -p)"},
-        {"seccomp_loops", "1000000", "20000", "seccomp-notify: notified syscalls per repeat (perf -l)"},
+        {"seccomp_loops", "300000", "20000", "seccomp-notify: notified syscalls per repeat (perf -l)"},
         {"seccomp_sync", "0", "0",
          "seccomp-notify: 1 sets SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (perf --sync-mode)"},
     };
