@@ -19,7 +19,9 @@ code. The exact calls per section:
   mwu                 scipy.stats.mannwhitneyu(a, b, alternative='two-sided',
                       method='auto'); the method auto chose is recorded from
                       scipy.stats._mannwhitneyu._mwu_choose_method
-  ci95_disjoint       from the scipy t.interval bounds above
+  (welch and mwu are cross-checked with R's t.test and wilcox.test when
+  Rscript is installed; the result is recorded in the provenance)
+  ci95_disjoint       from the CI bounds above
   bh                  straightforward numpy Benjamini-Hochberg (scipy 1.10 has no
                       false_discovery_control), cross-checked with R's
                       p.adjust(method = "BH") when Rscript is installed
@@ -238,6 +240,49 @@ for name, (a, b) in mwu_inputs.items():
     mwu.append({"name": name, "a": encl(a), "b": encl(b), "method": method,
                 "statistic": enc(res.statistic), "p_value": enc(res.pvalue)})
 
+# ---------------------------------------------------------------- R cross-check
+
+
+def r_vector(xs):
+    return "c(%s)" % ",".join(repr(float(x)) for x in xs)
+
+
+def r_numbers(expr):
+    out = subprocess.run([rscript, "-e", expr], check=True, capture_output=True, text=True)
+    return [float(v) for v in out.stdout.split()]
+
+
+rscript = shutil.which("Rscript")
+tests_check = "Rscript not installed: welch and mwu not cross-checked with R"
+if rscript:
+    worst_welch = worst_mwu = 0.0
+    for row in welch:
+        if not row["valid"] or row["p_value"] in (0.0, None):
+            continue  # R's t.test refuses constant data
+        t, df, p = r_numbers("r <- t.test(%s, %s, var.equal=FALSE); cat(sprintf('%%.17g', "
+                             "c(r$statistic, r$parameter, r$p.value)), sep='\\n')"
+                             % (r_vector(row["a"]), r_vector(row["b"])))
+        for mine, theirs in ((row["statistic"], t), (row["df"], df), (row["p_value"], p)):
+            if theirs != 0:
+                worst_welch = max(worst_welch, abs(mine - theirs) / abs(theirs))
+    for row in mwu:
+        # wilcox.test's W is U of the first sample; exact= picks the same branch
+        # scipy chose (R's own automatic rule differs: n < 50).
+        w, p = r_numbers("r <- suppressWarnings(wilcox.test(%s, %s, exact=%s, correct=TRUE)); "
+                         "cat(sprintf('%%.17g', c(r$statistic, r$p.value)), sep='\\n')"
+                         % (r_vector(row["a"]), r_vector(row["b"]),
+                            "TRUE" if row["method"] == "exact" else "FALSE"))
+        if row["name"] == "all tied":
+            continue  # R gives NaN there (0/0); scipy's p = 1 is the stored reference
+        for mine, theirs in ((row["statistic"], w), (row["p_value"], p)):
+            if theirs != 0:
+                worst_mwu = max(worst_mwu, abs(mine - theirs) / abs(theirs))
+    tests_check = ("welch agrees with R t.test(var.equal=FALSE), worst relative difference %.3g; "
+                   "mwu agrees with R wilcox.test(exact=<scipy's choice>, correct=TRUE), "
+                   "worst relative difference %.3g" % (worst_welch, worst_mwu))
+    if worst_welch > 1e-9 or worst_mwu > 1e-9:
+        sys.exit("scipy and R disagree: " + tests_check)
+
 # ---------------------------------------------------------------- CI overlap
 disjoint_pairs = [
     ("realistic cv 1%", "two values"), ("odd count", "even count"), ("odd count", "ties"),
@@ -250,7 +295,6 @@ for an, bn in disjoint_pairs:
     d = bool(sa["ci95_high"] < sb["ci95_low"] or sb["ci95_high"] < sa["ci95_low"])
     ci_disjoint.append({"a": an, "b": bn, "disjoint": d})
 
-rscript = shutil.which("Rscript")
 t_check = "Rscript not installed: t quantiles not cross-checked with R"
 if rscript:
     finite = [q for q in t_quantiles if q["df"] != "inf"]
@@ -475,6 +519,7 @@ doc = {
         "t_quantile_method": "scipy.stats.t.ppf polished by 3 Newton steps on scipy.stats.t.cdf/sf "
                              "(scipy 1.10 t.ppf alone is off by up to ~2e-9 relative)",
         "t_quantile_cross_check": t_check,
+        "welch_mwu_cross_check": tests_check,
         "mwu_auto_rule": "scipy %s _mwu_choose_method: asymptotic if both sizes > 8 or any tie, "
                          "else exact" % scipy.__version__,
         "encoding": "NaN as null, infinities as \"inf\"/\"-inf\"",
