@@ -221,11 +221,23 @@ TEST(BenchSock, SockCrossAndFreePlacementsRunOrSkip) {
     }
     run_one_repeat("sockperf/echo-lat-udp", overrides, 0, &notes);
     if (placement == "cross") {
-      EXPECT_NE(notes["placement"].find("client thread cpu0, server thread cpu1"), std::string::npos)
+      EXPECT_NE(notes["placement"].find("client cpu0, server cpu1"), std::string::npos)
           << notes["placement"];
     } else {
       EXPECT_NE(notes["placement"].find("unpinned"), std::string::npos) << notes["placement"];
     }
+  }
+}
+
+TEST(BenchSock, SockServerRunsAsChildProcessOrThread) {
+  for (const std::string name : {"sockperf/echo-lat-tcp", "sockperf/packet-tp-udp"}) {
+    std::map<std::string, std::string> notes;
+    run_one_repeat(name, small_overrides(name), 0, &notes);
+    EXPECT_NE(notes["placement"].find("forked child process"), std::string::npos) << notes["placement"];
+    Params overrides = small_overrides(name);
+    overrides["server"] = "thread";
+    run_one_repeat(name, overrides, 0, &notes);
+    EXPECT_NE(notes["placement"].find("thread of the agent"), std::string::npos) << notes["placement"];
   }
 }
 
@@ -237,6 +249,7 @@ TEST(BenchSock, SockRejectsBadParameters) {
       {"sockperf/echo-lat-udp", {{"msg-sizes", "64B,70000B"}}},
       {"sockperf/packet-tp-tcp", {{"time", "-1"}}},
       {"sockperf/packet-tp-udp", {{"placement", "elsewhere"}}},
+      {"sockperf/echo-lat-udp", {{"server", "fork"}}},
   };
   for (const auto& [name, overrides] : bad) {
     auto b = make(name);
@@ -315,7 +328,9 @@ std::vector<std::string> processes_of(pid_t pid) {
   return found;
 }
 
-void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector<std::string>& params) {
+// `forks`: the benchmark runs a child process, which must exist at the kill.
+void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector<std::string>& params,
+                                 bool forks) {
   if (access(agent_path().c_str(), X_OK) != 0) GTEST_SKIP() << "kbench-agent not built yet: " << agent_path();
   const std::string list = capture(agent_path() + " list 2>/dev/null");
   if (list.find(benchmark) == std::string::npos) GTEST_SKIP() << "kbench-agent does not list " << benchmark;
@@ -342,6 +357,9 @@ void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   int early_status = 0;
   EXPECT_EQ(waitpid(child, &early_status, WNOHANG), 0) << "agent exited before it could be killed";
+  if (forks) {
+    EXPECT_FALSE(processes_of(child).empty()) << benchmark << " runs no child process to leave behind";
+  }
   ASSERT_EQ(kill(-child, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
@@ -356,11 +374,11 @@ void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector
 }
 
 TEST(BenchSockCleanup, KilledPingPongAgentLeavesNoProcess) {
-  kill_mid_run_leaves_nothing("sockperf/echo-lat-tcp", {"time=5"});
+  kill_mid_run_leaves_nothing("sockperf/echo-lat-tcp", {"time=5"}, true);
 }
 
 TEST(BenchSockCleanup, KilledSysbenchThreadAgentLeavesNoProcess) {
-  kill_mid_run_leaves_nothing("mmtests/sysbench-thread", {"time=5"});
+  kill_mid_run_leaves_nothing("mmtests/sysbench-thread", {"time=5"}, false);
 }
 
 }  // namespace

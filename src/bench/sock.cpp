@@ -1,6 +1,7 @@
 // sockperf/echo-lat-{tcp,udp} and sockperf/packet-tp-{tcp,udp}: loopback
-// message benchmarks in the manner of sockperf, with a server thread and a
-// client thread inside the agent (both die with it; nothing to reap).
+// message benchmarks in the manner of sockperf: a client thread of the agent
+// and a server that is a forked child (default, like sockperf's separate
+// server program) or another thread.
 //   ping-pong   the client sends one message, the server echoes it, the client
 //               waits for it; latency = round trip / 2, as sockperf reports it.
 //   throughput  the client sends as fast as it can, the server only reads;
@@ -10,7 +11,11 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -20,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -234,9 +240,31 @@ void place_self(int cpu) {
 }
 
 std::string describe(const ThreadCpus& cpus) {
-  if (cpus.client < 0) return "client and server threads unpinned (scheduler's choice)";
-  return "client thread cpu" + std::to_string(cpus.client) + ", server thread cpu" + std::to_string(cpus.server);
+  if (cpus.client < 0) return "client and server unpinned (scheduler's choice)";
+  return "client cpu" + std::to_string(cpus.client) + ", server cpu" + std::to_string(cpus.server);
 }
+
+// ---------------------------------------------------------------------------
+// Server process or thread
+
+enum class ServerKind { Process, Thread };
+
+ServerKind parse_server_kind(const Params& params) {
+  const std::string& text = param_string(params, "server");
+  if (text == "process") return ServerKind::Process;
+  if (text == "thread") return ServerKind::Thread;
+  throw InputError("--param server=" + text + ": expected 'process' or 'thread'");
+}
+
+// Lives in a MAP_SHARED page so that a forked server sees the stop flag and
+// the client sees what the server counted; lock-free atomics work across
+// processes.
+struct SharedState {
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> server_messages{0};
+  char error[256] = {};
+};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<std::uint64_t>::is_always_lock_free);
 
 // ---------------------------------------------------------------------------
 // Parameters
@@ -290,9 +318,9 @@ class SockBench : public Benchmark {
   std::string description() const override {
     const std::string proto = protocol_ == Protocol::Tcp ? "TCP" : "UDP";
     if (mode_ == Mode::PingPong) {
-      return proto + " loopback ping-pong between two threads: one-way latency (round trip / 2), mean and p99";
+      return proto + " loopback ping-pong between client and server: one-way latency (round trip / 2), mean and p99";
     }
-    return proto + " loopback one-way stream between two threads: messages and Mbps sent per second";
+    return proto + " loopback one-way stream from client to server: messages and Mbps sent per second";
   }
   std::vector<ParamSpec> params() const override {
     return {
@@ -301,6 +329,9 @@ class SockBench : public Benchmark {
         {"placement", "same", "same",
          "'same': client and server threads both on the agent's --cpu (default: cross-CPU wake-ups "
          "dominate on VMs); 'cross': server on the next online CPU; 'free': unpinned"},
+        {"server", "process", "process",
+         "'process': the server is a forked child process, as sockperf's server is a separate "
+         "program; 'thread': a thread of the agent (no address-space switch)"},
     };
   }
   std::vector<ResultClass> result_classes(const Params& params) const override {
@@ -324,10 +355,16 @@ class SockBench : public Benchmark {
     parse_sizes(params, protocol_);
     parse_seconds(params);
     cpus_ = choose_cpus(parse_placement(params), where.cpu);
-    notes_["placement"] = describe(cpus_);
+    notes_["placement"] = describe(cpus_) + (parse_server_kind(params) == ServerKind::Process
+                                                  ? "; server in a forked child process"
+                                                  : "; server a thread of the agent");
     if (mode_ == Mode::PingPong) timing::calibration();
+    parse_server_kind(params);
     try {
       connect_pair();
+      void* page = mmap(nullptr, sizeof(SharedState), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+      if (page == MAP_FAILED) throw RunError(errno_text("mmap of the client/server shared page"));
+      shared_ = new (page) SharedState;
     } catch (...) {
       close_all();
       throw;
@@ -338,11 +375,12 @@ class SockBench : public Benchmark {
     const auto sizes = parse_sizes(params, protocol_);
     const double seconds = parse_seconds(params);
     const ThreadCpus cpus = choose_cpus(parse_placement(params), where.cpu);
-    if (client_.get() < 0) throw RunError(name() + ": run_repeat without prepare (no sockets)");
+    const ServerKind kind = parse_server_kind(params);
+    if (client_.get() < 0 || !shared_) throw RunError(name() + ": run_repeat without prepare (no sockets)");
     const auto classes = result_classes(params);
     std::vector<Measurement> out;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const auto [first, second] = run_size(sizes[i], seconds, cpus);
+      const auto [first, second] = run_size(sizes[i], seconds, cpus, kind);
       out.push_back({classes[2 * i], first});
       out.push_back({classes[2 * i + 1], second});
     }
@@ -356,6 +394,11 @@ class SockBench : public Benchmark {
   void close_all() {
     client_.reset();
     server_.reset();
+    if (shared_) {
+      shared_->~SharedState();
+      munmap(shared_, sizeof(SharedState));
+      shared_ = nullptr;
+    }
   }
 
   void connect_pair() {
@@ -409,21 +452,34 @@ class SockBench : public Benchmark {
   }
 
   // Returns {avg_latency usec, p99 usec} or {msg/sec, Mbps}.
-  std::pair<double, double> run_size(std::uint64_t size, double seconds, const ThreadCpus& cpus) {
+  std::pair<double, double> run_size(std::uint64_t size, double seconds, const ThreadCpus& cpus,
+                                     ServerKind kind) {
     drain_server();
-    std::atomic<bool> stop{false};
+    shared_->stop.store(false);
+    shared_->server_messages.store(0);
+    shared_->error[0] = '\0';
     std::exception_ptr server_error, client_error;
-    std::uint64_t server_messages = 0;
     std::pair<double, double> result{0, 0};
 
-    std::thread server([&] {
-      try {
-        place_self(cpus.server);
-        server_messages = mode_ == Mode::PingPong ? serve_echo(size, stop) : serve_sink(size, stop);
-      } catch (...) {
-        server_error = std::current_exception();
-      }
-    });
+    auto serve = [&] {
+      place_self(cpus.server);
+      const std::uint64_t n =
+          mode_ == Mode::PingPong ? serve_echo(size, shared_->stop) : serve_sink(size, shared_->stop);
+      shared_->server_messages.store(n);
+    };
+    std::thread server_thread;
+    pid_t server_pid = -1;
+    if (kind == ServerKind::Thread) {
+      server_thread = std::thread([&] {
+        try {
+          serve();
+        } catch (...) {
+          server_error = std::current_exception();
+        }
+      });
+    } else {
+      server_pid = fork_server(serve);
+    }
     std::thread client([&] {
       try {
         place_self(cpus.client);
@@ -432,22 +488,57 @@ class SockBench : public Benchmark {
         client_error = std::current_exception();
       }
       // Whatever happened, the server must not wait for more.
-      stop.store(true);
+      shared_->stop.store(true);
       send_quit(size);
     });
     client.join();
-    server.join();
+    if (server_thread.joinable()) server_thread.join();
+    if (server_pid > 0) {
+      int status = 0;
+      while (waitpid(server_pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+        const std::string why = shared_->error[0] ? std::string(shared_->error) : "exit status " + std::to_string(status);
+        server_error = std::make_exception_ptr(RunError("server process: " + why));
+      }
+    }
     if (client_error) std::rethrow_exception(client_error);
     if (server_error) std::rethrow_exception(server_error);
     if (mode_ == Mode::Throughput && protocol_ == Protocol::Udp && sent_messages_ > 0) {
       notes_["udp_delivered_percent m:" + std::to_string(size) + "B"] =
-          std::to_string(100.0 * double(server_messages) / double(sent_messages_));
+          std::to_string(100.0 * double(shared_->server_messages.load()) / double(sent_messages_));
     }
     if (!(result.first > 0) || !(result.second > 0) || !std::isfinite(result.first) ||
         !std::isfinite(result.second)) {
       throw RunError(name() + " m:" + std::to_string(size) + "B measured nothing");
     }
     return result;
+  }
+
+  // The server as a child process, like sockperf's separate server: the
+  // same-CPU ping-pong then pays for an address-space switch, as it does
+  // between two programs. The child dies with the agent (PDEATHSIG, also when
+  // the controller SIGKILLs the agent's process group, which it stays in) and
+  // reports failure through the shared page and its exit status.
+  template <typename Serve>
+  pid_t fork_server(Serve& serve) {
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid < 0) throw RunError(errno_text("fork for the server process"));
+    if (pid > 0) return pid;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(2);
+    // The client's socket stays the parent's business.
+    client_.reset();
+    try {
+      serve();
+      _exit(0);
+    } catch (const std::exception& e) {
+      std::snprintf(shared_->error, sizeof shared_->error, "%s", e.what());
+    } catch (...) {
+      std::snprintf(shared_->error, sizeof shared_->error, "unknown error");
+    }
+    _exit(3);
   }
 
   void send_quit(std::uint64_t size) {
@@ -616,6 +707,7 @@ class SockBench : public Benchmark {
   Fd client_, server_;
   sockaddr_in server_addr_{};
   std::uint64_t sent_messages_ = 0;
+  SharedState* shared_ = nullptr;  // MAP_SHARED: seen by a forked server too
   std::map<std::string, std::string> notes_;
 };
 
