@@ -88,8 +88,12 @@ TEST(Agent, ListIsTheCatalogueWithResultClasses) {
       EXPECT_EQ(rc.at("label"), rc.at("name").get<std::string>() + " (" +
                                     rc.at("unit").get<std::string>() + ")");
       EXPECT_TRUE(rc.at("better") == "higher" || rc.at("better") == "lower");
-      if (name.rfind("syscall/", 0) == 0) EXPECT_EQ(rc.at("better"), "lower");
-      if (name == "perf/syscall") EXPECT_EQ(rc.at("better"), "higher");
+      if (name.rfind("syscall/", 0) == 0) {
+        EXPECT_EQ(rc.at("better"), "lower");
+      }
+      if (name == "perf/syscall") {
+        EXPECT_EQ(rc.at("better"), "higher");
+      }
     }
     for (const auto& param : entry.at("params")) {
       EXPECT_TRUE(param.at("name").is_string());
