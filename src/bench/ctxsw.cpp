@@ -202,7 +202,7 @@ class ContextSwitch : public Benchmark {
            ": round trip / 2, in ns and cycle-counter ticks";
   }
   std::vector<ParamSpec> params() const override {
-    return {{"loops", "200000", "20000", "round trips (2 switches each) per repeat"}};
+    return {{"loops", "100000", "20000", "round trips (2 switches each) per repeat"}};
   }
   std::vector<ResultClass> result_classes(const Params&) const override {
     return {{"switch", "ns", Better::Lower}, {"switch", "ticks", Better::Lower}};

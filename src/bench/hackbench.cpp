@@ -110,7 +110,7 @@ class Hackbench : public Benchmark {
         {"groups", "auto", "1,4",
          "comma list of group counts, or 'auto': 1, 4, 7, 12, 21, 30, 48, 79, 110 (+31 ...) below 4 x "
          "online CPUs, then 4 x online CPUs"},
-        {"loops", "500", "50", "messages each sender sends each receiver of its group (hackbench -l)"},
+        {"loops", "200", "50", "messages each sender sends each receiver of its group (hackbench -l)"},
         {"variants", "process-pipes,process-sockets,thread-pipes,thread-sockets",
          "process-pipes,process-sockets,thread-pipes,thread-sockets", "which task kinds and IPC to run"},
     };
