@@ -310,6 +310,8 @@ double warmup_seconds(double measured) { return std::min(0.1 * measured, 0.2); }
 class SockBench : public Benchmark {
  public:
   SockBench(Protocol protocol, Mode mode) : protocol_(protocol), mode_(mode) {}
+  // finish() is the contract; this covers an owner that forgets it.
+  ~SockBench() override { close_all(); }
 
   std::string name() const override {
     const std::string proto = protocol_ == Protocol::Tcp ? "tcp" : "udp";
@@ -327,7 +329,7 @@ class SockBench : public Benchmark {
         {"msg-sizes", "64B,256B,1024B,1472B", "64B,1472B", "message sizes, comma-separated (e.g. 64B,1KB)"},
         {"time", "1", "0.5", "measured seconds per message size (after a warm-up of min(10%, 0.2 s))"},
         {"placement", "same", "same",
-         "'same': client and server threads both on the agent's --cpu (default: cross-CPU wake-ups "
+         "'same': client and server both on the agent's --cpu (default: cross-CPU wake-ups "
          "dominate on VMs); 'cross': server on the next online CPU; 'free': unpinned"},
         {"server", "process", "process",
          "'process': the server is a forked child process, as sockperf's server is a separate "
@@ -359,7 +361,6 @@ class SockBench : public Benchmark {
                                                   ? "; server in a forked child process"
                                                   : "; server a thread of the agent");
     if (mode_ == Mode::PingPong) timing::calibration();
-    parse_server_kind(params);
     try {
       connect_pair();
       void* page = mmap(nullptr, sizeof(SharedState), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
