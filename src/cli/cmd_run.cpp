@@ -1,14 +1,16 @@
 // kbench run: measure this machine's running kernel as one swprofile session.
+#include <unistd.h>
+
 #include <iostream>
 
-#include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/session_report.h"
 #include "cli/suites.h"
 #include "common/errors.h"
 #include "plan/plan.h"
-#include "report/model.h"
 #include "runner/catalogue.h"
-#include "runner/session.h"
+#include "runner/interrupt.h"
+#include "runner/plan_executor.h"
 
 namespace kbench::cli {
 
@@ -24,6 +26,7 @@ struct RunOptions {
   std::optional<int> cpu;
   std::string sut_name;
   std::string store_url;
+  bool strict = false;
 };
 
 void validate_profile_name(const std::string& name) {
@@ -35,17 +38,15 @@ void validate_profile_name(const std::string& name) {
   }
 }
 
-std::vector<runner::BenchmarkRun> select_benchmarks(const RunOptions& options, const plan::Plan& suite,
-                                                    const runner::Catalogue& catalogue) {
-  std::vector<runner::BenchmarkRun> runs;
+// The implicit plan of `kbench run`: the suite's entries (or the catalogue's
+// names matching --benchmark, with the suite's settings where it lists them)
+// and the command line's overrides.
+plan::Plan build_run_plan(const RunOptions& options, const plan::Plan& suite, const runner::Catalogue& catalogue) {
+  plan::Plan run_plan;
+  run_plan.path = suite.path;
+  run_plan.defaults = suite.defaults;
   if (options.benchmark_glob.empty()) {
-    for (const auto& entry : suite.benchmarks) {
-      if (!catalogue.contains(entry.name)) {
-        throw InputError(suite.path + ":" + std::to_string(entry.line) + ": benchmark '" + entry.name +
-                         "' is not in kbench-agent's catalogue (known: " + catalogue.known_names() + ")");
-      }
-      runs.push_back({entry.name, entry.params, suite.settings_for(entry)});
-    }
+    run_plan.benchmarks = suite.benchmarks;
   } else {
     const auto names = catalogue.matching(options.benchmark_glob);
     if (names.empty()) {
@@ -53,23 +54,26 @@ std::vector<runner::BenchmarkRun> select_benchmarks(const RunOptions& options, c
                        catalogue.known_names() + ")");
     }
     for (const auto& name : names) {
-      runner::BenchmarkRun run{name, {}, suite.defaults};
-      // A benchmark the suite lists keeps the suite's parameters and settings.
-      for (const auto& entry : suite.benchmarks) {
-        if (entry.name == name) run = {name, entry.params, suite.settings_for(entry)};
+      plan::BenchmarkEntry entry;
+      entry.name = name;
+      for (const auto& listed : suite.benchmarks) {
+        if (listed.name == name) entry = listed;
       }
-      runs.push_back(std::move(run));
+      run_plan.benchmarks.push_back(entry);
     }
   }
-  for (auto& run : runs) {
-    if (options.warmups) run.settings.warmups = *options.warmups;
-    if (options.repeats) run.settings.repeats = *options.repeats;
-    if (!options.timeout.empty()) {
-      run.settings.timeout = std::chrono::duration_cast<std::chrono::seconds>(
-          plan::parse_duration(options.timeout, "--timeout"));
-    }
+  std::optional<std::chrono::seconds> timeout;
+  if (!options.timeout.empty()) {
+    timeout = std::chrono::duration_cast<std::chrono::seconds>(plan::parse_duration(options.timeout, "--timeout"));
   }
-  return runs;
+  for (auto& entry : run_plan.benchmarks) {
+    plan::BenchmarkSettings settings = run_plan.settings_for(entry);
+    if (options.warmups) settings.warmups = *options.warmups;
+    if (options.repeats) settings.repeats = *options.repeats;
+    if (timeout) settings.timeout = *timeout;
+    entry.overrides = settings;
+  }
+  return run_plan;
 }
 
 void run_command(const RunOptions& options) {
@@ -82,36 +86,26 @@ void run_command(const RunOptions& options) {
 
   auto connection = sut::make_local_connection(sut::find_agent_binary());
   const runner::Catalogue catalogue = runner::fetch_catalogue(*connection);
-  runner::SessionRequest request;
-  request.swprofile = options.swprofile;
-  request.sut_name = options.sut_name;
-  request.cpu = options.cpu;
-  request.benchmarks = select_benchmarks(options, suite, catalogue);
+  const plan::Plan run_plan = build_run_plan(options, suite, catalogue);
+  const auto runs = runner::resolve_benchmarks(run_plan, catalogue);
+  runner::ExecOptions exec;
+  exec.swprofiles = {options.swprofile};
+  exec.cpu = options.cpu;
+  exec.strict = options.strict;
+  exec.sut_name = options.sut_name;
 
   // Only now, with every input checked, is the store opened (and maybe created).
   auto store = store::open_store(resolve_store_url(options.store_url), store::OpenMode::CreateIfMissing);
-  const runner::SessionResult result = runner::run_session(*connection, *store, request, std::cerr);
-
-  store::SampleQuery query;
-  query.swprofiles = {options.swprofile};
-  auto tables = analysis::build_profile_tables(store->samples(query), options.swprofile, result.session);
-  if (tables.empty()) {
-    tables.push_back({});
-    tables.back().sut = result.sut.name;
-    tables.back().swprofile = options.swprofile;
+  runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, static_cast<int>(runs.size()));
+  runner::install_interrupt_handlers();
+  const runner::ExecResult result = runner::execute_plan(run_plan, runs, *connection, *store, exec, progress);
+  print_session_tables(*store, result, std::cout);
+  if (result.interrupted_by != 0) {
+    std::cerr << "kbench: interrupted by signal " << result.interrupted_by << "; settings restored\n";
+    pending_exit_status() = 128 + result.interrupted_by;
+  } else if (result.failed > 0) {
+    pending_exit_status() = kExitFailure;
   }
-  bool failed = false;
-  for (const auto& outcome : result.outcomes) {
-    const std::string line = outcome.benchmark + ": " + outcome.outcome.reason;
-    if (outcome.outcome.status == store::OutcomeStatus::Skipped) tables.front().skipped.push_back(line);
-    if (outcome.outcome.status == store::OutcomeStatus::Failed) {
-      tables.front().failed.push_back(line);
-      failed = true;
-    }
-  }
-  std::cout << "swprofile " << options.swprofile << ", session " << result.session << "\n";
-  for (const auto& table : tables) report::render_profile_grid(table, std::cout);
-  if (failed) pending_exit_status() = kExitFailure;
 }
 
 }  // namespace
@@ -130,6 +124,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--timeout", options->timeout, "per-benchmark timeout, e.g. 90s or 10m");
   cmd->add_option("--cpu", options->cpu, "pin every benchmark to this CPU");
   cmd->add_option("--sut", options->sut_name, "name of this SUT in reports (default: hostname)");
+  cmd->add_flag("--strict", options->strict, "refuse to start on a busy machine");
   add_store_option(*cmd, options->store_url);
   cmd->footer(
       "Examples:\n"

@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   kbench::cli::add_compare_command(app);
   kbench::cli::add_show_command(app);
   kbench::cli::add_list_command(app);
+  kbench::cli::add_noise_command(app);
+  kbench::cli::add_export_command(app);
+  kbench::cli::add_plan_command(app);
 
   try {
     app.parse(argc, argv);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "runner/interrupt.h"
 
 namespace kbench::runner {
 
@@ -53,6 +54,7 @@ using ChunkHandler = std::function<void(const char* data, std::size_t size)>;
 InvocationResult run_agent(sut::Connection& connection, const std::vector<std::string>& args,
                            std::chrono::milliseconds timeout, const ChunkHandler& on_stdout) {
   sut::AgentProcess agent = connection.start_agent(args);
+  track_agent(agent.pid);
   InvocationResult result;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
 
@@ -91,6 +93,7 @@ InvocationResult run_agent(sut::Connection& connection, const std::vector<std::s
   // The agent may have exited while children of its benchmark live on (or it
   // timed out): the group goes in any case.
   kill(-agent.pid, SIGKILL);
+  track_agent(-1);  // before the reap, so a late signal never hits a reused pid
   for (auto& fd : fds) {
     if (fd.fd >= 0) close(fd.fd);
   }

@@ -23,6 +23,20 @@ std::string Catalogue::known_names() const {
   return out;
 }
 
+std::map<std::string, std::string> CatalogueEntry::effective_params(
+    const std::string& size, const std::map<std::string, std::string>& overrides) const {
+  std::map<std::string, std::string> params = size == "quick" ? quick_values : default_values;
+  for (const auto& [key, value] : overrides) {
+    if (!this->params.count(key)) {
+      std::string known;
+      for (const auto& k : this->params) known += (known.empty() ? "" : ", ") + k;
+      throw InputError(name + ": no parameter '" + key + "' (known: " + (known.empty() ? "none" : known) + ")");
+    }
+    params[key] = value;
+  }
+  return params;
+}
+
 Catalogue fetch_catalogue(sut::Connection& connection) {
   std::string output;
   const auto result = capture_agent_output(connection, {"list"}, std::chrono::seconds(60), output);
@@ -40,7 +54,12 @@ Catalogue fetch_catalogue(sut::Connection& connection) {
     entry.name = item.value("name", "");
     entry.description = item.value("description", "");
     if (const auto params = item.find("params"); params != item.end() && params->is_array()) {
-      for (const auto& p : *params) entry.params.insert(p.value("name", ""));
+      for (const auto& p : *params) {
+        const std::string name = p.value("name", "");
+        entry.params.insert(name);
+        entry.default_values[name] = p.value("default", "");
+        entry.quick_values[name] = p.value("quick", "");
+      }
     }
     if (!entry.name.empty()) catalogue.entries[entry.name] = std::move(entry);
   }

@@ -14,6 +14,13 @@ struct CatalogueEntry {
   std::string name;
   std::string description;
   std::set<std::string> params;
+  std::map<std::string, std::string> default_values;  // param -> value at size default
+  std::map<std::string, std::string> quick_values;    // param -> value at size quick
+
+  // The parameters the agent will use: the size's values with `overrides`.
+  // Throws InputError naming an unknown parameter.
+  std::map<std::string, std::string> effective_params(const std::string& size,
+                                                      const std::map<std::string, std::string>& overrides) const;
 };
 
 struct Catalogue {

@@ -1,8 +1,5 @@
 #include "runner/session.h"
 
-#include <ctime>
-#include <fmt/format.h>
-#include <ostream>
 
 #include "common/errors.h"
 #include "common/records.h"
@@ -11,15 +8,6 @@
 namespace kbench::runner {
 
 namespace {
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 std::string json_string(const nlohmann::json& object, const char* key) {
   const auto it = object.find(key);
@@ -45,15 +33,18 @@ std::vector<std::string> agent_run_args(const BenchmarkRun& run, const std::opti
 // Consumes one agent's records: samples are committed per repeat.
 class RecordSink {
  public:
-  RecordSink(store::ResultStore& store, std::int64_t session, const BenchmarkRun& run)
-      : store_(store), session_(session), key_{run.name, run.params} {}
+  RecordSink(store::ResultStore& store, std::int64_t session, const BenchmarkRun& run, Progress& progress)
+      : store_(store), session_(session), key_{run.name, run.params}, progress_(progress) {}
 
   void operator()(const nlohmann::json& record) {
     const std::string type = json_string(record, "type");
     if (type == records::kBenchmark) {
+      // The controller computed the effective parameters from the catalogue;
+      // an agent that disagrees would file samples under another benchmark key.
       if (const auto params = record.find("params"); params != record.end() && params->is_object()) {
-        key_.params.clear();
-        for (const auto& [k, v] : params->items()) key_.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        Params reported;
+        for (const auto& [k, v] : params->items()) reported[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        if (reported != key_.params) error_ = "the agent ran other parameters than the controller computed";
       }
     } else if (type == records::kSample) {
       try {
@@ -66,6 +57,7 @@ class RecordSink {
       if (!pending_.empty() && !error_) {
         store_.add_repeat(session_, key_, pending_.front().repeat, pending_);
         ++repeats_stored_;
+        progress_.repeat_done(pending_.front().repeat);
       }
       pending_.clear();
     } else if (type == records::kSkipped) {
@@ -88,6 +80,7 @@ class RecordSink {
   int repeats_stored_ = 0;
   std::optional<std::string> skip_reason_;
   std::optional<std::string> error_;
+  Progress& progress_;
 };
 
 }  // namespace
@@ -121,55 +114,25 @@ store::Sut sut_from_fingerprint(const nlohmann::json& fp, const std::string& nam
   return sut;
 }
 
-SessionResult run_session(sut::Connection& connection, store::ResultStore& store,
-                          const SessionRequest& request, std::ostream& progress) {
-  const nlohmann::json fingerprint = fetch_fingerprint(connection);
-  SessionResult result;
-  result.sut = sut_from_fingerprint(fingerprint, request.sut_name);
-  result.session = store.begin_session({result.sut, request.swprofile, fingerprint, utc_now_iso8601()});
+BenchmarkOutcome run_benchmark(sut::Connection& connection, store::ResultStore& store, std::int64_t session,
+                               const BenchmarkRun& run, std::optional<int> cpu, Progress& progress) {
+  RecordSink sink(store, session, run, progress);
+  const std::chrono::milliseconds timeout = run.settings.timeout;
+  const InvocationResult invocation = invoke_agent(connection, agent_run_args(run, cpu), timeout, std::ref(sink));
 
-  const std::size_t total = request.benchmarks.size();
-  for (std::size_t i = 0; i < total; ++i) {
-    const BenchmarkRun& run = request.benchmarks[i];
-    progress << fmt::format("[{}/{}] {} ({} warmups, {} repeats, {})", i + 1, total, run.name,
-                            run.settings.warmups, run.settings.repeats, run.settings.size)
-             << std::flush;
-    const auto started = std::chrono::steady_clock::now();
-    RecordSink sink(store, result.session, run);
-    const std::chrono::milliseconds timeout = run.settings.timeout;
-    const InvocationResult invocation =
-        invoke_agent(connection, agent_run_args(run, request.cpu), timeout, std::ref(sink));
-
-    BenchmarkOutcome outcome{run.name, {}, sink.repeats_stored()};
-    const std::string failure = describe_failure(invocation, timeout);
-    if (!failure.empty() || sink.error()) {
-      outcome.outcome.status = store::OutcomeStatus::Failed;
-      outcome.outcome.reason = sink.error() ? *sink.error() : failure;
-      if (sink.error() && !failure.empty()) outcome.outcome.reason += " (" + failure + ")";
-      outcome.outcome.stderr_tail = invocation.stderr_tail;
-    } else if (sink.skip_reason()) {
-      outcome.outcome.status = store::OutcomeStatus::Skipped;
-      outcome.outcome.reason = *sink.skip_reason();
-    }
-    store.record_outcome(result.session, sink.key(), outcome.outcome);
-
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    switch (outcome.outcome.status) {
-      case store::OutcomeStatus::Ok:
-        progress << fmt::format(": {} repeats in {:.1f}s\n", outcome.repeats_stored, seconds);
-        break;
-      case store::OutcomeStatus::Skipped:
-        progress << ": skipped: " << outcome.outcome.reason << "\n";
-        break;
-      case store::OutcomeStatus::Failed:
-        progress << ": FAILED: " << outcome.outcome.reason << "\n";
-        break;
-    }
-    progress.flush();
-    result.outcomes.push_back(std::move(outcome));
+  BenchmarkOutcome outcome{run.name, {}, sink.repeats_stored()};
+  const std::string failure = describe_failure(invocation, timeout);
+  if (!failure.empty() || sink.error()) {
+    outcome.outcome.status = store::OutcomeStatus::Failed;
+    outcome.outcome.reason = sink.error() ? *sink.error() : failure;
+    if (sink.error() && !failure.empty()) outcome.outcome.reason += " (" + failure + ")";
+    outcome.outcome.stderr_tail = invocation.stderr_tail;
+  } else if (sink.skip_reason()) {
+    outcome.outcome.status = store::OutcomeStatus::Skipped;
+    outcome.outcome.reason = *sink.skip_reason();
   }
-  return result;
+  store.record_outcome(session, sink.key(), outcome.outcome);
+  return outcome;
 }
 
 }  // namespace kbench::runner

@@ -1,14 +1,14 @@
 #pragma once
-// Runs benchmarks of one swprofile as one session: fingerprint, then each
-// benchmark in its own agent process, samples stored per repeat.
+// One benchmark of one session: an agent process whose samples are stored
+// per repeat and whose ending (ok, skipped, failed) is recorded.
 #include <chrono>
-#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/params.h"
 #include "plan/plan.h"
+#include "runner/progress.h"
 #include "store/result_store.h"
 #include "sut/connection.h"
 
@@ -16,15 +16,8 @@ namespace kbench::runner {
 
 struct BenchmarkRun {
   std::string name;
-  Params params;  // overrides; the agent fills in the rest for the size
+  Params params;  // effective parameters (size values with the plan's overrides)
   plan::BenchmarkSettings settings;
-};
-
-struct SessionRequest {
-  std::string swprofile;
-  std::string sut_name;  // empty: the SUT's hostname
-  std::vector<BenchmarkRun> benchmarks;
-  std::optional<int> cpu;  // --cpu: pin every benchmark there
 };
 
 struct BenchmarkOutcome {
@@ -33,17 +26,13 @@ struct BenchmarkOutcome {
   int repeats_stored = 0;
 };
 
-struct SessionResult {
-  std::int64_t session = 0;
-  store::Sut sut;
-  std::vector<BenchmarkOutcome> outcomes;
-};
-
 // Asks the agent for the fingerprint; throws RunError when it cannot.
 nlohmann::json fetch_fingerprint(sut::Connection& connection);
 store::Sut sut_from_fingerprint(const nlohmann::json& fingerprint, const std::string& name);
 
-SessionResult run_session(sut::Connection& connection, store::ResultStore& store,
-                          const SessionRequest& request, std::ostream& progress);
+// `cpu`: passed to the agent as --cpu. Never throws for a misbehaving
+// benchmark: a crash, a non-zero exit or a timeout is a Failed outcome.
+BenchmarkOutcome run_benchmark(sut::Connection& connection, store::ResultStore& store, std::int64_t session,
+                               const BenchmarkRun& run, std::optional<int> cpu, Progress& progress);
 
 }  // namespace kbench::runner

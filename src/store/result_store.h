@@ -143,6 +143,10 @@ class ResultStore {
   virtual std::vector<int> stored_repeats(std::int64_t session, const BenchmarkKey& benchmark) = 0;
   // The recorded outcome of `benchmark` in `session`, if any.
   virtual std::optional<Outcome> outcome_of(std::int64_t session, const BenchmarkKey& benchmark) = 0;
+  // The newest session of `swprofile` that `kbench plan exec` started for
+  // session number `plan_session` of the plan with this identity (--resume).
+  virtual std::optional<std::int64_t> find_plan_session(const std::string& swprofile,
+                                                        const std::string& plan_identity, int plan_session) = 0;
   // Deletes the samples and the outcome of `benchmark` in `session` in one
   // transaction, so a resumed run can redo an interrupted benchmark cleanly.
   virtual void discard_benchmark(std::int64_t session, const BenchmarkKey& benchmark) = 0;

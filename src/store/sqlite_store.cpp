@@ -726,6 +726,18 @@ class SqliteStore final : public ResultStore {
                    query.text(2)};
   }
 
+  std::optional<std::int64_t> find_plan_session(const std::string& swprofile, const std::string& plan_identity,
+                                                int plan_session) override {
+    Statement query(db_, url_, R"sql(
+      SELECT s.id FROM session s JOIN swprofile w ON w.id = s.swprofile_id
+      WHERE w.name = ?1 AND json_extract(s.fingerprint, '$.plan.identity') = ?2
+        AND json_extract(s.fingerprint, '$.plan.session') = ?3
+      ORDER BY s.id DESC LIMIT 1)sql");
+    query.bind(1, swprofile).bind(2, plan_identity).bind(3, static_cast<std::int64_t>(plan_session));
+    if (!query.step()) return std::nullopt;
+    return query.integer(0);
+  }
+
   void discard_benchmark(std::int64_t session, const BenchmarkKey& benchmark) override {
     const auto benchmark_id = find_benchmark_id(benchmark);
     if (!benchmark_id) return;

@@ -1,0 +1,98 @@
+// selftest/*: deliberately misbehaving benchmarks that the test suite uses to
+// prove that a crash, a non-zero exit, a hang or a leftover child is isolated
+// to its agent. Registered only when KBENCH_SELFTEST=1, so they never show up
+// in a real catalogue or suite.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "bench/benchmark.h"
+#include "common/errors.h"
+
+namespace kbench::bench {
+namespace {
+
+bool selftest_enabled() {
+  const char* flag = std::getenv("KBENCH_SELFTEST");
+  return flag && std::strcmp(flag, "1") == 0;
+}
+
+// What a misbehaving benchmark does in its `at`-th repeat.
+enum class Misbehaviour { None, Crash, ExitNonZero, Hang, HangWithChild, Throw };
+
+class SelfTest final : public Benchmark {
+ public:
+  SelfTest(std::string name, Misbehaviour misbehaviour) : name_(std::move(name)), misbehaviour_(misbehaviour) {}
+
+  std::string name() const override { return name_; }
+  std::string description() const override { return "self-test benchmark for failure isolation (KBENCH_SELFTEST=1)"; }
+  std::vector<ParamSpec> params() const override {
+    return {{"ms", "20", "20", "milliseconds each repeat sleeps; the value reported"},
+            {"at", "1", "1", "repeat (0-based) in which the benchmark misbehaves"}};
+  }
+  std::vector<ResultClass> result_classes(const Params&) const override {
+    return {{"sleep", "ms", Better::Lower}};
+  }
+  std::vector<Measurement> run_repeat(const Params& params, const Placement&) override {
+    const auto ms = param_int(params, "ms");
+    if (repeat_++ == param_int(params, "at")) misbehave();
+    const auto start = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    const double slept = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return {{result_classes(params).front(), slept}};
+  }
+
+ private:
+  void misbehave() {
+    switch (misbehaviour_) {
+      case Misbehaviour::None:
+        return;
+      case Misbehaviour::Crash:
+        std::fputs("selftest: about to crash\n", stderr);
+        std::abort();
+      case Misbehaviour::ExitNonZero:
+        std::fputs("selftest: exiting with status 3\n", stderr);
+        std::_Exit(3);
+      case Misbehaviour::Throw:
+        throw RunError("selftest: deliberate failure");
+      case Misbehaviour::HangWithChild:
+        if (fork() == 0) {
+          // A child that would outlive the agent if the group were not killed.
+          for (;;) pause();
+        }
+        [[fallthrough]];
+      case Misbehaviour::Hang:
+        for (;;) pause();
+    }
+  }
+
+  std::string name_;
+  Misbehaviour misbehaviour_;
+  int repeat_ = 0;
+};
+
+struct RegisterSelfTests {
+  RegisterSelfTests() {
+    if (!selftest_enabled()) return;
+    const std::pair<const char*, Misbehaviour> all[] = {
+        {"selftest/sleep", Misbehaviour::None},         {"selftest/crash", Misbehaviour::Crash},
+        {"selftest/exit", Misbehaviour::ExitNonZero},   {"selftest/throw", Misbehaviour::Throw},
+        {"selftest/hang", Misbehaviour::Hang},          {"selftest/hang-child", Misbehaviour::HangWithChild},
+    };
+    for (const auto& [name, misbehaviour] : all) {
+      Registry::instance().add(name, [name = std::string(name), misbehaviour = misbehaviour] {
+        return std::make_unique<SelfTest>(name, misbehaviour);
+      });
+    }
+  }
+};
+const RegisterSelfTests register_self_tests;
+
+}  // namespace
+}  // namespace kbench::bench

@@ -1,0 +1,116 @@
+// kbench plan check|exec: validate or run a YAML plan.
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/session_report.h"
+#include "common/errors.h"
+#include "plan/plan.h"
+#include "runner/catalogue.h"
+#include "runner/interrupt.h"
+#include "runner/plan_executor.h"
+
+namespace kbench::cli {
+
+namespace {
+
+struct PlanOptions {
+  std::string path;
+  std::vector<std::string> swprofiles;
+  bool resume = false;
+  std::optional<int> cpu;
+  bool strict = false;
+  std::string store_url;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void check_command(const PlanOptions& options) {
+  const plan::Plan plan = plan::load_plan(options.path);
+  runner::ExecOptions exec;
+  exec.swprofiles = options.swprofiles;
+  if (!plan.swprofiles.empty() || !options.swprofiles.empty()) runner::select_swprofiles(plan, exec);
+  auto connection = sut::make_local_connection(sut::find_agent_binary());
+  const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*connection));
+  int repeats = 0;
+  for (const auto& run : runs) repeats += run.settings.repeats * run.settings.sessions;
+  std::cout << options.path << ": ok: " << plan.swprofiles.size() << " swprofiles, " << runs.size()
+            << " benchmarks, " << repeats << " repeats per swprofile\n";
+}
+
+void exec_command(const PlanOptions& options) {
+  const plan::Plan plan = plan::load_plan(options.path);
+  if (plan.sut && plan.sut->method != "local") {
+    throw InputError(options.path + ": sut.connection.method " + plan.sut->method +
+                     ": expected local (ssh and qemu SUTs are not wired into plan exec yet)");
+  }
+  if (options.cpu && *options.cpu < 0) throw InputError("--cpu: expected a CPU number >= 0");
+  runner::ExecOptions exec;
+  exec.swprofiles = options.swprofiles;
+  exec.resume = options.resume;
+  exec.cpu = options.cpu;
+  exec.strict = options.strict;
+  exec.plan_identity = runner::plan_identity(read_text(options.path));
+  runner::select_swprofiles(plan, exec);
+
+  auto connection = sut::make_local_connection(sut::find_agent_binary());
+  const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*connection));
+  auto store = store::open_store(resolve_store_url(options.store_url), store::OpenMode::CreateIfMissing);
+
+  int steps = 0;
+  const auto profiles = runner::select_swprofiles(plan, exec);
+  for (const auto& run : runs) steps += run.settings.sessions * static_cast<int>(profiles.size());
+  runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, steps);
+  runner::install_interrupt_handlers();
+  const runner::ExecResult result = runner::execute_plan(plan, runs, *connection, *store, exec, progress);
+  print_session_tables(*store, result, std::cout);
+  if (result.interrupted_by != 0) {
+    std::cerr << "kbench: interrupted by signal " << result.interrupted_by
+              << "; settings restored; continue with: kbench plan exec " << options.path << " --resume\n";
+    pending_exit_status() = 128 + result.interrupted_by;
+  } else if (result.failed > 0) {
+    pending_exit_status() = kExitFailure;
+  }
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app) {
+  auto options = std::make_shared<PlanOptions>();
+  CLI::App* cmd = app.add_subcommand("plan", "Validate or execute a YAML plan");
+  cmd->require_subcommand(1);
+  cmd->footer(
+      "Examples:\n"
+      "  kbench plan check plans/default.yaml\n"
+      "  kbench plan exec my-plan.yaml --store sqlite:///srv/kbench.db\n"
+      "  kbench plan exec my-plan.yaml --resume     # after an interruption");
+
+  CLI::App* check = cmd->add_subcommand("check", "Validate a plan without running it");
+  check->add_option("plan", options->path, "YAML plan file")->required();
+  check->add_option("--swprofile", options->swprofiles, "check only these swprofiles (repeatable)");
+  check->callback([options] { check_command(*options); });
+
+  CLI::App* exec = cmd->add_subcommand("exec", "Run a plan: sessions x swprofiles x benchmarks");
+  exec->add_option("plan", options->path, "YAML plan file")->required();
+  exec->add_option("--swprofile", options->swprofiles,
+                   "run only these swprofiles (repeatable); required when the plan names none");
+  exec->add_flag("--resume", options->resume, "continue this plan's unfinished sessions in the store");
+  exec->add_option("--cpu", options->cpu, "pin every benchmark to this CPU");
+  exec->add_flag("--strict", options->strict, "refuse to start on a busy machine");
+  add_store_option(*exec, options->store_url);
+  exec->footer(
+      "Sessions alternate between swprofiles (A B A B) so drift falls on both. Sysctls a\n"
+      "swprofile sets are restored afterwards, also after SIGINT/SIGTERM (and, after kill -9,\n"
+      "by the next kbench plan exec or run). Exit 1 when a benchmark failed, 128+N on signal N.");
+  exec->callback([options] { exec_command(*options); });
+}
+
+}  // namespace kbench::cli

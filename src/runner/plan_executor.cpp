@@ -1,0 +1,220 @@
+#include "runner/plan_executor.h"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <fmt/format.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/errors.h"
+#include "runner/interrupt.h"
+#include "runner/sysctl.h"
+
+namespace kbench::runner {
+
+namespace {
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::set<std::string> running_cmdline_words() {
+  std::ifstream in("/proc/cmdline");
+  std::set<std::string> words;
+  for (std::string word; in >> word;) words.insert(word);
+  return words;
+}
+
+bool plan_is_local(const plan::Plan& plan) { return !plan.sut || plan.sut->method == "local"; }
+
+std::string outcome_text(const BenchmarkOutcome& outcome) {
+  switch (outcome.outcome.status) {
+    case store::OutcomeStatus::Ok:
+      return fmt::format("{} repeats", outcome.repeats_stored);
+    case store::OutcomeStatus::Skipped:
+      return "skipped: " + outcome.outcome.reason;
+    case store::OutcomeStatus::Failed:
+      return "FAILED: " + outcome.outcome.reason;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string plan_identity(const std::string& text) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (const unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+MachineLoad machine_load() {
+  MachineLoad load;
+  std::ifstream in("/proc/loadavg");
+  in >> load.load1;
+  load.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  if (load.cpus < 1) load.cpus = 1;
+  return load;
+}
+
+std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const ExecOptions& options) {
+  std::vector<plan::SwprofileSpec> selected;
+  if (plan.swprofiles.empty()) {
+    if (options.swprofiles.size() != 1) {
+      throw InputError("plan " + plan.path + " names no swprofiles: expected --swprofile NAME");
+    }
+    plan::SwprofileSpec adhoc;
+    adhoc.name = options.swprofiles.front();
+    selected.push_back(adhoc);
+  } else if (options.swprofiles.empty()) {
+    selected = plan.swprofiles;
+  } else {
+    for (const auto& name : options.swprofiles) {
+      bool found = false;
+      for (const auto& spec : plan.swprofiles) {
+        if (spec.name == name) {
+          selected.push_back(spec);
+          found = true;
+        }
+      }
+      if (!found) {
+        std::string known;
+        for (const auto& spec : plan.swprofiles) known += (known.empty() ? "" : ", ") + spec.name;
+        throw InputError("--swprofile " + name + ": plan " + plan.path + " has no such swprofile (known: " + known + ")");
+      }
+    }
+  }
+  if (plan_is_local(plan)) {
+    const auto running = running_cmdline_words();
+    for (const auto& spec : selected) {
+      for (const auto& word : spec.cmdline) {
+        if (!running.count(word)) {
+          throw InputError(fmt::format(
+              "{}:{}: swprofile {} needs '{}' on the kernel command line, but this boot's /proc/cmdline lacks it; "
+              "boot with it, or run only the matching swprofile with --swprofile",
+              plan.path, spec.line, spec.name, word));
+        }
+      }
+      if (!spec.kernel.empty()) {
+        throw InputError(fmt::format("{}:{}: swprofile {} names a kernel image; a local SUT measures the running "
+                                     "kernel (use sut.connection.method qemu to boot images)",
+                                     plan.path, spec.line, spec.name));
+      }
+      validate_sysctls(spec.sysctl);
+    }
+  }
+  return selected;
+}
+
+std::vector<BenchmarkRun> resolve_benchmarks(const plan::Plan& plan, const Catalogue& catalogue) {
+  std::vector<BenchmarkRun> runs;
+  for (const auto& entry : plan.benchmarks) {
+    const auto it = catalogue.entries.find(entry.name);
+    if (it == catalogue.entries.end()) {
+      throw InputError(fmt::format("{}:{}: benchmark '{}' is not in kbench-agent's catalogue (known: {})", plan.path,
+                                   entry.line, entry.name, catalogue.known_names()));
+    }
+    const auto settings = plan.settings_for(entry);
+    try {
+      runs.push_back({entry.name, it->second.effective_params(settings.size, entry.params), settings});
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}:{}: params: {}", plan.path, entry.line, e.what()));
+    }
+  }
+  return runs;
+}
+
+ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>& benchmarks,
+                        sut::Connection& connection, store::ResultStore& store, const ExecOptions& options,
+                        Progress& progress) {
+  const auto profiles = select_swprofiles(plan, options);
+  const MachineLoad load = machine_load();
+  if (load.busy()) {
+    const std::string warning = fmt::format("machine busy: 1-minute load average {:.2f} on {} CPUs", load.load1, load.cpus);
+    if (options.strict) throw RunError(warning + "; --strict refuses to start");
+    progress.message("kbench: warning: " + warning + "; results will be noisier");
+  }
+  std::ostringstream restored;
+  restore_journalled_sysctls(restored);
+  if (!restored.str().empty()) progress.message(restored.str().substr(0, restored.str().size() - 1));
+
+  int sessions = 1;
+  for (const auto& run : benchmarks) sessions = std::max(sessions, run.settings.sessions);
+  for (int s = 0; s < sessions; ++s) {
+    for (const auto& profile : profiles) {
+      for (const auto& run : benchmarks) {
+        if (s < run.settings.sessions) progress.plan_step(run.name);
+      }
+    }
+  }
+
+  ExecResult result;
+  // Sessions alternate A B A B, so drift of the machine falls on both sides.
+  for (int s = 0; s < sessions && !interrupted(); ++s) {
+    for (const auto& profile : profiles) {
+      if (interrupted()) break;
+      nlohmann::json fingerprint = fetch_fingerprint(connection);
+      SessionSummary summary;
+      summary.swprofile = profile.name;
+      summary.sut = sut_from_fingerprint(fingerprint, options.sut_name.empty() && plan.sut ? plan.sut->name
+                                                                                           : options.sut_name);
+      std::optional<std::int64_t> resumed;
+      if (options.resume && !options.plan_identity.empty()) {
+        resumed = store.find_plan_session(profile.name, options.plan_identity, s);
+      }
+      if (resumed) {
+        summary.session = *resumed;
+        progress.message(fmt::format("resuming session {} of swprofile {} (plan session {})", *resumed, profile.name, s));
+      } else {
+        fingerprint["plan"] = {{"path", plan.path}, {"identity", options.plan_identity}, {"session", s}};
+        fingerprint["sysctl"] = profile.sysctl;
+        summary.session = store.begin_session({summary.sut, profile.name, fingerprint, utc_now_iso8601()});
+      }
+
+      SysctlGuard sysctls;
+      sysctls.apply(profile.sysctl);
+      for (const auto& run : benchmarks) {
+        if (s >= run.settings.sessions) continue;
+        const std::string label = fmt::format("{} session {} {}", profile.name, s + 1, run.name);
+        const store::BenchmarkKey key{run.name, run.params};
+        if (resumed) {
+          if (const auto done = store.outcome_of(summary.session, key)) {
+            progress.step_started(label, run.name, run.settings.repeats);
+            progress.step_finished("already done (" + std::string(store::to_string(done->status)) + ")");
+            continue;
+          }
+          // Interrupted mid-benchmark: its repeats are redone from the start,
+          // so none is counted twice and warmups precede the measurement.
+          store.discard_benchmark(summary.session, key);
+        }
+        if (interrupted()) break;
+        progress.step_started(label, run.name, run.settings.repeats);
+        BenchmarkOutcome outcome = run_benchmark(connection, store, summary.session, run, options.cpu, progress);
+        if (interrupted()) {
+          // The agent was killed by our own signal handler: not the benchmark's
+          // fault, so no outcome is recorded; --resume redoes this benchmark.
+          progress.step_finished("interrupted");
+          break;
+        }
+        if (outcome.outcome.status == store::OutcomeStatus::Failed) ++result.failed;
+        progress.step_finished(outcome_text(outcome));
+        summary.outcomes.push_back(std::move(outcome));
+      }
+      sysctls.restore();
+      result.sessions.push_back(std::move(summary));
+    }
+  }
+  result.interrupted_by = interrupt_signal();
+  return result;
+}
+
+}  // namespace kbench::runner

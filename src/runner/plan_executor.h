@@ -1,0 +1,62 @@
+#pragma once
+// Executes a plan on one SUT: sessions x swprofiles x benchmarks, sysctls
+// applied and restored, progress shown, resumable after a kill.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/plan.h"
+#include "runner/catalogue.h"
+#include "runner/progress.h"
+#include "runner/session.h"
+#include "store/result_store.h"
+#include "sut/connection.h"
+
+namespace kbench::runner {
+
+struct ExecOptions {
+  std::vector<std::string> swprofiles;  // only these of the plan's (empty: all)
+  bool resume = false;                  // continue the plan's unfinished sessions
+  std::optional<int> cpu;               // --cpu for every benchmark
+  bool strict = false;                  // refuse to start on a busy machine
+  std::string sut_name;                 // overrides the plan's sut.name
+  std::string plan_identity;            // what resume matches sessions by (hash of the plan text)
+};
+
+struct SessionSummary {
+  std::int64_t session = 0;
+  std::string swprofile;
+  store::Sut sut;
+  std::vector<BenchmarkOutcome> outcomes;
+};
+
+struct ExecResult {
+  std::vector<SessionSummary> sessions;
+  int failed = 0;
+  int interrupted_by = 0;  // signal number when SIGINT/SIGTERM stopped the run
+};
+
+// The checks that need no agent and no store: swprofile selection, cmdline
+// requirements on a local SUT, sysctl names. Throws InputError.
+std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const ExecOptions& options);
+
+// Benchmark entries resolved against the catalogue (names, parameters).
+// Throws InputError "<plan>:<line>: ..." for unknown names or parameters.
+std::vector<BenchmarkRun> resolve_benchmarks(const plan::Plan& plan, const Catalogue& catalogue);
+
+ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>& benchmarks,
+                        sut::Connection& connection, store::ResultStore& store, const ExecOptions& options,
+                        Progress& progress);
+
+// FNV-1a of the plan file's bytes, hex: the identity --resume matches.
+std::string plan_identity(const std::string& text);
+
+// 1-minute load average and CPU count, for the busy-machine check.
+struct MachineLoad {
+  double load1 = 0;
+  int cpus = 1;
+  bool busy() const { return load1 >= 0.5 * cpus; }
+};
+MachineLoad machine_load();
+
+}  // namespace kbench::runner
