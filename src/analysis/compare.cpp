@@ -24,9 +24,15 @@ struct RowKey {
   }
 };
 
+// One profile's samples of one row: all repeats, and the same grouped by session.
+struct ProfileSamples {
+  Values values;
+  std::map<std::int64_t, Values> by_session;  // session id -> values, in session order
+};
+
 struct RowSamples {
   ResultClass result_class;
-  std::map<std::string, Values> by_profile;  // swprofile -> values
+  std::map<std::string, ProfileSamples> by_profile;  // swprofile -> samples
 };
 
 // sut -> row -> samples
@@ -34,11 +40,30 @@ using Grouped = std::map<std::string, std::map<RowKey, RowSamples>>;
 
 Grouped group(const std::vector<store::SampleRow>& samples, const std::set<std::string>& profiles) {
   Grouped grouped;
+  // The store delivers the repeats of one result class in one session one
+  // after another: remembering the last target saves a map search (and a
+  // label string) per sample, which is most of the time on big stores.
+  const store::SampleRow* last = nullptr;
+  ProfileSamples* target = nullptr;
+  Values* session_target = nullptr;
   for (const auto& s : samples) {
-    if (!profiles.count(s.swprofile)) continue;
+    if (last && s.session == last->session && s.benchmark == last->benchmark &&
+        s.result_class == last->result_class && s.sut == last->sut && s.swprofile == last->swprofile) {
+      target->values.push_back(s.value);
+      session_target->push_back(s.value);
+      continue;
+    }
+    if (!profiles.count(s.swprofile)) {
+      last = nullptr;
+      continue;
+    }
     auto& row = grouped[s.sut][RowKey{s.benchmark, s.result_class.label()}];
     row.result_class = s.result_class;
-    row.by_profile[s.swprofile].push_back(s.value);
+    target = &row.by_profile[s.swprofile];
+    session_target = &target->by_session[s.session];
+    target->values.push_back(s.value);
+    session_target->push_back(s.value);
+    last = &s;
   }
   return grouped;
 }
@@ -48,14 +73,61 @@ struct Tested {
   const report::Row* row;
 };
 
-void evaluate_cell(const Values& base, const Values& test, const std::string& method, double level,
-                   report::Cell& cell, const stats::Summary& base_summary) {
+std::vector<std::vector<double>> session_groups(const ProfileSamples& samples) {
+  std::vector<std::vector<double>> groups;
+  groups.reserve(samples.by_session.size());
+  for (const auto& [session, values] : samples.by_session) groups.push_back(values);
+  return groups;
+}
+
+// What a cell is tested on: the pooled repeats, or one mean per session.
+struct TestBasis {
+  Values base;
+  Values test;
+  bool on_session_means = false;
+  bool session_noisy = false;
+};
+
+TestBasis choose_basis(const ProfileSamples& base, const ProfileSamples& test, SessionMode mode) {
+  TestBasis basis;
+  if (mode != SessionMode::Pooled && base.by_session.size() >= 2 && test.by_session.size() >= 2) {
+    const auto base_groups = session_groups(base);
+    const auto test_groups = session_groups(test);
+    // Either side noisy is enough: its repeats overstate the evidence, and
+    // the test is only as sound as its weaker side (bench/stats-calibration (c)).
+    basis.session_noisy = stats::session_noisy(stats::session_variance(base_groups)) ||
+                          stats::session_noisy(stats::session_variance(test_groups));
+    if (mode == SessionMode::Means || basis.session_noisy) {
+      basis.on_session_means = true;
+      basis.base = stats::session_means(base_groups);
+      basis.test = stats::session_means(test_groups);
+      return basis;
+    }
+  }
+  basis.base = base.values;
+  basis.test = test.values;
+  return basis;
+}
+
+// Returns whether the 95% CIs of the tested samples are disjoint (ci-overlap).
+bool evaluate_cell(const ProfileSamples& base_samples, const ProfileSamples& test_samples,
+                   const CompareOptions& options, double level, report::Cell& cell,
+                   const stats::Summary& base_summary) {
   cell.present = true;
-  cell.test = stats::summarize(test);
+  cell.test = stats::summarize(test_samples.values);
   if (std::isfinite(base_summary.mean) && base_summary.mean != 0) {
     cell.change_pct = (cell.test.mean - base_summary.mean) / base_summary.mean * 100.0;
   }
-  cell.change_ci = stats::relative_change_ci(base_summary, cell.test);
+  const TestBasis basis = choose_basis(base_samples, test_samples, options.sessions);
+  cell.session_noisy = basis.on_session_means && basis.session_noisy;
+  const Values& base = basis.base;
+  const Values& test = basis.test;
+  // The interval of the change comes from the samples the test uses, so that
+  // it excludes 0% exactly when Welch marks the row (docs/statistics.md).
+  const stats::Summary base_tested = basis.on_session_means ? stats::summarize(base) : base_summary;
+  const stats::Summary test_tested = basis.on_session_means ? stats::summarize(test) : cell.test;
+  cell.change_ci = stats::relative_change_ci(base_tested, test_tested);
+  const std::string method = options.method;
   if (method == "welch") {
     const auto t = stats::welch_t_test(base, test);
     if (t.valid) cell.p_value = t.p_value;
@@ -78,10 +150,26 @@ void evaluate_cell(const Values& base, const Values& test, const std::string& me
   } else if (base.size() < 2 || test.size() < 2) {
     cell.note = "needs at least 2 samples per side";
   }
-  // ci-overlap: decided over all rows in build_comparison.
+  return method == "ci-overlap" && cell.note.empty() && stats::ci95_disjoint(base_tested, test_tested);
 }
 
 }  // namespace
+
+SessionMode parse_session_mode(const std::string& text) {
+  if (text == "auto") return SessionMode::Auto;
+  if (text == "pooled") return SessionMode::Pooled;
+  if (text == "means") return SessionMode::Means;
+  throw InputError("--sessions " + text + ": expected auto, pooled or means");
+}
+
+std::string to_string(SessionMode mode) {
+  switch (mode) {
+    case SessionMode::Auto: return "auto";
+    case SessionMode::Pooled: return "pooled";
+    case SessionMode::Means: return "means";
+  }
+  return "auto";
+}
 
 void validate_method(const std::string& method) {
   if (method != "welch" && method != "mwu" && method != "ci-overlap") {
@@ -129,7 +217,12 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   out.legend.sign = options.sign;
   out.legend.min_change_pct = options.min_change_pct;
 
+  out.legend.sessions = to_string(options.sessions);
+
   std::vector<Tested> tested;
+  // The seed report's rule has no p-value: a row is significant when the two
+  // 95% CIs are disjoint, with no multiple-comparison control.
+  std::set<const report::Cell*> disjoint;
   for (const auto& [sut, rows] : grouped) {
     const bool base_on_sut = std::any_of(rows.begin(), rows.end(), [&](const auto& row) {
       return row.second.by_profile.count(options.base) > 0;
@@ -139,56 +232,52 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
     table.sut = sut;
     table.base_profile = options.base;
     table.test_profiles = options.tests;
+    table.rows.reserve(rows.size());
+    out.tables.push_back(std::move(table));
+  }
+  // Cells are filled in place: the tables and rows no longer move, so the
+  // pointers collected below stay valid.
+  std::size_t table_index = 0;
+  for (const auto& [sut, rows] : grouped) {
+    if (table_index >= out.tables.size() || out.tables[table_index].sut != sut) continue;
+    report::Table& table = out.tables[table_index++];
     for (const auto& [key, row_samples] : rows) {
-      report::Row row;
+      report::Row& row = table.rows.emplace_back();
       row.benchmark = key.benchmark;
       row.result_class = row_samples.result_class;
       const auto base_it = row_samples.by_profile.find(options.base);
       row.base_present = base_it != row_samples.by_profile.end();
-      static const Values kNone;
-      const Values& base_values = row.base_present ? base_it->second : kNone;
-      if (row.base_present) row.base = stats::summarize(base_values);
+      if (row.base_present) row.base = stats::summarize(base_it->second.values);
       row.cells.resize(options.tests.size());
       for (std::size_t c = 0; c < options.tests.size(); ++c) {
         const auto test_it = row_samples.by_profile.find(options.tests[c]);
         if (test_it == row_samples.by_profile.end()) continue;
+        report::Cell& cell = row.cells[c];
         if (!row.base_present) {
-          row.cells[c].present = true;
-          row.cells[c].test = stats::summarize(test_it->second);
+          cell.present = true;
+          cell.test = stats::summarize(test_it->second.values);
           continue;
         }
-        evaluate_cell(base_values, test_it->second, options.method, options.fdr.value_or(options.alpha),
-                      row.cells[c], row.base);
-      }
-      table.rows.push_back(std::move(row));
-    }
-    out.tables.push_back(std::move(table));
-  }
-
-  // Pointers into the finished tables: nothing is pushed after this point.
-  for (auto& table : out.tables) {
-    for (auto& row : table.rows) {
-      for (auto& cell : row.cells) {
-        if (cell.present && row.base_present && std::isfinite(cell.p_value)) tested.push_back({&cell, &row});
-      }
-    }
-  }
-
-  // The seed report's rule has no p-value: a row is significant when the two
-  // 95% CIs are disjoint, with no multiple-comparison control.
-  std::set<const report::Cell*> disjoint;
-  if (options.method == "ci-overlap") {
-    for (auto& table : out.tables) {
-      for (auto& row : table.rows) {
-        for (auto& cell : row.cells) {
-          if (!cell.present || !row.base_present || !cell.note.empty()) continue;
-          ++out.legend.rows_tested;
-          if (stats::ci95_disjoint(row.base, cell.test)) disjoint.insert(&cell);
+        const bool ci_disjoint = evaluate_cell(base_it->second, test_it->second, options,
+                                               options.fdr.value_or(options.alpha), cell, row.base);
+        if (cell.session_noisy || (options.sessions == SessionMode::Means &&
+                                   base_it->second.by_session.size() >= 2 &&
+                                   test_it->second.by_session.size() >= 2)) {
+          ++out.legend.cells_on_session_means;
+        }
+        if (options.method == "ci-overlap") {
+          if (cell.note.empty()) ++out.legend.rows_tested;
+          if (ci_disjoint) disjoint.insert(&cell);
+        } else if (std::isfinite(cell.p_value)) {
+          tested.push_back({&cell, &row});
         }
       }
     }
-  } else {
+  }
+
+  if (options.method != "ci-overlap") {
     std::vector<double> p_values;
+    p_values.reserve(tested.size());
     for (const auto& t : tested) p_values.push_back(t.cell->p_value);
     out.legend.rows_tested = static_cast<int>(p_values.size());
     const std::vector<double> q_values =

@@ -9,6 +9,18 @@
 
 namespace kbench::analysis {
 
+// How repeats from several sessions (boots) of a profile are tested.
+//   auto:   per row, when both sides have >= 2 sessions and the between-session
+//           variance component dominates on either side, test the session
+//           means (and mark the cell session-noisy); otherwise pooled repeats.
+//   pooled: always every repeat as an independent sample (the field's habit).
+//   means:  always the session means where both sides have >= 2 sessions.
+enum class SessionMode { Auto, Pooled, Means };
+
+// "auto" | "pooled" | "means"; throws InputError naming the option otherwise.
+SessionMode parse_session_mode(const std::string& text);
+std::string to_string(SessionMode mode);
+
 struct CompareOptions {
   std::string base;
   std::vector<std::string> tests;
@@ -17,6 +29,7 @@ struct CompareOptions {
   double alpha = 0.05;              // per-row level when fdr is off
   report::SignConvention sign = report::SignConvention::Better;
   double min_change_pct = 0;        // smaller changes stay unmarked
+  SessionMode sessions = SessionMode::Auto;
 };
 
 // Known method names; throws InputError for anything else.

@@ -20,6 +20,7 @@ struct CompareCommandOptions {
   std::string sut_glob = "*";
   std::string benchmark_glob = "*";
   std::string resultclass_glob = "*";
+  std::string sessions = "auto";
   std::string store_url;
 };
 
@@ -50,6 +51,7 @@ void compare_command(const CompareCommandOptions& options) {
   compare.sign = options.sign == "raw" ? report::SignConvention::Raw : report::SignConvention::Better;
   if (options.min_change < 0) throw InputError("--min-change: expected a percentage >= 0");
   compare.min_change_pct = options.min_change;
+  compare.sessions = analysis::parse_session_mode(options.sessions);
   const auto renderer = report::make_renderer(options.format);
 
   const std::string url = resolve_store_url(options.store_url);
@@ -89,6 +91,9 @@ void add_compare_command(CLI::App& app) {
                   "Benjamini-Hochberg false discovery rate over all rows (default 0.05), or off");
   cmd->add_option("--sign", options->sign, "better: positive change means better (default); raw");
   cmd->add_option("--min-change", options->min_change, "leave changes smaller than this percentage unmarked");
+  cmd->add_option("--sessions", options->sessions,
+                  "auto (default): test session means where most variance lies between sessions; "
+                  "pooled: every repeat; means: always session means");
   cmd->add_option("--sut", options->sut_glob, "only SUTs matching this glob");
   cmd->add_option("--benchmark", options->benchmark_glob, "only benchmarks matching this glob");
   cmd->add_option("--resultclass", options->resultclass_glob, "only result classes matching this glob");

@@ -61,6 +61,8 @@ struct Legend {
   SignConvention sign = SignConvention::Better;
   int rows_tested = 0;
   double min_change_pct = 0;
+  std::string sessions = "auto";    // --sessions: auto, pooled or means
+  int cells_on_session_means = 0;   // cells tested on session means, not on pooled repeats
 };
 
 struct Report {
