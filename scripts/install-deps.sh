@@ -14,9 +14,13 @@ build_packages=(
 reference_packages=(
   linux-perf sysbench rt-tests sockperf stress-ng python3-scipy
 )
+# The ssh and qemu connections' tests: a loopback sshd, a VM with busybox.
+sut_test_packages=(
+  openssh-server openssh-client qemu-system-x86 busybox-static cpio
+)
 
 missing=()
-for pkg in "${build_packages[@]}" "${reference_packages[@]}"; do
+for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 

@@ -3,6 +3,7 @@
 // connection yields the same thing: a process whose stdout carries JSON Lines.
 #include <sys/types.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,5 +30,28 @@ class Connection {
 std::string find_agent_binary();
 
 std::unique_ptr<Connection> make_local_connection(std::string agent_path);
+
+// OpenSSH client; params: host (required), user, port, keyfile, known_hosts,
+// strict_host_key_checking, connect_timeout (docs/remote.md). Throws
+// InputError naming a bad parameter.
+std::unique_ptr<Connection> make_ssh_connection(const std::map<std::string, std::string>& params,
+                                                std::string agent_path);
+// Where an ssh connection put the agent on the SUT ("" before the first
+// start_agent, or for other connections); for tests and diagnostics.
+std::string ssh_remote_dir(const Connection& connection);
+
+// What a qemu connection boots: the swprofile's kernel, cmdline and initrd.
+struct QemuBoot {
+  std::string kernel;
+  std::vector<std::string> cmdline;
+  std::string initrd;  // optional; the agent's archive is appended to it
+};
+
+// One VM boot per start_agent; params: memory, cpus, accel (auto|kvm|tcg),
+// cpu, qemu, busybox, boot_timeout, kvm_probe_timeout (docs/remote.md).
+std::unique_ptr<Connection> make_qemu_connection(const std::map<std::string, std::string>& params, QemuBoot boot,
+                                                 std::string agent_path);
+// The accelerator a qemu connection uses ("" before its first start_agent).
+std::string qemu_accel(const Connection& connection);
 
 }  // namespace kbench::sut

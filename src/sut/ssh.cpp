@@ -1,0 +1,194 @@
+// The agent on a remote machine through the OpenSSH client. ssh is used as
+// the user runs it (~/.ssh/config applies), with BatchMode so that it never
+// prompts and with host key checking left on.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/errors.h"
+#include "sut/connection.h"
+#include "sut/process.h"
+#include "sysinfo/sha256.h"
+
+namespace kbench::sut {
+
+namespace {
+
+// Runs the agent as its own process group (setsid) and watches the session's
+// stdin: the controller's ssh keeps it open, so it ends only when the
+// connection drops or ssh is killed, and then the agent's group is killed
+// instead of running on unobserved. POSIX sh; no single quotes in here.
+constexpr const char* kRemoteRunScript = R"(a=$1; shift
+exec 3<&0 </dev/null
+if command -v setsid >/dev/null 2>&1; then setsid "$a" "$@" & else "$a" "$@" & fi
+p=$!
+( cat <&3 >/dev/null 2>&1; kill -KILL -"$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null ) >/dev/null 2>&1 &
+w=$!
+exec 3<&-
+wait "$p"; s=$?
+kill -KILL "$w" 2>/dev/null
+exit "$s")";
+
+// Reads the agent from stdin into a fresh private directory and prints the
+// directory and the SUT's own checksum of what arrived.
+constexpr const char* kRemoteInstallScript = R"(umask 077
+d=$(mktemp -d "${TMPDIR:-/tmp}/kbench.XXXXXXXX") || exit 1
+cat > "$d/kbench-agent" || { rm -rf "$d"; exit 1; }
+chmod 700 "$d/kbench-agent"
+echo "dir $d"
+command -v sha256sum >/dev/null 2>&1 || { echo "no sha256sum on the SUT" >&2; rm -rf "$d"; exit 3; }
+sha256sum "$d/kbench-agent")";
+
+constexpr auto kInstallTimeout = std::chrono::minutes(5);
+constexpr auto kCleanupTimeout = std::chrono::seconds(30);
+
+struct SshParams {
+  std::string host;
+  std::string user;
+  std::string port;
+  std::string keyfile;
+  std::string known_hosts;
+  std::string strict_host_key_checking;  // empty: ssh's own default / ~/.ssh/config
+  std::string connect_timeout = "15";
+};
+
+SshParams parse_params(const std::map<std::string, std::string>& params) {
+  SshParams parsed;
+  for (const auto& [key, value] : params) {
+    if (key == "host") {
+      parsed.host = value;
+    } else if (key == "user") {
+      parsed.user = value;
+    } else if (key == "port") {
+      if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) {
+        throw InputError("sut.connection.params.port: expected a port number, got '" + value + "'");
+      }
+      parsed.port = value;
+    } else if (key == "keyfile") {
+      parsed.keyfile = value;
+    } else if (key == "known_hosts") {
+      parsed.known_hosts = value;
+    } else if (key == "strict_host_key_checking") {
+      if (value != "yes" && value != "accept-new" && value != "ask") {
+        throw InputError("sut.connection.params.strict_host_key_checking: expected yes or accept-new, got '" +
+                         value + "'");
+      }
+      parsed.strict_host_key_checking = value;
+    } else if (key == "connect_timeout") {
+      parsed.connect_timeout = value;
+    } else {
+      throw InputError("sut.connection.params." + key +
+                       ": unknown ssh parameter (expected host, user, port, keyfile, known_hosts, "
+                       "strict_host_key_checking, connect_timeout)");
+    }
+  }
+  if (parsed.host.empty()) throw InputError("sut.connection.params.host: expected the SUT's host name for ssh");
+  if (parsed.host.front() == '-') throw InputError("sut.connection.params.host: '" + parsed.host + "' is not a host name");
+  return parsed;
+}
+
+std::string read_binary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw RunError("cannot read the agent " + path);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+class SshConnection final : public Connection {
+ public:
+  SshConnection(SshParams params, std::string agent_path)
+      : params_(std::move(params)), agent_path_(std::move(agent_path)) {}
+
+  ~SshConnection() override {
+    if (remote_dir_.empty()) return;
+    // Best effort: a dead SUT cannot be cleaned, and a destructor must not throw.
+    try {
+      run_command(ssh_command("rm -rf -- " + shell_quote(remote_dir_)), "", kCleanupTimeout);
+    } catch (...) {
+    }
+  }
+
+  std::string describe() const override {
+    std::string target = params_.user.empty() ? params_.host : params_.user + "@" + params_.host;
+    if (!params_.port.empty()) target += ":" + params_.port;
+    return "ssh " + target;
+  }
+
+  AgentProcess start_agent(const std::vector<std::string>& args) override {
+    install_agent();
+    std::vector<std::string> words = {"sh", "-c", kRemoteRunScript, "kbench-agent", remote_dir_ + "/kbench-agent"};
+    words.insert(words.end(), args.begin(), args.end());
+    return spawn_process_group(ssh_command(shell_join(words)), /*keep_stdin_open=*/true);
+  }
+
+  const std::string& remote_dir() const { return remote_dir_; }
+
+ private:
+  std::vector<std::string> ssh_command(const std::string& remote_command) const {
+    std::vector<std::string> argv = {"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=" + params_.connect_timeout,
+                                     // A dead link is noticed within a minute rather than never.
+                                     "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4",
+                                     "-o", "LogLevel=ERROR"};
+    if (!params_.port.empty()) argv.insert(argv.end(), {"-p", params_.port});
+    if (!params_.user.empty()) argv.insert(argv.end(), {"-l", params_.user});
+    if (!params_.keyfile.empty()) argv.insert(argv.end(), {"-i", params_.keyfile, "-o", "IdentitiesOnly=yes"});
+    if (!params_.known_hosts.empty()) argv.insert(argv.end(), {"-o", "UserKnownHostsFile=" + params_.known_hosts});
+    if (!params_.strict_host_key_checking.empty()) {
+      argv.insert(argv.end(), {"-o", "StrictHostKeyChecking=" + params_.strict_host_key_checking});
+    }
+    argv.insert(argv.end(), {"--", params_.host, remote_command});
+    return argv;
+  }
+
+  void install_agent() {
+    if (!remote_dir_.empty()) return;
+    const std::string agent = read_binary(agent_path_);
+    const std::string local_sha = sysinfo::sha256_hex(agent);
+    const CommandResult result =
+        run_command(ssh_command(shell_join({"sh", "-c", kRemoteInstallScript})), agent, kInstallTimeout);
+    std::string dir;
+    std::string remote_sha;
+    std::istringstream lines(result.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("dir ", 0) == 0) {
+        dir = line.substr(4);
+      } else if (remote_sha.empty() && line.size() >= 64) {
+        remote_sha = line.substr(0, 64);
+      }
+    }
+    if (result.timed_out || result.exit_status != 0 || dir.empty()) {
+      std::string reason = result.timed_out ? "timed out" : fmt::format("ssh exited with status {}", result.exit_status);
+      if (result.exit_status == 255) reason += " (connection failed)";
+      const std::string tail = last_lines(result.err, 5);
+      throw RunError("copying kbench-agent to " + describe() + " failed: " + reason +
+                     (tail.empty() ? "" : ": " + tail));
+    }
+    if (remote_sha != local_sha) {
+      remote_dir_ = dir;  // the destructor removes the bad copy
+      throw RunError("kbench-agent copied to " + describe() + ":" + dir + " has sha256 " +
+                     (remote_sha.empty() ? "(none)" : remote_sha) + ", expected " + local_sha);
+    }
+    remote_dir_ = dir;
+  }
+
+  SshParams params_;
+  std::string agent_path_;
+  std::string remote_dir_;  // on the SUT; empty until the agent is copied
+};
+
+}  // namespace
+
+std::unique_ptr<Connection> make_ssh_connection(const std::map<std::string, std::string>& params,
+                                                std::string agent_path) {
+  return std::make_unique<SshConnection>(parse_params(params), std::move(agent_path));
+}
+
+std::string ssh_remote_dir(const Connection& connection) {
+  const auto* ssh = dynamic_cast<const SshConnection*>(&connection);
+  return ssh ? ssh->remote_dir() : std::string();
+}
+
+}  // namespace kbench::sut
