@@ -45,8 +45,8 @@ std::vector<std::string> explanation(const analysis::NoiseReport& report) {
       fmt::format("floor: the smallest change a comparison with as many samples and the same cv detects with "
                   "{:.0f}% probability (Welch, two-sided, level {}); below it, no mark does not mean no change.",
                   report.power * 100, report::format_exact(report.floor_alpha)),
-      fmt::format("floor alone: the same at level {} (one real change among {} rows under Benjamini-Hochberg).",
-                  report::format_exact(report.floor_alone_alpha), report.floor_rows),
+      fmt::format("floor alone: the same at level {:.3g} (one real change among {} rows under Benjamini-Hochberg).",
+                  report.floor_alone_alpha, report.floor_rows),
       "between: share of the variance between sessions (boots); (m): floor on session means, sessions counted."};
 }
 

@@ -100,10 +100,10 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw) 
   if (legend.sessions == "pooled") {
     lines.push_back("Sessions: every repeat tested as an independent sample (--sessions pooled).");
   } else if (legend.sessions == "means" || legend.cells_on_session_means > 0) {
-    lines.push_back(fmt::format("Sessions: {} tested on session means {} (--sessions {}).",
+    lines.push_back(fmt::format("Sessions: {} tested on session means, {} (--sessions {}).",
                                 count_noun(legend.cells_on_session_means, "cell", "cells"),
                                 legend.sessions == "means" ? "wherever both sides have 2 or more sessions"
-                                                           : "because most of their variance lies between sessions",
+                                                           : "where most variance lies between sessions",
                                 legend.sessions));
   }
   if (change_is_raw || legend.sign == SignConvention::Raw)

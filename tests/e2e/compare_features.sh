@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# compare's options and formats, noise, export and show --relative on a small
+# real store: profiles A and B with two sessions each, C with one.
+source "$(dirname "$0")/lib.sh"
+STORE="sqlite://$WORK/results.db"
+DB="$WORK/results.db"
+export KBENCH_STORE="$STORE"
+
+run() {
+  "$KBENCH" run --swprofile "$1" --suite quick --benchmark 'syscall/get*' --repeats 3 --warmups 0 \
+    >"$WORK/run.out" 2>"$WORK/run.err" || fail "kbench run $1 exited $?: $(tail -3 "$WORK/run.err")"
+}
+run A; run A; run B; run B; run C
+
+# --- compare: every format, several test columns --------------------------------
+for format in grid markdown delta mail csv json; do
+  "$KBENCH" compare A B C --format "$format" >"$WORK/cmp.$format" 2>"$WORK/err" \
+    || fail "compare --format $format exited $?: $(cat "$WORK/err")"
+done
+expect_contains "$WORK/cmp.grid" "A (base)"
+expect_contains "$WORK/cmp.grid" "| syscall/getppid"
+expect_contains "$WORK/cmp.grid" "B: "                 # one summary line per test column
+expect_contains "$WORK/cmp.grid" "C: "
+expect_contains "$WORK/cmp.markdown" "| Metric"
+expect_contains "$WORK/cmp.delta" "| scenario"
+expect_contains "$WORK/cmp.delta" "new2: C"
+expect_contains "$WORK/cmp.mail" "A: B"
+long=$(awk 'length > 80' "$WORK/cmp.mail" | wc -l)
+[ "$long" -eq 0 ] && pass || fail "mail has $long lines over 80 columns"
+expect_contains "$WORK/cmp.csv" "session_noisy"
+# 2 benchmarks x 3 classes x 2 test columns + header.
+lines=$(wc -l <"$WORK/cmp.csv")
+[ "$lines" -eq 13 ] && pass || fail "compare csv has $lines lines, expected 13"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["tables"][0]["test_profiles"]==["B","C"]; assert d["legend"]["method"]=="welch"' \
+  "$WORK/cmp.json" && pass || fail "compare json does not parse or lacks its test profiles"
+
+# --- compare: filters and options ------------------------------------------------
+"$KBENCH" compare A B --resultclass 'p99 *' --format csv >"$WORK/f.csv" 2>&1 || fail "--resultclass exited $?"
+[ "$(wc -l <"$WORK/f.csv")" -eq 3 ] && pass || fail "--resultclass 'p99 *' gave $(($(wc -l <"$WORK/f.csv") - 1)) rows, expected 2"
+grep -q ',mean,ns,' "$WORK/f.csv" && fail "--resultclass 'p99 *' kept a mean row" || pass
+"$KBENCH" compare A B --benchmark 'syscall/getpid' --format csv >"$WORK/f.csv" 2>&1 || fail "--benchmark exited $?"
+[ "$(wc -l <"$WORK/f.csv")" -eq 4 ] && pass || fail "--benchmark syscall/getpid gave $(($(wc -l <"$WORK/f.csv") - 1)) rows, expected 3"
+grep -q getppid "$WORK/f.csv" && fail "--benchmark syscall/getpid kept getppid" || pass
+"$KBENCH" compare A B --sut '*' --format csv >"$WORK/f.csv" 2>&1 && pass || fail "--sut '*' exited $?"
+"$KBENCH" compare A B --min-change 50 >"$WORK/f.out" 2>&1 || fail "--min-change exited $?"
+expect_contains "$WORK/f.out" "changes below 50.00% unmarked"
+"$KBENCH" compare A B --sessions pooled >"$WORK/f.out" 2>&1 || fail "--sessions pooled exited $?"
+expect_contains "$WORK/f.out" "Sessions: every repeat tested as an independent sample"
+"$KBENCH" compare A B --sessions means --format csv >"$WORK/f.csv" 2>&1 || fail "--sessions means exited $?"
+"$KBENCH" compare A B --sessions means >"$WORK/f.out" 2>&1 || fail "--sessions means exited $?"
+expect_contains "$WORK/f.out" "6 cells tested on session means, wherever both sides"
+"$KBENCH" compare A B --method mwu --fdr off --sign raw >"$WORK/f.out" 2>&1 || fail "mwu/fdr off/raw exited $?"
+expect_contains "$WORK/f.out" "Mann-Whitney"
+
+# --- noise -----------------------------------------------------------------------
+"$KBENCH" noise A >"$WORK/noise.out" 2>"$WORK/err" || fail "noise A exited $?: $(cat "$WORK/err")"
+expect_contains "$WORK/noise.out" "sessions split in order: #0 (1) against #1 (1)"
+expect_contains "$WORK/noise.out" "floor alone"
+expect_contains "$WORK/noise.out" "A/A marks (false alarms):"
+"$KBENCH" noise C >"$WORK/noise.out" 2>"$WORK/err" || fail "noise C exited $?: $(cat "$WORK/err")"
+expect_contains "$WORK/noise.out" "one session: its even repeats against its odd repeats"
+"$KBENCH" noise A --format csv >"$WORK/noise.csv" 2>&1 || fail "noise --format csv exited $?"
+/usr/bin/python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6, len(rows)
+for r in rows:
+    assert int(r["n"]) == 6 and int(r["sessions"]) == 2, r
+    assert float(r["noise_floor_pct"]) > 0 and float(r["noise_floor_alone_pct"]) >= float(r["noise_floor_pct"]), r
+' "$WORK/noise.csv" && pass || fail "noise csv: wrong rows or floors"
+"$KBENCH" noise B --format json >"$WORK/noise.json" 2>&1 || fail "noise --format json exited $?"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["tables"][0]["rows"]) == 6' \
+  "$WORK/noise.json" && pass || fail "noise json does not parse or has the wrong rows"
+
+# --- export ----------------------------------------------------------------------
+stored=$(sqlite3 "$DB" 'select count(*) from result')
+"$KBENCH" export >"$WORK/export.csv" 2>"$WORK/err" || fail "export exited $?: $(cat "$WORK/err")"
+/usr/bin/python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0] == ["sut","swprofile","session","session_index","benchmark","params","result_class","unit","direction","repeat","value"], rows[0]
+assert len(rows) - 1 == int(sys.argv[2]), (len(rows) - 1, sys.argv[2])
+assert {r[1] for r in rows[1:]} == {"A", "B", "C"}
+assert all(r[8] in ("lower", "higher") for r in rows[1:])
+' "$WORK/export.csv" "$stored" && pass || fail "export csv: header or row count ($stored samples stored)"
+stored_a=$(sqlite3 "$DB" "select count(*) from result r join session s on s.id=r.session_id
+                          join swprofile w on w.id=s.swprofile_id where w.name='A'")
+"$KBENCH" export --format json --swprofile A >"$WORK/export.json" 2>&1 || fail "export --format json exited $?"
+/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d) == int(sys.argv[2]) and all(s["swprofile"] == "A" for s in d)
+assert {s["session_index"] for s in d} == {0, 1}
+' "$WORK/export.json" "$stored_a" && pass || fail "export json: not the $stored_a samples of A"
+# Unrounded: the exported values are exactly the stored doubles.
+/usr/bin/python3 -c '
+import csv, sqlite3, sys
+exported = sorted(float(r["value"]) for r in csv.DictReader(open(sys.argv[1])))
+stored = sorted(v for (v,) in sqlite3.connect(sys.argv[2]).execute("select value from result"))
+assert exported == stored
+' "$WORK/export.csv" "$DB" && pass || fail "export values differ from the stored doubles"
+
+# --- show --relative ---------------------------------------------------------------
+"$KBENCH" show A --relative >"$WORK/show.out" 2>&1 || fail "show --relative exited $?"
+expect_contains "$WORK/show.out" "in percent of the mean"
+expect_contains "$WORK/show.out" "| syscall/getpid"
+grep -Eq '^\| syscall/getpid +\| mean \(ns\) +\| +-[0-9.]+% \| +-[0-9.]+% \| +[0-9.]+ \| +\+[0-9.]+% \| +\+[0-9.]+% \|' \
+  "$WORK/show.out" && pass || fail "show --relative: min/CI/max are not percentages around an absolute mean"
+
+# --- bad inputs of the new options: exit 2, one line ------------------------------
+expect_bad_input "compare --sessions" "$KBENCH" compare A B --sessions sometimes
+expect_bad_input "noise unknown profile" "$KBENCH" noise nosuch
+expect_bad_input "noise --format" "$KBENCH" noise A --format mail
+expect_bad_input "noise --sessions" "$KBENCH" noise A --sessions x
+expect_bad_input "noise --fdr" "$KBENCH" noise A --fdr 2
+expect_bad_input "noise no rows" "$KBENCH" noise A --benchmark 'nothing/*'
+expect_bad_input "noise missing store" "$KBENCH" noise A --store "sqlite://$WORK/missing.db"
+expect_bad_input "export --format" "$KBENCH" export --format xml
+expect_bad_input "export unknown profile" "$KBENCH" export --swprofile nosuch
+expect_bad_input "export missing store" "$KBENCH" export --store "sqlite://$WORK/missing.db"
+expect_bad_input "show --relative unknown profile" "$KBENCH" show nosuch --relative
+[ ! -e "$WORK/missing.db" ] && pass || fail "a missing store was created"
+finish
