@@ -1,0 +1,522 @@
+// The agent inside a kernel booted in QEMU. Each start_agent boots the VM
+// once: an initramfs holds busybox, the agent, its arguments and an /init
+// that runs it and sends every output line over a second serial port, framed
+// and checksummed, then powers off. A relay process (the process-group
+// leader the runner sees) checks the frames and passes on only verified JSON
+// Lines, so kernel console noise or a corrupted line never reaches the store.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/errors.h"
+#include "sut/connection.h"
+#include "sut/initramfs.h"
+#include "sut/process.h"
+
+namespace kbench::sut {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Frames on the results port: "<tag> <crc32 of payload> <payload>", tags
+// KBS1 (init started), KBO1 (agent stdout line), KBE1 (agent stderr line),
+// KBX1 (agent exit status). Anything else on the port is ignored.
+constexpr const char* kInitScript = R"INIT(#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /dev/shm
+ip link set lo up 2>/dev/null
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+frame() {
+  while IFS= read -r line || [ -n "$line" ]; do
+    printf '%s %s %s\n' "$1" "$(printf '%s' "$line" | crc32)" "$line"
+  done
+}
+exec 3>/dev/ttyS1
+echo "init $(uname -r)" | frame KBS1 >&3
+. /kbench/args
+cd /tmp
+{ /kbench/kbench-agent "$@" 2>/tmp/agent.err </dev/null; echo $? > /tmp/agent.status; } | frame KBO1 >&3
+frame KBE1 < /tmp/agent.err >&3
+frame KBX1 < /tmp/agent.status >&3
+exec 3>&-
+sleep 0.2
+poweroff -f
+)INIT";
+
+constexpr std::size_t kConsoleTailLines = 25;
+
+struct QemuParams {
+  std::string memory = "1024M";
+  std::string cpus = "1";
+  std::string accel = "auto";  // auto | kvm | tcg
+  std::string cpu_model = "max";
+  std::string qemu = "qemu-system-x86_64";
+  std::string busybox = "/bin/busybox";
+  std::chrono::seconds boot_timeout{180};
+  std::chrono::seconds kvm_probe_timeout{30};
+};
+
+std::chrono::seconds parse_seconds(const std::string& key, const std::string& value) {
+  char* end = nullptr;
+  const long seconds = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || seconds <= 0) {
+    throw InputError("sut.connection.params." + key + ": expected a number of seconds, got '" + value + "'");
+  }
+  return std::chrono::seconds(seconds);
+}
+
+QemuParams parse_params(const std::map<std::string, std::string>& params) {
+  QemuParams parsed;
+  for (const auto& [key, value] : params) {
+    if (key == "memory") {
+      parsed.memory = value;
+    } else if (key == "cpus") {
+      if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || value == "0") {
+        throw InputError("sut.connection.params.cpus: expected a number of CPUs, got '" + value + "'");
+      }
+      parsed.cpus = value;
+    } else if (key == "accel") {
+      if (value != "auto" && value != "kvm" && value != "tcg") {
+        throw InputError("sut.connection.params.accel: expected auto, kvm or tcg, got '" + value + "'");
+      }
+      parsed.accel = value;
+    } else if (key == "cpu") {
+      parsed.cpu_model = value;
+    } else if (key == "qemu") {
+      parsed.qemu = value;
+    } else if (key == "busybox") {
+      parsed.busybox = value;
+    } else if (key == "boot_timeout") {
+      parsed.boot_timeout = parse_seconds(key, value);
+    } else if (key == "kvm_probe_timeout") {
+      parsed.kvm_probe_timeout = parse_seconds(key, value);
+    } else {
+      throw InputError("sut.connection.params." + key +
+                       ": unknown qemu parameter (expected memory, cpus, accel, cpu, qemu, busybox, "
+                       "boot_timeout, kvm_probe_timeout)");
+    }
+  }
+  return parsed;
+}
+
+std::string read_whole(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(what + " " + path + ": cannot be read");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+void write_whole(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw RunError("cannot write " + path);
+}
+
+void write_all(int fd, const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::string console_tail(const std::string& console_log) {
+  std::ifstream in(console_log, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string tail = last_lines(text.str(), kConsoleTailLines);
+  std::erase(tail, '\r');
+  return tail.empty() ? "(the console log is empty)" : tail;
+}
+
+struct Frame {
+  std::string tag;
+  std::string payload;
+  bool valid = false;
+};
+
+// A line of the results port; `valid` only when the checksum matches.
+std::optional<Frame> parse_frame(std::string line) {
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
+  const auto start = line.find("KB");
+  if (start == std::string::npos) return std::nullopt;
+  line.erase(0, start);
+  if (line.size() < 14 || line[4] != ' ' || line[13] != ' ') return std::nullopt;
+  Frame frame{line.substr(0, 4), line.substr(14), false};
+  if (frame.tag != "KBS1" && frame.tag != "KBO1" && frame.tag != "KBE1" && frame.tag != "KBX1") return std::nullopt;
+  frame.valid = crc32_hex(frame.payload) == line.substr(5, 8);
+  return frame;
+}
+
+class QemuConnection final : public Connection {
+ public:
+  QemuConnection(QemuParams params, QemuBoot boot, std::string agent_path)
+      : params_(std::move(params)), boot_(std::move(boot)), agent_path_(std::move(agent_path)) {
+    if (access(boot_.kernel.c_str(), R_OK) != 0) {
+      throw InputError("swprofile kernel " + boot_.kernel + ": expected a readable kernel image");
+    }
+    if (!boot_.initrd.empty() && access(boot_.initrd.c_str(), R_OK) != 0) {
+      throw InputError("swprofile initrd " + boot_.initrd + ": expected a readable initramfs image");
+    }
+    char pattern[] = "/tmp/kbench-qemu.XXXXXX";
+    if (!mkdtemp(pattern)) throw RunError(std::string("mkdtemp: ") + std::strerror(errno));
+    work_dir_ = pattern;
+  }
+
+  ~QemuConnection() override {
+    std::error_code ignored;
+    fs::remove_all(work_dir_, ignored);
+  }
+
+  std::string describe() const override {
+    return fmt::format("qemu {} ({}{})", boot_.kernel, accel_.empty() ? params_.accel : accel_,
+                       boot_.cmdline.empty() ? "" : ", cmdline: " + join_cmdline(boot_.cmdline));
+  }
+
+  AgentProcess start_agent(const std::vector<std::string>& args) override {
+    resolve_accel();
+    const std::string initramfs = write_initramfs(args);
+    const std::string console_log = fmt::format("{}/console-{}.log", work_dir_, ++boots_);
+    return start_relay(qemu_argv(accel_, initramfs, console_log), console_log, params_.boot_timeout,
+                       /*probe_only=*/false);
+  }
+
+  const std::string& accel() const { return accel_; }
+
+ private:
+  static std::string join_cmdline(const std::vector<std::string>& words) {
+    std::string joined;
+    for (const auto& word : words) joined += (joined.empty() ? "" : " ") + word;
+    return joined;
+  }
+
+  std::vector<std::string> qemu_argv(const std::string& accel, const std::string& initramfs,
+                                     const std::string& console_log) const {
+    // console=ttyS0 for the log; panic=-1 with -no-reboot turns a panic into
+    // QEMU exiting instead of a hang.
+    std::string append = "console=ttyS0 panic=-1 rdinit=/init";
+    for (const auto& word : boot_.cmdline) append += " " + word;
+    std::vector<std::string> argv = {params_.qemu, "-nodefaults", "-no-user-config", "-display", "none",
+                                     "-no-reboot", "-m", params_.memory, "-smp", params_.cpus,
+                                     "-cpu", params_.cpu_model, "-accel", accel,
+                                     "-kernel", boot_.kernel, "-initrd", initramfs, "-append", append,
+                                     "-serial", "file:" + console_log, "-serial", "stdio"};
+    return argv;
+  }
+
+  // Busybox, the agent, /init and the arguments, appended to the swprofile's
+  // own initrd when it has one (the kernel unpacks concatenated archives).
+  std::string write_initramfs(const std::vector<std::string>& args) {
+    if (base_archive_.empty()) {
+      CpioWriter cpio;
+      for (const char* dir : {"bin", "dev", "proc", "sys", "tmp", "kbench", "boot"}) cpio.add_directory(dir);
+      cpio.add_file("bin/busybox", read_whole(params_.busybox, "busybox (Debian package busybox-static)"), 0755);
+      cpio.add_file("init", kInitScript, 0755);
+      cpio.add_file("kbench/kbench-agent", read_whole(agent_path_, "kbench-agent"), 0755);
+      // The kernel config next to the image (Debian's layout), so that the
+      // agent inside records its hash like on a real machine.
+      const fs::path kernel(boot_.kernel);
+      const std::string name = kernel.filename().string();
+      if (name.rfind("vmlinuz-", 0) == 0) {
+        const fs::path config = kernel.parent_path() / ("config-" + name.substr(8));
+        if (fs::exists(config)) {
+          cpio.add_file("boot/" + config.filename().string(), read_whole(config.string(), "kernel config"), 0644);
+        }
+      }
+      std::string archive = cpio.finish();
+      if (!boot_.initrd.empty()) archive = read_whole(boot_.initrd, "swprofile initrd") + archive;
+      base_archive_ = std::move(archive);
+    }
+    CpioWriter args_cpio;
+    args_cpio.add_file("kbench/args", "set -- " + shell_join(args) + "\n", 0644);
+    const std::string path = work_dir_ + "/initramfs.cpio";
+    // The kernel skips the zero padding between concatenated archives.
+    std::string archive = base_archive_;
+    while (archive.size() % 512 != 0) archive.push_back('\0');
+    write_whole(path, archive + args_cpio.finish());
+    return path;
+  }
+
+  std::string cache_key() const {
+    utsname host{};
+    uname(&host);
+    struct stat kernel{};
+    stat(boot_.kernel.c_str(), &kernel);
+    return fmt::format("{}|{}|{}|{}|{}|{}", host.nodename, host.release, params_.qemu, fs::absolute(boot_.kernel).string(),
+                       kernel.st_size, kernel.st_mtime);
+  }
+
+  static fs::path cache_file() {
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    const fs::path base = xdg && *xdg ? fs::path(xdg) : fs::path(home ? home : "/tmp") / ".cache";
+    return base / "kbench" / "qemu-kvm-probe";
+  }
+
+  // auto: KVM where /dev/kvm is usable and a probe boot of this kernel with
+  // KVM reaches /init in time; TCG otherwise. The verdict is cached per host
+  // and kernel image, as a probe that hangs costs its whole timeout.
+  void resolve_accel() {
+    if (!accel_.empty()) return;
+    if (params_.accel != "auto") {
+      accel_ = params_.accel;
+      return;
+    }
+    if (access("/dev/kvm", R_OK | W_OK) != 0) {
+      accel_ = "tcg";
+      accel_note_ = "auto: /dev/kvm is not usable, using TCG";
+      std::cerr << "kbench: qemu: " << accel_note_ << "\n";
+      return;
+    }
+    const std::string key = cache_key();
+    {
+      std::ifstream cache(cache_file());
+      for (std::string line; std::getline(cache, line);) {
+        const auto tab = line.rfind('\t');
+        if (tab != std::string::npos && line.substr(0, tab) == key) {
+          accel_ = line.substr(tab + 1);
+          accel_note_ = "auto: " + accel_ + " (KVM probe result cached in " + cache_file().string() + ")";
+        }
+      }
+    }
+    if (accel_.empty()) {
+      const auto started = Clock::now();
+      std::string why;
+      const bool kvm_works = probe_kvm(why);
+      const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+      accel_ = kvm_works ? "kvm" : "tcg";
+      accel_note_ = kvm_works ? fmt::format("auto: KVM probe boot reached /init in {:.1f}s, using KVM", seconds)
+                              : fmt::format("auto: KVM probe boot failed after {:.1f}s: {}; using TCG", seconds, why);
+      std::error_code ec;
+      fs::create_directories(cache_file().parent_path(), ec);
+      std::ofstream(cache_file(), std::ios::app) << key << '\t' << accel_ << '\n';
+    }
+    if (accel_ == "tcg") std::cerr << "kbench: qemu: " << accel_note_ << "\n";
+  }
+
+  bool probe_kvm(std::string& why) {
+    const std::string initramfs = write_initramfs({"--version"});
+    const std::string console_log = work_dir_ + "/kvm-probe-console.log";
+    AgentProcess probe = start_relay(qemu_argv("kvm", initramfs, console_log), console_log,
+                                     params_.kvm_probe_timeout, /*probe_only=*/true);
+    close(probe.stdout_fd);
+    // The relay writes one short line at most, then exits.
+    char buffer[4096];
+    ssize_t n = 0;
+    while ((n = read(probe.stderr_fd, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
+      if (n > 0) why.append(buffer, static_cast<std::size_t>(n));
+    }
+    close(probe.stderr_fd);
+    std::erase(why, '\n');
+    int status = 0;
+    while (waitpid(probe.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    kill(-probe.pid, SIGKILL);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+
+  // Forks the relay: it starts QEMU in its own process group, checks the
+  // frames, writes verified JSON Lines to its stdout and diagnostics to its
+  // stderr, and exits with the agent's exit status (1 when the VM failed).
+  AgentProcess start_relay(const std::vector<std::string>& argv, const std::string& console_log,
+                           std::chrono::seconds boot_timeout, bool probe_only) {
+    int out_pipe[2];
+    int err_pipe[2];
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+      throw RunError(std::string("pipe: ") + std::strerror(errno));
+    }
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid < 0) throw RunError(std::string("fork: ") + std::strerror(errno));
+    if (pid == 0) {
+      setpgid(0, 0);
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(127);
+      signal(SIGPIPE, SIG_IGN);
+      close(out_pipe[0]);
+      close(err_pipe[0]);
+      int status = 1;
+      try {
+        status = relay(argv, console_log, boot_timeout, probe_only, out_pipe[1], err_pipe[1]);
+      } catch (const std::exception& error) {
+        write_all(err_pipe[1], std::string("kbench: qemu: ") + error.what() + "\n");
+      }
+      _exit(status);
+    }
+    setpgid(pid, pid);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    return AgentProcess{pid, out_pipe[0], err_pipe[0]};
+  }
+
+  int relay(const std::vector<std::string>& argv, const std::string& console_log, std::chrono::seconds boot_timeout,
+            bool probe_only, int out_fd, int err_fd) {
+    const auto started = Clock::now();
+    // QEMU dies with the relay (parent-death signal), so the runner's kill of
+    // the relay's group also ends the VM.
+    AgentProcess vm = spawn_process_group(argv, /*keep_stdin_open=*/false);
+    std::string pending;
+    std::string qemu_stderr;
+    std::optional<int> agent_status;
+    bool init_started = false;
+    int corrupted = 0;
+    char buffer[65536];
+    pollfd fds[2] = {{vm.stdout_fd, POLLIN, 0}, {vm.stderr_fd, POLLIN, 0}};
+    int open_fds = 2;
+    std::string failure;
+
+    auto handle_frame = [&](const Frame& frame) {
+      if (!frame.valid) {
+        ++corrupted;
+        write_all(err_fd, "kbench: qemu: dropped a result line whose checksum does not match: " +
+                              frame.payload.substr(0, 120) + "\n");
+        return;
+      }
+      if (frame.tag == "KBS1") {
+        init_started = true;
+        if (!probe_only) {
+          write_all(err_fd, fmt::format("kbench: qemu: {} reached /init after {:.1f}s ({})\n", frame.payload,
+                                        std::chrono::duration<double>(Clock::now() - started).count(), accel_));
+        }
+      } else if (frame.tag == "KBO1") {
+        write_all(out_fd, with_accel(frame.payload) + "\n");
+      } else if (frame.tag == "KBE1") {
+        write_all(err_fd, frame.payload + "\n");
+      } else if (frame.tag == "KBX1") {
+        agent_status = std::atoi(frame.payload.c_str());
+      }
+    };
+
+    while (open_fds > 0) {
+      if (probe_only && init_started) break;
+      if (!init_started && Clock::now() - started > boot_timeout) {
+        failure = fmt::format("the kernel did not reach /init within {}s (hang?)", boot_timeout.count());
+        break;
+      }
+      if (poll(fds, 2, 500) < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      for (int i = 0; i < 2; ++i) {
+        if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+        if (n <= 0) {
+          if (n < 0 && errno == EINTR) continue;
+          close(fds[i].fd);
+          fds[i].fd = -1;
+          --open_fds;
+          continue;
+        }
+        if (i == 1) {
+          qemu_stderr.append(buffer, static_cast<std::size_t>(n));
+          continue;
+        }
+        pending.append(buffer, static_cast<std::size_t>(n));
+        std::size_t start = 0;
+        for (auto nl = pending.find('\n', start); nl != std::string::npos; nl = pending.find('\n', start)) {
+          if (auto frame = parse_frame(pending.substr(start, nl - start))) handle_frame(*frame);
+          start = nl + 1;
+        }
+        pending.erase(0, start);
+      }
+    }
+    if (auto frame = parse_frame(pending)) handle_frame(*frame);
+
+    // After the exit frame the VM powers itself off; give it a moment.
+    const auto stop_deadline = Clock::now() + std::chrono::seconds(agent_status ? 20 : 0);
+    int status = 0;
+    pid_t waited = 0;
+    while ((waited = waitpid(vm.pid, &status, WNOHANG)) == 0 && Clock::now() < stop_deadline) {
+      usleep(100000);
+    }
+    if (waited == 0) {
+      kill(vm.pid, SIGKILL);
+      waitpid(vm.pid, &status, 0);
+    }
+    if (probe_only) {
+      if (init_started) return 0;
+      if (failure.empty()) failure = "the VM stopped before /init started";
+      const std::string qemu_tail = last_lines(qemu_stderr, 2);
+      write_all(err_fd, failure + (qemu_tail.empty() ? "" : " (qemu: " + qemu_tail + ")"));
+      return 1;
+    }
+
+    if (agent_status && corrupted == 0) return *agent_status;
+    if (failure.empty()) {
+      if (corrupted > 0) {
+        failure = fmt::format("{} result line(s) failed their checksum", corrupted);
+      } else if (!init_started) {
+        failure = "the VM stopped before /init started (kernel panic or bad kernel image?)";
+      } else {
+        failure = "the VM stopped before the agent finished (kernel panic or crash?)";
+      }
+    }
+    std::string message = "kbench: qemu: " + failure + "\n";
+    const std::string qemu_tail = last_lines(qemu_stderr, 5);
+    if (!qemu_tail.empty()) message += "qemu: " + qemu_tail + "\n";
+    message += "console log tail:\n" + console_tail(console_log) + "\n";
+    write_all(err_fd, message);
+    return agent_status && *agent_status != 0 ? *agent_status : 1;
+  }
+
+  // The fingerprint the agent takes inside the VM, plus how the VM ran.
+  std::string with_accel(const std::string& line) const {
+    nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!record.is_object() || record.value("type", "") != "fingerprint" || !record["data"].is_object()) return line;
+    record["data"]["qemu_accel"] = accel_;
+    if (!accel_note_.empty()) record["data"]["qemu_accel_note"] = accel_note_;
+    record["data"]["qemu_cpu"] = params_.cpu_model;
+    return record.dump();
+  }
+
+  QemuParams params_;
+  QemuBoot boot_;
+  std::string agent_path_;
+  std::string work_dir_;
+  std::string accel_;  // resolved on the first start_agent
+  std::string accel_note_;
+  std::string base_archive_;
+  int boots_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Connection> make_qemu_connection(const std::map<std::string, std::string>& params, QemuBoot boot,
+                                                 std::string agent_path) {
+  if (boot.kernel.empty()) throw InputError("swprofile kernel: expected a kernel image for the qemu connection");
+  return std::make_unique<QemuConnection>(parse_params(params), std::move(boot), std::move(agent_path));
+}
+
+std::string qemu_accel(const Connection& connection) {
+  const auto* qemu = dynamic_cast<const QemuConnection*>(&connection);
+  return qemu ? qemu->accel() : std::string();
+}
+
+}  // namespace kbench::sut

@@ -1,0 +1,169 @@
+// The qemu connection. The unit parts always run; booting a real kernel runs
+// when KBENCH_TEST_KERNEL names one (tests/e2e/qemu.sh fetches a Debian
+// kernel and runs the QemuBoot tests with it).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "common/errors.h"
+#include "runner/agent_invocation.h"
+#include "runner/session.h"
+#include "store/result_store.h"
+#include "sut/connection.h"
+#include "sut/initramfs.h"
+#include "sut/process.h"
+
+namespace kbench::sut {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using std::chrono::seconds;
+
+std::string agent_path() { return std::string(KBENCH_BINARY_DIR) + "/kbench-agent"; }
+
+TEST(Crc32, MatchesBusyboxAndZlib) {
+  EXPECT_EQ(crc32_hex("hello"), "3610a686");
+  EXPECT_EQ(crc32_hex(""), "00000000");
+  EXPECT_EQ(crc32_hex("123456789"), "cbf43926");
+}
+
+TEST(Cpio, CpioToolListsAndExtractsWhatWasWritten) {
+  if (access("/usr/bin/cpio", X_OK) != 0 && access("/bin/cpio", X_OK) != 0) GTEST_SKIP() << "skipped: no cpio tool";
+  CpioWriter writer;
+  writer.add_directory("kbench");
+  writer.add_file("kbench/args", "set -- 'a b' 'it'\\''s'\n", 0644);
+  writer.add_file("odd", "xyz", 0755);  // sizes not a multiple of 4
+  writer.add_symlink("link", "kbench/args");
+  const std::string archive = writer.finish();
+  const fs::path dir = fs::temp_directory_path() / ("kbench-cpio-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const CommandResult extracted = run_command({"sh", "-c", "cd " + shell_quote(dir.string()) + " && cpio -id"},
+                                              archive, seconds(10));
+  EXPECT_EQ(extracted.exit_status, 0) << extracted.err;
+  std::ifstream args(dir / "kbench/args");
+  std::string line;
+  std::getline(args, line);
+  EXPECT_EQ(line, "set -- 'a b' 'it'\\''s'");
+  EXPECT_EQ(fs::file_size(dir / "odd"), 3u);
+  EXPECT_EQ(fs::read_symlink(dir / "link"), "kbench/args");
+  fs::remove_all(dir);
+}
+
+TEST(QemuParams, BadParametersNameTheKey) {
+  const QemuBoot boot{"/proc/self/exe", {}, {}};
+  EXPECT_THROW(make_qemu_connection({{"accel", "hvf"}}, boot, agent_path()), InputError);
+  EXPECT_THROW(make_qemu_connection({{"cpus", "two"}}, boot, agent_path()), InputError);
+  EXPECT_THROW(make_qemu_connection({{"memroy", "1G"}}, boot, agent_path()), InputError);
+  EXPECT_THROW(make_qemu_connection({}, QemuBoot{"/no/such/vmlinuz", {}, {}}, agent_path()), InputError);
+}
+
+bool have_qemu() { return run_command({"sh", "-c", "command -v qemu-system-x86_64"}, "", seconds(5)).exit_status == 0; }
+
+TEST(QemuBoot, AFileThatIsNotAKernelFailsWithTheReason) {
+  if (!have_qemu()) GTEST_SKIP() << "skipped: qemu-system-x86_64 not installed (Debian package qemu-system-x86)";
+  const fs::path bogus = fs::temp_directory_path() / ("kbench-not-a-kernel-" + std::to_string(getpid()));
+  std::ofstream(bogus) << "this is not a kernel image\n";
+  auto connection = make_qemu_connection({{"accel", "tcg"}, {"boot_timeout", "60"}}, {bogus.string(), {}, {}},
+                                         agent_path());
+  const auto result =
+      runner::invoke_agent(*connection, {"fingerprint"}, seconds(120), [](const nlohmann::json&) {});
+  fs::remove(bogus);
+  EXPECT_NE(result.exit_status, 0);
+  EXPECT_NE(result.stderr_tail.find("the VM stopped before /init started"), std::string::npos) << result.stderr_tail;
+}
+
+const char* test_kernel() {
+  const char* kernel = std::getenv("KBENCH_TEST_KERNEL");
+  return kernel && *kernel ? kernel : nullptr;
+}
+
+std::map<std::string, std::string> vm_params() {
+  std::map<std::string, std::string> params = {{"memory", "1024M"}, {"cpus", "1"}};
+  if (const char* accel = std::getenv("KBENCH_TEST_ACCEL"); accel && *accel) params["accel"] = accel;
+  return params;
+}
+
+TEST(QemuBoot, FingerprintIsTakenInsideTheVmWithTheAccelerator) {
+  if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
+  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {"mitigations=off", "kbench.test=1"}, {}},
+                                         agent_path());
+  nlohmann::json fingerprint;
+  const auto started = Clock::now();
+  const auto result = runner::invoke_agent(*connection, {"fingerprint"}, seconds(300), [&](const nlohmann::json& r) {
+    if (r["type"] == "fingerprint") fingerprint = r["data"];
+  });
+  std::cout << "boot + fingerprint: " << std::chrono::duration<double>(Clock::now() - started).count() << " s ("
+            << qemu_accel(*connection) << ")\n";
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_tail;
+  ASSERT_TRUE(fingerprint.is_object());
+  EXPECT_NE(fingerprint["cmdline"].get<std::string>().find("mitigations=off kbench.test=1"), std::string::npos)
+      << fingerprint.dump();
+  const std::string kernel_name = fs::path(test_kernel()).filename().string();
+  EXPECT_EQ("vmlinuz-" + fingerprint["kernel_release"].get<std::string>(), kernel_name);
+  EXPECT_EQ(fingerprint["qemu_accel"], qemu_accel(*connection));
+  EXPECT_TRUE(fingerprint["qemu_accel"] == "kvm" || fingerprint["qemu_accel"] == "tcg");
+}
+
+TEST(QemuBoot, WeirdArgumentsReachTheAgentInsideUnchanged) {
+  if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
+  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {}, {}}, agent_path());
+  const std::string name = "no such; $x \"y\" 'z' \\ *";
+  const auto result =
+      runner::invoke_agent(*connection, {"run", "--benchmark", name}, seconds(300), [](const nlohmann::json&) {});
+  EXPECT_EQ(result.exit_status, 2) << result.stderr_tail;
+  EXPECT_NE(result.stderr_tail.find("unknown benchmark '" + name + "'"), std::string::npos) << result.stderr_tail;
+}
+
+TEST(QemuBoot, AKernelThatPanicsFailsWithTheConsoleTail) {
+  if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
+  // No such init: the kernel panics ("No working init found").
+  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {"rdinit=/no/such/init", "init=/no/such"}, {}},
+                                         agent_path());
+  const auto started = Clock::now();
+  const auto result =
+      runner::invoke_agent(*connection, {"fingerprint"}, seconds(300), [](const nlohmann::json&) {});
+  std::cout << "panicking boot: " << std::chrono::duration<double>(Clock::now() - started).count() << " s\n";
+  EXPECT_NE(result.exit_status, 0);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_NE(result.stderr_tail.find("console log tail"), std::string::npos) << result.stderr_tail;
+  EXPECT_NE(result.stderr_tail.find("Kernel panic"), std::string::npos) << result.stderr_tail;
+}
+
+// Driven by tests/e2e/qemu.sh: two swprofiles of one kernel, measured in the
+// store KBENCH_TEST_STORE for `kbench compare` to judge.
+TEST(QemuSession, StoresDefaultAndMitigationsOffProfiles) {
+  const char* store_url = std::getenv("KBENCH_TEST_STORE");
+  if (!test_kernel() || !store_url) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL and KBENCH_TEST_STORE";
+  auto store = store::open_store(store_url, store::OpenMode::CreateIfMissing);
+  plan::BenchmarkSettings settings;
+  settings.warmups = 1;
+  settings.repeats = 3;
+  settings.timeout = std::chrono::seconds(300);
+  const std::vector<std::pair<std::string, std::vector<std::string>>> profiles = {
+      {"default", {}}, {"mitigations-off", {"mitigations=off"}}};
+  for (const auto& [name, cmdline] : profiles) {
+    auto connection = make_qemu_connection(vm_params(), {test_kernel(), cmdline, {}}, agent_path());
+    const auto started = Clock::now();
+    const nlohmann::json fingerprint = runner::fetch_fingerprint(*connection);
+    const double boot_seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    const auto sut = runner::sut_from_fingerprint(fingerprint, "qemu-vm");
+    const std::int64_t session = store->begin_session({sut, name, fingerprint, "2026-01-01T00:00:00Z"});
+    runner::Progress progress(stdout, /*live=*/false, 1);
+    const runner::BenchmarkRun run{"syscall/getppid", Params{{"calls", "200000"}}, settings};
+    const auto run_started = Clock::now();
+    const auto outcome = runner::run_benchmark(*connection, *store, session, run, "", progress);
+    std::cout << "swprofile " << name << " (" << fingerprint.value("qemu_accel", "?")
+              << "): boot + fingerprint " << boot_seconds << " s, boot + syscall/getppid "
+              << std::chrono::duration<double>(Clock::now() - run_started).count() << " s\n";
+    EXPECT_EQ(outcome.repeats_stored, 3) << outcome.outcome.reason << "\n" << outcome.outcome.stderr_tail;
+  }
+}
+
+}  // namespace
+}  // namespace kbench::sut
