@@ -102,7 +102,8 @@ void add_compare_command(CLI::App& app) {
       "Examples:\n"
       "  kbench compare base patched\n"
       "  kbench compare base patched-v1 patched-v2 --format markdown\n"
-      "  kbench compare base patched --method mwu --fdr off --benchmark 'perf/*'");
+      "  kbench compare base patched --method mwu --fdr off --benchmark 'perf/*'\n"
+      "  kbench compare base patched --sessions pooled --resultclass 'p99*' --min-change 1");
   cmd->callback([options] { compare_command(*options); });
 }
 
