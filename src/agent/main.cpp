@@ -1,6 +1,7 @@
 // kbench-agent: runs benchmarks on the machine under test and reports in JSON
 // Lines on stdout (docs/agent-protocol.md). Statically linked and free of
 // database or YAML code, so it can be copied onto any Linux machine or VM.
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -93,6 +94,7 @@ struct RunRequest {
   int repeats = 5;
   std::string size = "default";
   std::optional<std::string> cpu;
+  std::optional<std::string> cpus;
 };
 
 std::string known_names() {
@@ -120,6 +122,45 @@ int parse_cpu(const std::string& text) {
                              allowed_text + ")");
   }
   return cpu;
+}
+
+// "0,2-3" -> {0, 2, 3}; every CPU must be one this process may use.
+std::vector<int> parse_cpu_list(const std::string& text) {
+  const auto allowed = kbench::timing::current_affinity();
+  std::vector<int> cpus;
+  std::size_t start = 0;
+  auto bad = [&] {
+    std::string allowed_text;
+    for (int c : allowed) allowed_text += (allowed_text.empty() ? "" : ",") + std::to_string(c);
+    return kbench::InputError("--cpus '" + text + "': expected a list such as 0,2-3 of CPUs this process may use (" +
+                              allowed_text + ")");
+  };
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto dash = item.find('-');
+    int first = -1, last = -1;
+    try {
+      std::size_t used = 0;
+      first = std::stoi(item.substr(0, dash), &used);
+      if (used != item.substr(0, dash).size()) throw bad();
+      last = first;
+      if (dash != std::string::npos) {
+        last = std::stoi(item.substr(dash + 1), &used);
+        if (used != item.size() - dash - 1) throw bad();
+      }
+    } catch (const std::exception&) {
+      throw bad();
+    }
+    if (first < 0 || last < first) throw bad();
+    for (int c = first; c <= last; ++c) {
+      if (std::find(allowed.begin(), allowed.end(), c) == allowed.end()) throw bad();
+      cpus.push_back(c);
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return cpus;
 }
 
 // Checks one repeat's measurements against the declared result classes and
@@ -200,6 +241,16 @@ int run_benchmark(const RunRequest& request) {
   const kbench::Params params = bench::resolve_params(*benchmark, size, overrides);
   const auto declared = benchmark->result_classes(params);
   bench::Placement where;
+  if (request.cpus) {
+    // The whole agent (and every task a benchmark starts) stays on these CPUs;
+    // single-task benchmarks pin to the first unless --cpu says otherwise.
+    const auto cpus = parse_cpu_list(*request.cpus);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cpus) CPU_SET(c, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) throw kbench::InputError("--cpus '" + *request.cpus + "': the kernel refused this CPU set");
+    where.cpu = cpus.front();
+  }
   if (request.cpu) where.cpu = parse_cpu(*request.cpu);
 
   const json start = {{"type", records::kBenchmark},
@@ -309,6 +360,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"quick", "default"}))
       ->capture_default_str();
   run->add_option("--cpu,-c", request.cpu, "CPU to pin the benchmark to");
+  run->add_option("--cpus", request.cpus, "CPUs the agent and its tasks may use, e.g. 0,2-3 (first: --cpu default)");
   run->footer(
       "Examples:\n"
       "  kbench-agent run --benchmark syscall/getppid --param calls=20000 --repeats 2 --warmups 1\n"

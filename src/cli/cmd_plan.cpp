@@ -21,7 +21,7 @@ struct PlanOptions {
   std::string path;
   std::vector<std::string> swprofiles;
   bool resume = false;
-  std::optional<int> cpu;
+  std::string cpus;
   bool strict = false;
   std::string store_url;
 };
@@ -52,11 +52,10 @@ void exec_command(const PlanOptions& options) {
     throw InputError(options.path + ": sut.connection.method " + plan.sut->method +
                      ": expected local (ssh and qemu SUTs are not wired into plan exec yet)");
   }
-  if (options.cpu && *options.cpu < 0) throw InputError("--cpu: expected a CPU number >= 0");
   runner::ExecOptions exec;
   exec.swprofiles = options.swprofiles;
   exec.resume = options.resume;
-  exec.cpu = options.cpu;
+  exec.cpus = options.cpus;
   exec.strict = options.strict;
   exec.plan_identity = runner::plan_identity(read_text(options.path));
   runner::select_swprofiles(plan, exec);
@@ -103,7 +102,7 @@ void add_plan_command(CLI::App& app) {
   exec->add_option("--swprofile", options->swprofiles,
                    "run only these swprofiles (repeatable); required when the plan names none");
   exec->add_flag("--resume", options->resume, "continue this plan's unfinished sessions in the store");
-  exec->add_option("--cpu", options->cpu, "pin every benchmark to this CPU");
+  exec->add_option("--cpus", options->cpus, "CPUs for the benchmarks, e.g. 1 or 0,1 (recorded with the results)");
   exec->add_flag("--strict", options->strict, "refuse to start on a busy machine");
   add_store_option(*exec, options->store_url);
   exec->footer(

@@ -23,7 +23,7 @@ struct RunOptions {
   std::optional<int> warmups;
   std::optional<int> repeats;
   std::string timeout;
-  std::optional<int> cpu;
+  std::string cpus;
   std::string sut_name;
   std::string store_url;
   bool strict = false;
@@ -80,7 +80,6 @@ void run_command(const RunOptions& options) {
   validate_profile_name(options.swprofile);
   if (options.warmups && *options.warmups < 0) throw InputError("--warmups: expected an integer >= 0");
   if (options.repeats && *options.repeats < 1) throw InputError("--repeats: expected an integer >= 1");
-  if (options.cpu && *options.cpu < 0) throw InputError("--cpu: expected a CPU number >= 0");
   if (!options.timeout.empty()) plan::parse_duration(options.timeout, "--timeout");
   const plan::Plan suite = plan::load_plan(suite_plan_path(options.suite));
 
@@ -90,7 +89,7 @@ void run_command(const RunOptions& options) {
   const auto runs = runner::resolve_benchmarks(run_plan, catalogue);
   runner::ExecOptions exec;
   exec.swprofiles = {options.swprofile};
-  exec.cpu = options.cpu;
+  exec.cpus = options.cpus;
   exec.strict = options.strict;
   exec.sut_name = options.sut_name;
 
@@ -122,7 +121,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--warmups", options->warmups, "warmup iterations per benchmark (discarded)");
   cmd->add_option("--repeats", options->repeats, "measured iterations per benchmark");
   cmd->add_option("--timeout", options->timeout, "per-benchmark timeout, e.g. 90s or 10m");
-  cmd->add_option("--cpu", options->cpu, "pin every benchmark to this CPU");
+  cmd->add_option("--cpus", options->cpus, "CPUs for the benchmarks, e.g. 1 or 0,1 (recorded with the results)");
   cmd->add_option("--sut", options->sut_name, "name of this SUT in reports (default: hostname)");
   cmd->add_flag("--strict", options->strict, "refuse to start on a busy machine");
   add_store_option(*cmd, options->store_url);
@@ -130,7 +129,7 @@ void add_run_command(CLI::App& app) {
       "Examples:\n"
       "  kbench run --swprofile base                      # default suite\n"
       "  kbench run --swprofile patched --suite quick\n"
-      "  kbench run --swprofile v6.18 --benchmark 'syscall/*' --repeats 10 --cpu 1\n"
+      "  kbench run --swprofile v6.18 --benchmark 'syscall/*' --repeats 10 --cpus 1\n"
       "Each run is a new session; samples are stored per repeat. Exit status 1 when a\n"
       "benchmark failed (the others still ran), 2 for bad input.");
   cmd->callback([options] { run_command(*options); });

@@ -198,7 +198,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         }
         if (interrupted()) break;
         progress.step_started(label, run.name, run.settings.repeats);
-        BenchmarkOutcome outcome = run_benchmark(connection, store, summary.session, run, options.cpu, progress);
+        BenchmarkOutcome outcome = run_benchmark(connection, store, summary.session, run, options.cpus, progress);
         if (interrupted()) {
           // The agent was killed by our own signal handler: not the benchmark's
           // fault, so no outcome is recorded; --resume redoes this benchmark.

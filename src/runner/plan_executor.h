@@ -17,7 +17,7 @@ namespace kbench::runner {
 struct ExecOptions {
   std::vector<std::string> swprofiles;  // only these of the plan's (empty: all)
   bool resume = false;                  // continue the plan's unfinished sessions
-  std::optional<int> cpu;               // --cpu for every benchmark
+  std::string cpus;                     // --cpus LIST for every benchmark
   bool strict = false;                  // refuse to start on a busy machine
   std::string sut_name;                 // overrides the plan's sut.name
   std::string plan_identity;            // what resume matches sessions by (hash of the plan text)

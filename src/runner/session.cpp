@@ -14,7 +14,7 @@ std::string json_string(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::vector<std::string> agent_run_args(const BenchmarkRun& run, const std::optional<int>& cpu) {
+std::vector<std::string> agent_run_args(const BenchmarkRun& run, const std::string& cpus) {
   std::vector<std::string> args = {"run", "--benchmark", run.name,
                                    "--warmups", std::to_string(run.settings.warmups),
                                    "--repeats", std::to_string(run.settings.repeats),
@@ -23,9 +23,9 @@ std::vector<std::string> agent_run_args(const BenchmarkRun& run, const std::opti
     args.push_back("--param");
     args.push_back(key + "=" + value);
   }
-  if (cpu) {
-    args.push_back("--cpu");
-    args.push_back(std::to_string(*cpu));
+  if (!cpus.empty()) {
+    args.push_back("--cpus");
+    args.push_back(cpus);
   }
   return args;
 }
@@ -55,9 +55,14 @@ class RecordSink {
       }
     } else if (type == records::kRepeatEnd) {
       if (!pending_.empty() && !error_) {
-        store_.add_repeat(session_, key_, pending_.front().repeat, pending_);
-        ++repeats_stored_;
-        progress_.repeat_done(pending_.front().repeat);
+        try {
+          store_.add_repeat(session_, key_, pending_.front().repeat, pending_);
+          ++repeats_stored_;
+          progress_.repeat_done(pending_.front().repeat);
+        } catch (const RunError& refused) {
+          // The store rolled the repeat back; the benchmark is marked failed.
+          error_ = refused.what();
+        }
       }
       pending_.clear();
     } else if (type == records::kSkipped) {
@@ -115,10 +120,10 @@ store::Sut sut_from_fingerprint(const nlohmann::json& fp, const std::string& nam
 }
 
 BenchmarkOutcome run_benchmark(sut::Connection& connection, store::ResultStore& store, std::int64_t session,
-                               const BenchmarkRun& run, std::optional<int> cpu, Progress& progress) {
+                               const BenchmarkRun& run, const std::string& cpus, Progress& progress) {
   RecordSink sink(store, session, run, progress);
   const std::chrono::milliseconds timeout = run.settings.timeout;
-  const InvocationResult invocation = invoke_agent(connection, agent_run_args(run, cpu), timeout, std::ref(sink));
+  const InvocationResult invocation = invoke_agent(connection, agent_run_args(run, cpus), timeout, std::ref(sink));
 
   BenchmarkOutcome outcome{run.name, {}, sink.repeats_stored()};
   const std::string failure = describe_failure(invocation, timeout);

@@ -30,9 +30,9 @@ struct BenchmarkOutcome {
 nlohmann::json fetch_fingerprint(sut::Connection& connection);
 store::Sut sut_from_fingerprint(const nlohmann::json& fingerprint, const std::string& name);
 
-// `cpu`: passed to the agent as --cpu. Never throws for a misbehaving
+// `cpus`: passed to the agent as --cpus (empty: the agent's own placement). Never throws for a misbehaving
 // benchmark: a crash, a non-zero exit or a timeout is a Failed outcome.
 BenchmarkOutcome run_benchmark(sut::Connection& connection, store::ResultStore& store, std::int64_t session,
-                               const BenchmarkRun& run, std::optional<int> cpu, Progress& progress);
+                               const BenchmarkRun& run, const std::string& cpus, Progress& progress);
 
 }  // namespace kbench::runner

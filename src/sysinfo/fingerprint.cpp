@@ -156,6 +156,36 @@ json loadavg() {
   return json::array({one, five, fifteen});
 }
 
+// Current frequency of each CPU in MHz: cpufreq where the driver exposes it,
+// else /proc/cpuinfo's "cpu MHz" (what a VM without cpufreq still reports).
+json cpu_mhz() {
+  json out = json::array();
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  for (long cpu = 0; cpu < online; ++cpu) {
+    const auto khz = read_line("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq/scaling_cur_freq");
+    if (!khz) break;
+    try {
+      out.push_back(std::stod(*khz) / 1000.0);
+    } catch (const std::exception&) {
+      break;
+    }
+  }
+  if (!out.empty()) return out;
+  const auto cpuinfo = read_file("/proc/cpuinfo");
+  if (!cpuinfo) return nullptr;
+  std::istringstream lines(*cpuinfo);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("cpu MHz", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    try {
+      out.push_back(std::stod(line.substr(colon + 1)));
+    } catch (const std::exception&) {
+    }
+  }
+  return out.empty() ? json(nullptr) : out;
+}
+
 json os_release() {
   auto text = read_file("/etc/os-release");
   if (!text) return nullptr;
@@ -203,6 +233,7 @@ json fingerprint() {
   data["no_turbo"] = int_or_null("/sys/devices/system/cpu/intel_pstate/no_turbo");
   data["boost"] = int_or_null("/sys/devices/system/cpu/cpufreq/boost");
   data["loadavg"] = loadavg();
+  data["cpu_mhz"] = cpu_mhz();
   data["os_release"] = os_release();
   return data;
 }
