@@ -1,0 +1,44 @@
+// seccomp-tax N COMMAND...: runs COMMAND under a seccomp filter that allows
+// every system call after N no-op BPF instructions. It is a real, adjustable
+// slowdown of the kernel's syscall entry path, inherited by every child, so
+// bench/aa-and-slowdown can show that kbench marks a known regression and
+// leaves an A/A comparison unmarked.
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: seccomp-tax INSTRUCTIONS COMMAND [ARGS...]\n");
+    return 2;
+  }
+  char* end = nullptr;
+  const long padding = std::strtol(argv[1], &end, 10);
+  if (*end != '\0' || padding < 0 || padding > 4000) {
+    std::fprintf(stderr, "seccomp-tax: INSTRUCTIONS '%s': expected 0..4000\n", argv[1]);
+    return 2;
+  }
+  std::vector<sock_filter> program;
+  // Loads of the syscall number: work the filter must do on every call.
+  for (long i = 0; i < padding; ++i) {
+    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+  }
+  program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  sock_fprog filter{static_cast<unsigned short>(program.size()), program.data()};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter) != 0) {
+    std::fprintf(stderr, "seccomp-tax: cannot install the filter: %s\n", std::strerror(errno));
+    return 1;
+  }
+  execvp(argv[2], argv + 2);
+  std::fprintf(stderr, "seccomp-tax: cannot run %s: %s\n", argv[2], std::strerror(errno));
+  return 127;
+}
