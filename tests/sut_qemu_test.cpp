@@ -134,6 +134,22 @@ TEST(QemuBoot, AKernelThatPanicsFailsWithTheConsoleTail) {
   EXPECT_FALSE(result.timed_out);
   EXPECT_NE(result.stderr_tail.find("console log tail"), std::string::npos) << result.stderr_tail;
   EXPECT_NE(result.stderr_tail.find("Kernel panic"), std::string::npos) << result.stderr_tail;
+  std::cout << result.stderr_tail.substr(0, 200) << "...\n";
+}
+
+TEST(QemuBoot, AKernelThatDoesNotReachInitInTimeFailsWithTheConsoleTail) {
+  if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
+  // Stands in for a hang: no kernel reaches /init in one second under TCG.
+  auto params = vm_params();
+  params["accel"] = "tcg";
+  params["boot_timeout"] = "1";
+  auto connection = make_qemu_connection(params, {test_kernel(), {}, {}}, agent_path());
+  const auto result =
+      runner::invoke_agent(*connection, {"fingerprint"}, seconds(300), [](const nlohmann::json&) {});
+  EXPECT_NE(result.exit_status, 0);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_NE(result.stderr_tail.find("did not reach /init within 1s"), std::string::npos) << result.stderr_tail;
+  EXPECT_NE(result.stderr_tail.find("console log tail"), std::string::npos) << result.stderr_tail;
 }
 
 // Driven by tests/e2e/qemu.sh: two swprofiles of one kernel, measured in the
