@@ -75,6 +75,15 @@ void compare_command(const CompareCommandOptions& options) {
                      "' match --sut/--benchmark/--resultclass");
   }
   renderer->render(result, std::cout);
+
+  // A benchmark that failed has no row, or fewer samples: say so under the
+  // table (on stderr for the machine-readable formats, whose stdout is data).
+  const bool machine_format = options.format == "csv" || options.format == "json";
+  std::ostream& notes = machine_format ? std::cerr : std::cout;
+  for (const auto& failed : store->list_outcomes(options.profiles, store::OutcomeStatus::Failed)) {
+    notes << "failed: " << failed.benchmark << " (" << failed.swprofile << ", session " << failed.session
+          << "): " << failed.outcome.reason << "\n";
+  }
 }
 
 }  // namespace

@@ -60,6 +60,8 @@ sleep 0.5
 if pgrep -f 'selftest/hang-child' >/dev/null; then fail "a timed-out benchmark left processes: $(pgrep -af selftest/hang-child)"; else pass; fi
 "$KBENCH" show broken --store "$S" >"$WORK/show.out" 2>&1
 expect_contains "$WORK/show.out" "failed: selftest/hang-child: timed out after 3s"
+"$KBENCH" compare broken broken --store "$S" >"$WORK/compare.out" 2>&1
+expect_contains "$WORK/compare.out" "failed: selftest/crash (broken, session 1): killed by signal 6"
 
 # --- kill -9, then --resume ------------------------------------------------------
 cat >"$WORK/long.yaml" <<'YAML'
