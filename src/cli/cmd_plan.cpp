@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -12,6 +13,7 @@
 #include "runner/catalogue.h"
 #include "runner/interrupt.h"
 #include "runner/plan_executor.h"
+#include "sut/factory.h"
 
 namespace kbench::cli {
 
@@ -48,10 +50,6 @@ void check_command(const PlanOptions& options) {
 
 void exec_command(const PlanOptions& options) {
   const plan::Plan plan = plan::load_plan(options.path);
-  if (plan.sut && plan.sut->method != "local") {
-    throw InputError(options.path + ": sut.connection.method " + plan.sut->method +
-                     ": expected local (ssh and qemu SUTs are not wired into plan exec yet)");
-  }
   runner::ExecOptions exec;
   exec.swprofiles = options.swprofiles;
   exec.resume = options.resume;
@@ -60,8 +58,25 @@ void exec_command(const PlanOptions& options) {
   exec.plan_identity = runner::plan_identity(read_text(options.path));
   runner::select_swprofiles(plan, exec);
 
-  auto connection = sut::make_local_connection(sut::find_agent_binary());
-  const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*connection));
+  // The catalogue comes from the local agent: the same binary every SUT runs,
+  // and asking a qemu SUT would cost a boot.
+  auto local = sut::make_local_connection(sut::find_agent_binary());
+  const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*local));
+  const plan::SutSpec* sut_spec = plan.sut ? &*plan.sut : nullptr;
+  const bool per_profile = sut_spec && sut_spec->method == "qemu";
+  std::map<std::string, std::unique_ptr<sut::Connection>> connections;
+  if (sut_spec && !per_profile) connections[""] = sut::make_connection(sut_spec, nullptr);
+  if (per_profile) {
+    // Bad qemu params or a missing kernel image are input errors: find them
+    // before the store is opened.
+    for (const auto& profile : runner::select_swprofiles(plan, exec)) {
+      connections[profile.name] = sut::make_connection(sut_spec, &profile);
+    }
+  }
+  const runner::ConnectionFor connection_for = [&](const plan::SwprofileSpec& profile) -> sut::Connection& {
+    if (!sut_spec) return *local;
+    return *connections.at(per_profile ? profile.name : "");
+  };
   auto store = store::open_store(resolve_store_url(options.store_url), store::OpenMode::CreateIfMissing);
 
   int steps = 0;
@@ -69,7 +84,7 @@ void exec_command(const PlanOptions& options) {
   for (const auto& run : runs) steps += run.settings.sessions * static_cast<int>(profiles.size());
   runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, steps);
   runner::install_interrupt_handlers();
-  const runner::ExecResult result = runner::execute_plan(plan, runs, *connection, *store, exec, progress);
+  const runner::ExecResult result = runner::execute_plan(plan, runs, connection_for, *store, exec, progress);
   print_session_tables(*store, result, std::cout);
   if (result.interrupted_by != 0) {
     std::cerr << "kbench: interrupted by signal " << result.interrupted_by

@@ -97,7 +97,8 @@ void run_command(const RunOptions& options) {
   auto store = store::open_store(resolve_store_url(options.store_url), store::OpenMode::CreateIfMissing);
   runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, static_cast<int>(runs.size()));
   runner::install_interrupt_handlers();
-  const runner::ExecResult result = runner::execute_plan(run_plan, runs, *connection, *store, exec, progress);
+  const runner::ExecResult result = runner::execute_plan(run_plan, runs, [&](const plan::SwprofileSpec&) -> sut::Connection& { return *connection; },
+                           *store, exec, progress);
   print_session_tables(*store, result, std::cout);
   if (result.interrupted_by != 0) {
     std::cerr << "kbench: interrupted by signal " << result.interrupted_by << "; settings restored\n";

@@ -145,7 +145,7 @@ Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors
     if (!profiles.IsSequence()) ctx.fail(profiles, "swprofiles", "a list of swprofiles");
     std::set<std::string> seen;
     for (const auto& node : profiles) {
-      ctx.only_keys(node, "swprofiles[]", {"name", "kernel", "cmdline", "sysctl", "initrd", "modules"});
+      ctx.only_keys(node, "swprofiles[]", {"name", "kernel", "cmdline", "sysctl", "initrd"});
       SwprofileSpec spec;
       spec.line = node.Mark().line + 1;
       if (!node["name"]) ctx.fail(node, "swprofiles[].name", "a name for every swprofile");
@@ -154,6 +154,7 @@ Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors
         ctx.fail(node["name"], "swprofiles[].name", "unique names, '" + spec.name + "' appears twice");
       }
       if (node["kernel"]) spec.kernel = ctx.scalar(node["kernel"], "swprofiles[].kernel");
+      if (node["initrd"]) spec.initrd = ctx.scalar(node["initrd"], "swprofiles[].initrd");
       if (const auto cmdline = node["cmdline"]) {
         if (cmdline.IsScalar()) {
           std::istringstream words(cmdline.as<std::string>());

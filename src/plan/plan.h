@@ -29,6 +29,7 @@ struct BenchmarkEntry {
 struct SwprofileSpec {
   std::string name;
   std::string kernel;
+  std::string initrd;  // qemu: an extra initramfs appended to kbench's own
   std::vector<std::string> cmdline;
   std::map<std::string, std::string> sysctl;
   int line = 0;

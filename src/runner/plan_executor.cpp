@@ -111,6 +111,15 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
       }
       validate_sysctls(spec.sysctl);
     }
+  } else {
+    for (const auto& spec : selected) {
+      if (!spec.sysctl.empty()) {
+        // The guard writes /proc/sys of the controller's machine, not the SUT's.
+        throw InputError(fmt::format("{}:{}: swprofile {}: sysctl settings are applied on local SUTs only so far, "
+                                     "not over {}",
+                                     plan.path, spec.line, spec.name, plan.sut->method));
+      }
+    }
   }
   return selected;
 }
@@ -134,7 +143,7 @@ std::vector<BenchmarkRun> resolve_benchmarks(const plan::Plan& plan, const Catal
 }
 
 ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>& benchmarks,
-                        sut::Connection& connection, store::ResultStore& store, const ExecOptions& options,
+                        const ConnectionFor& connection_for, store::ResultStore& store, const ExecOptions& options,
                         Progress& progress) {
   const auto profiles = select_swprofiles(plan, options);
   const MachineLoad load = machine_load();
@@ -162,6 +171,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   for (int s = 0; s < sessions && !interrupted(); ++s) {
     for (const auto& profile : profiles) {
       if (interrupted()) break;
+      sut::Connection& connection = connection_for(profile);
       nlohmann::json fingerprint = fetch_fingerprint(connection);
       SessionSummary summary;
       summary.swprofile = profile.name;

@@ -1,6 +1,7 @@
 #pragma once
 // Executes a plan on one SUT: sessions x swprofiles x benchmarks, sysctls
 // applied and restored, progress shown, resumable after a kill.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,8 +45,12 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
 // Throws InputError "<plan>:<line>: ..." for unknown names or parameters.
 std::vector<BenchmarkRun> resolve_benchmarks(const plan::Plan& plan, const Catalogue& catalogue);
 
+// The connection that measures a swprofile: one for every swprofile on a
+// local or ssh SUT, one per swprofile on qemu (it boots that kernel).
+using ConnectionFor = std::function<sut::Connection&(const plan::SwprofileSpec&)>;
+
 ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>& benchmarks,
-                        sut::Connection& connection, store::ResultStore& store, const ExecOptions& options,
+                        const ConnectionFor& connection_for, store::ResultStore& store, const ExecOptions& options,
                         Progress& progress);
 
 // FNV-1a of the plan file's bytes, hex: the identity --resume matches.

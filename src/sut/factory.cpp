@@ -13,7 +13,7 @@ std::unique_ptr<Connection> make_connection(const plan::SutSpec* sut, const plan
       throw InputError(std::string("swprofiles[") + (swprofile ? swprofile->name : "") +
                        "].kernel: expected a kernel image to boot with the qemu connection");
     }
-    QemuBoot boot{swprofile->kernel, swprofile->cmdline, {}};
+    QemuBoot boot{swprofile->kernel, swprofile->cmdline, swprofile->initrd};
     return make_qemu_connection(sut->params, std::move(boot), find_agent_binary());
   }
   throw InputError("sut.connection.method: expected local, ssh or qemu, got '" + method + "'");
