@@ -3,6 +3,7 @@
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/errors.h"
 #include "report/model.h"
 
@@ -17,23 +18,10 @@ struct CompareCommandOptions {
   std::string fdr = "0.05";
   std::string sign = "better";
   double min_change = 0;
-  std::string sut_glob = "*";
-  std::string benchmark_glob = "*";
-  std::string resultclass_glob = "*";
+  store::SampleQuery filter;  // --sut/--benchmark/--resultclass
   std::string sessions = "auto";
   std::string store_url;
 };
-
-std::optional<double> parse_fdr(const std::string& text) {
-  if (text == "off") return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const double q = std::stod(text, &used);
-    if (used == text.size() && q > 0 && q < 1) return q;
-  } catch (const std::exception&) {
-  }
-  throw InputError("--fdr " + text + ": expected a level between 0 and 1 (e.g. 0.05) or off");
-}
 
 void compare_command(const CompareCommandOptions& options) {
   if (options.profiles.size() < 2) {
@@ -54,21 +42,11 @@ void compare_command(const CompareCommandOptions& options) {
   compare.sessions = analysis::parse_session_mode(options.sessions);
   const auto renderer = report::make_renderer(options.format);
 
-  const std::string url = resolve_store_url(options.store_url);
-  auto store = store::open_store(url, store::OpenMode::MustExist);
-  for (const auto& profile : options.profiles) {
-    if (!store->has_swprofile(profile)) {
-      std::string known;
-      for (const auto& listing : store->list_swprofiles("*")) known += (known.empty() ? "" : ", ") + listing.name;
-      throw InputError("swprofile '" + profile + "' is not in " + url + " (known: " +
-                       (known.empty() ? "none" : known) + ")");
-    }
-  }
-  store::SampleQuery query;
+  const OpenedStore opened = open_existing_store(options.store_url);
+  require_swprofiles(opened, options.profiles, KnownProfiles::List);
+  auto& store = opened.store;
+  store::SampleQuery query = options.filter;
   query.swprofiles = options.profiles;
-  query.sut_glob = options.sut_glob;
-  query.benchmark_glob = options.benchmark_glob;
-  query.resultclass_glob = options.resultclass_glob;
   const report::Report result = analysis::build_comparison(store->samples(query), compare);
   if (result.tables.empty()) {
     throw InputError("compare: no rows for swprofile '" + compare.base +
@@ -103,9 +81,7 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--sessions", options->sessions,
                   "auto (default): test session means where most variance lies between sessions; "
                   "pooled: every repeat; means: always session means");
-  cmd->add_option("--sut", options->sut_glob, "only SUTs matching this glob");
-  cmd->add_option("--benchmark", options->benchmark_glob, "only benchmarks matching this glob");
-  cmd->add_option("--resultclass", options->resultclass_glob, "only result classes matching this glob");
+  add_sample_filter_options(*cmd, options->filter);
   add_store_option(*cmd, options->store_url);
   cmd->footer(
       "Examples:\n"

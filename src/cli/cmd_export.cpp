@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/errors.h"
 #include "report/format.h"
 #include "store/result_store.h"
@@ -14,9 +15,7 @@ namespace {
 struct ExportOptions {
   std::string format = "csv";
   std::vector<std::string> swprofiles;
-  std::string sut_glob = "*";
-  std::string benchmark_glob = "*";
-  std::string resultclass_glob = "*";
+  store::SampleQuery filter;  // --sut/--benchmark/--resultclass
   std::string store_url;
 };
 
@@ -43,16 +42,11 @@ void export_command(const ExportOptions& options) {
   if (options.format != "csv" && options.format != "json") {
     throw InputError("--format " + options.format + ": expected csv or json");
   }
-  const std::string url = resolve_store_url(options.store_url);
-  auto store = store::open_store(url, store::OpenMode::MustExist);
-  for (const auto& profile : options.swprofiles) {
-    if (!store->has_swprofile(profile)) throw InputError("swprofile '" + profile + "' is not in " + url);
-  }
-  store::SampleQuery query;
+  const OpenedStore opened = open_existing_store(options.store_url);
+  require_swprofiles(opened, options.swprofiles);
+  auto& store = opened.store;
+  store::SampleQuery query = options.filter;
   query.swprofiles = options.swprofiles;
-  query.sut_glob = options.sut_glob;
-  query.benchmark_glob = options.benchmark_glob;
-  query.resultclass_glob = options.resultclass_glob;
 
   std::ostream& out = std::cout;
   if (options.format == "csv") {
@@ -98,9 +92,7 @@ void add_export_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("export", "Write every stored sample (unrounded) as CSV or JSON");
   cmd->add_option("--format", options->format, "csv (default) or json");
   cmd->add_option("--swprofile", options->swprofiles, "only these swprofiles (repeatable; default: all)");
-  cmd->add_option("--sut", options->sut_glob, "only SUTs matching this glob");
-  cmd->add_option("--benchmark", options->benchmark_glob, "only benchmarks matching this glob");
-  cmd->add_option("--resultclass", options->resultclass_glob, "only result classes matching this glob");
+  add_sample_filter_options(*cmd, options->filter);
   add_store_option(*cmd, options->store_url);
   cmd->footer(
       "Columns: sut, swprofile, session, session_index, benchmark, params, result_class, unit,\n"

@@ -6,6 +6,7 @@
 
 #include "analysis/noise.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/errors.h"
 #include "report/format.h"
 #include "report/renderers.h"
@@ -21,22 +22,9 @@ struct NoiseCommandOptions {
   std::string method = "welch";
   std::string fdr = "0.05";
   std::string sessions = "auto";
-  std::string sut_glob = "*";
-  std::string benchmark_glob = "*";
-  std::string resultclass_glob = "*";
+  store::SampleQuery filter;  // --sut/--benchmark/--resultclass
   std::string store_url;
 };
-
-std::optional<double> parse_fdr(const std::string& text) {
-  if (text == "off") return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const double q = std::stod(text, &used);
-    if (used == text.size() && q > 0 && q < 1) return q;
-  } catch (const std::exception&) {
-  }
-  throw InputError("--fdr " + text + ": expected a level between 0 and 1 (e.g. 0.05) or off");
-}
 
 std::vector<std::string> explanation(const analysis::NoiseReport& report) {
   return {
@@ -200,17 +188,11 @@ void noise_command(const NoiseCommandOptions& options) {
   noise.compare.fdr = parse_fdr(options.fdr);
   noise.compare.sessions = analysis::parse_session_mode(options.sessions);
 
-  const std::string url = resolve_store_url(options.store_url);
-  auto store = store::open_store(url, store::OpenMode::MustExist);
-  if (!store->has_swprofile(options.profile)) {
-    throw InputError("swprofile '" + options.profile + "' is not in " + url);
-  }
-  store::SampleQuery query;
+  const OpenedStore opened = open_existing_store(options.store_url);
+  require_swprofiles(opened, {options.profile});
+  store::SampleQuery query = options.filter;
   query.swprofiles = {options.profile};
-  query.sut_glob = options.sut_glob;
-  query.benchmark_glob = options.benchmark_glob;
-  query.resultclass_glob = options.resultclass_glob;
-  const auto report = analysis::build_noise_report(store->samples(query), noise);
+  const auto report = analysis::build_noise_report(opened.store->samples(query), noise);
   if (report.tables.empty()) {
     throw InputError("noise: no rows for swprofile '" + options.profile + "' match --sut/--benchmark/--resultclass");
   }
@@ -230,9 +212,7 @@ void add_noise_command(CLI::App& app) {
   cmd->add_option("--method", options->method, "test of the A/A comparison: welch (default), mwu, ci-overlap");
   cmd->add_option("--fdr", options->fdr, "Benjamini-Hochberg level (default 0.05), or off");
   cmd->add_option("--sessions", options->sessions, "auto (default), pooled or means, as for compare");
-  cmd->add_option("--sut", options->sut_glob, "only SUTs matching this glob");
-  cmd->add_option("--benchmark", options->benchmark_glob, "only benchmarks matching this glob");
-  cmd->add_option("--resultclass", options->resultclass_glob, "only result classes matching this glob");
+  add_sample_filter_options(*cmd, options->filter);
   add_store_option(*cmd, options->store_url);
   cmd->footer(
       "Splits the sessions of the profile in two halves (first against second, in session order),\n"

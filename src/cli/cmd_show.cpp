@@ -4,6 +4,7 @@
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/errors.h"
 #include "report/format.h"
 #include "report/model.h"
@@ -58,11 +59,9 @@ void render_relative(const report::ProfileTable& table, std::ostream& out) {
 }
 
 void show_command(const ShowOptions& options) {
-  const std::string url = resolve_store_url(options.store_url);
-  auto store = store::open_store(url, store::OpenMode::MustExist);
-  if (!store->has_swprofile(options.profile)) {
-    throw InputError("swprofile '" + options.profile + "' is not in " + url);
-  }
+  const OpenedStore opened = open_existing_store(options.store_url);
+  require_swprofiles(opened, {options.profile});
+  auto& store = opened.store;
   store::SampleQuery query;
   query.swprofiles = {options.profile};
   auto tables = analysis::build_profile_tables(store->samples(query), options.profile);
