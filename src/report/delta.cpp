@@ -25,19 +25,9 @@ std::string delta_cell(const Row& row, const Cell& cell, Footnotes& notes) {
                      mark_suffix(cell.verdict), notes.markers(cell));
 }
 
-class DeltaRenderer : public Renderer {
- public:
-  void render(const Report& report, std::ostream& out) const override {
-    bool first = true;
-    for (const Table& table : report.tables) {
-      if (!first) out << '\n';
-      first = false;
-      render_table(table, report.legend, out);
-    }
-  }
-
+class DeltaRenderer : public PerTableRenderer {
  private:
-  static void render_table(const Table& table, const Legend& legend, std::ostream& out) {
+  void render_table(const Table& table, const Legend& legend, std::ostream& out) const override {
     const bool several = table.test_profiles.size() > 1;
     std::vector<TextColumn> columns{{"scenario"}, {"old"}};
     for (std::size_t c = 0; c < table.test_profiles.size(); ++c) {

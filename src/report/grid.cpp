@@ -11,18 +11,6 @@ namespace kbench::report {
 
 namespace {
 
-// Benchmarks without data in any column still take a row: an empty cell says
-// "not measured", which a missing row would hide.
-std::string change_cell(const Row& row, const Cell& cell, SignConvention sign, Footnotes& notes) {
-  const double change = signed_change(row, cell, sign);
-  // No change to show (e.g. a zero base): the reason, if any, still shows.
-  if (std::isnan(change)) {
-    const std::string markers = notes.markers(cell);
-    return markers.substr(markers.empty() ? 0 : 1);
-  }
-  return std::string(mark_prefix(cell.verdict)) + format_percent(change) + notes.markers(cell);
-}
-
 std::string geomean_note(const Table& table) {
   std::vector<std::string> counts;
   for (const ColumnSummary& column : table.columns) counts.push_back(std::to_string(column.geomean_rows));
@@ -31,19 +19,11 @@ std::string geomean_note(const Table& table) {
                      fmt::join(counts, " / "));
 }
 
-class GridRenderer : public Renderer {
- public:
-  void render(const Report& report, std::ostream& out) const override {
-    bool first = true;
-    for (const Table& table : report.tables) {
-      if (!first) out << '\n';
-      first = false;
-      render_table(table, report.legend, out);
-    }
-  }
-
+// Benchmarks without data in any column still take a row: an empty cell says
+// "not measured", which a missing row would hide.
+class GridRenderer : public PerTableRenderer {
  private:
-  static void render_table(const Table& table, const Legend& legend, std::ostream& out) {
+  void render_table(const Table& table, const Legend& legend, std::ostream& out) const override {
     std::vector<TextColumn> columns{{"Benchmark", Align::Left},
                                     {"Result Class", Align::Left},
                                     {table.base_profile + " (base)", Align::Right}};

@@ -77,33 +77,13 @@ std::string column_key(std::size_t index) {
   return key;
 }
 
-std::string change_cell(const Row& row, const Cell& cell, SignConvention sign, Footnotes& notes) {
-  const double change = signed_change(row, cell, sign);
-  // No change to show (e.g. a zero base): the reason, if any, still shows.
-  if (std::isnan(change)) {
-    const std::string markers = notes.markers(cell);
-    return markers.substr(markers.empty() ? 0 : 1);
-  }
-  return std::string(mark_prefix(cell.verdict)) + format_percent(change) + notes.markers(cell);
-}
-
-class MailRenderer : public Renderer {
- public:
-  void render(const Report& report, std::ostream& out) const override {
-    bool first = true;
-    for (const Table& table : report.tables) {
-      if (!first) out << '\n';
-      first = false;
-      render_table(table, report.legend, out);
-    }
-  }
-
+class MailRenderer : public PerTableRenderer {
  private:
   struct Block {
     std::vector<std::size_t> tests;  // indices into table.test_profiles
   };
 
-  static void render_table(const Table& table, const Legend& legend, std::ostream& out) {
+  void render_table(const Table& table, const Legend& legend, std::ostream& out) const override {
     const std::size_t tests = table.test_profiles.size();
     Footnotes notes;
     // The cells first, so column widths and footnote numbers are known.

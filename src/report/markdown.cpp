@@ -19,19 +19,9 @@ std::string arrow_change(double raw_percent) {
   return (raw_percent > 0 ? "↑" : "↓") + text;
 }
 
-class MarkdownRenderer : public Renderer {
- public:
-  void render(const Report& report, std::ostream& out) const override {
-    bool first = true;
-    for (const Table& table : report.tables) {
-      if (!first) out << '\n';
-      first = false;
-      render_table(table, report.legend, out);
-    }
-  }
-
+class MarkdownRenderer : public PerTableRenderer {
  private:
-  static void render_table(const Table& table, const Legend& legend, std::ostream& out) {
+  void render_table(const Table& table, const Legend& legend, std::ostream& out) const override {
     std::vector<TextColumn> columns{{"Metric"}, {table.base_profile}};
     for (const std::string& test : table.test_profiles) {
       columns.push_back({test});

@@ -53,6 +53,25 @@ std::string escape_pipes(const std::string& text) {
   return result;
 }
 
+void PerTableRenderer::render(const Report& report, std::ostream& out) const {
+  bool first = true;
+  for (const Table& table : report.tables) {
+    if (!first) out << '\n';
+    first = false;
+    render_table(table, report.legend, out);
+  }
+}
+
+std::string change_cell(const Row& row, const Cell& cell, SignConvention sign, Footnotes& notes) {
+  const double change = signed_change(row, cell, sign);
+  // No change to show (e.g. a zero base): the reason, if any, still shows.
+  if (std::isnan(change)) {
+    const std::string markers = notes.markers(cell);
+    return markers.substr(markers.empty() ? 0 : 1);
+  }
+  return std::string(mark_prefix(cell.verdict)) + format_percent(change) + notes.markers(cell);
+}
+
 std::string table_heading(const Table& table) { return "Results for SUT Class " + table.sut + ":"; }
 
 std::string Footnotes::marker(const std::string& text) {

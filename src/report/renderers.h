@@ -16,6 +16,15 @@ std::unique_ptr<Renderer> make_mail_renderer();
 std::unique_ptr<Renderer> make_csv_renderer();
 std::unique_ptr<Renderer> make_json_renderer();
 
+// A layout that prints each table on its own, a blank line between tables.
+class PerTableRenderer : public Renderer {
+ public:
+  void render(const Report& report, std::ostream& out) const final;
+
+ private:
+  virtual void render_table(const Table& table, const Legend& legend, std::ostream& out) const = 0;
+};
+
 // "Results for SUT Class <sut>:" — the seed's heading above every table.
 std::string table_heading(const Table& table);
 
@@ -53,6 +62,10 @@ std::vector<std::string> geomean_lines(const Table& table);
 
 // A '|' inside a cell would end the cell in markdown and pipe tables: "\|".
 std::string escape_pipes(const std::string& text);
+
+// The change column of grid and mail: mark, signed change and footnote
+// markers; only the markers when there is no change to show.
+std::string change_cell(const Row& row, const Cell& cell, SignConvention sign, Footnotes& notes);
 
 // Raw change in percent; NaN when either side is missing.
 double raw_change(const Row& row, const Cell& cell);
