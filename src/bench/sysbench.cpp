@@ -226,15 +226,34 @@ const ParamSpec kPinParam{
     "'free': threads may run on every CPU, placed by the scheduler as sysbench's are; "
     "'agent-cpu': all threads on the agent's --cpu"};
 
+// The three tests run the same thread ladder, one result class per thread
+// count, and note where their threads were placed; each names its result
+// class and checks its own params.
 class SysbenchBase : public Benchmark {
  public:
   std::map<std::string, std::string> notes() const override { return notes_; }
-
- protected:
-  void note_placement(const Params& params, const Placement& where) {
+  std::vector<ResultClass> result_classes(const Params& params) const override {
+    std::vector<ResultClass> out;
+    for (int n : parse_thread_ladder(params, online_cpus())) out.push_back(result_class(n));
+    return out;
+  }
+  void prepare(const Params& params, const Placement& where) override {
+    validate(params);
     notes_["placement"] = placement_note(parse_pinning(params), where.cpu);
   }
+
+ protected:
+  SysbenchBase(std::string class_prefix, std::string unit, Better better)
+      : class_prefix_(std::move(class_prefix)), unit_(std::move(unit)), better_(better) {}
+  // "<prefix><threads>", e.g. sysbenchcpu-4.
+  ResultClass result_class(int threads) const { return {class_prefix_ + std::to_string(threads), unit_, better_}; }
+  virtual void validate(const Params& params) const = 0;
+
+ private:
   std::map<std::string, std::string> notes_;
+  std::string class_prefix_;
+  std::string unit_;
+  Better better_;
 };
 
 // ---------------------------------------------------------------------------
@@ -254,6 +273,7 @@ unsigned long long count_primes_below(unsigned long long max_prime) {
 
 class SysbenchCpu : public SysbenchBase {
  public:
+  SysbenchCpu() : SysbenchBase("sysbenchcpu-", "ops/second", Better::Higher) {}
   std::string name() const override { return "mmtests/sysbench-cpu"; }
   std::string description() const override {
     return "sysbench cpu: N threads each repeat a trial-division prime search up to "
@@ -264,17 +284,6 @@ class SysbenchCpu : public SysbenchBase {
             {"cpu-max-prime", "10000", "10000", "upper limit of the prime search of one event"},
             {"time", "2", "0.3", "seconds each thread count runs"},
             kPinParam};
-  }
-  std::vector<ResultClass> result_classes(const Params& params) const override {
-    std::vector<ResultClass> out;
-    for (int n : parse_thread_ladder(params, online_cpus())) {
-      out.push_back({"sysbenchcpu-" + std::to_string(n), "ops/second", Better::Higher});
-    }
-    return out;
-  }
-  void prepare(const Params& params, const Placement& where) override {
-    validate(params);
-    note_placement(params, where);
   }
   std::vector<Measurement> run_repeat(const Params& params, const Placement& where) override {
     validate(params);
@@ -302,14 +311,14 @@ class SysbenchCpu : public SysbenchBase {
       if (total == 0 || !(elapsed > 0)) {
         throw RunError("sysbench-cpu with " + std::to_string(n) + " threads completed no event");
       }
-      out.push_back({{"sysbenchcpu-" + std::to_string(n), "ops/second", Better::Higher},
+      out.push_back({result_class(n),
                      double(total) / elapsed});
     }
     return out;
   }
 
  private:
-  static void validate(const Params& params) {
+  void validate(const Params& params) const override {
     parse_thread_ladder(params, online_cpus());
     int_in_range(params, "cpu-max-prime", 3, 100000000);
     positive_seconds(params, "time");
@@ -352,6 +361,7 @@ struct SplitMix64 {
 
 class SysbenchMutex : public SysbenchBase {
  public:
+  SysbenchMutex() : SysbenchBase("sysbenchmutex-", "usec", Better::Lower) {}
   std::string name() const override { return "mmtests/sysbench-mutex"; }
   std::string description() const override {
     return "sysbench mutex: each of N threads takes random mutexes mutex-locks times with "
@@ -364,16 +374,8 @@ class SysbenchMutex : public SysbenchBase {
             {"mutex-loops", "10000", "10000", "empty loop iterations before each lock"},
             kPinParam};
   }
-  std::vector<ResultClass> result_classes(const Params& params) const override {
-    std::vector<ResultClass> out;
-    for (int n : parse_thread_ladder(params, online_cpus())) {
-      out.push_back({"sysbenchmutex-" + std::to_string(n), "usec", Better::Lower});
-    }
-    return out;
-  }
   void prepare(const Params& params, const Placement& where) override {
-    validate(params);
-    note_placement(params, where);
+    SysbenchBase::prepare(params, where);
     mutexes_ = std::make_unique<PaddedMutex[]>(std::size_t(param_int(params, "mutex-num")));
   }
   std::vector<Measurement> run_repeat(const Params& params, const Placement& where) override {
@@ -402,14 +404,14 @@ class SysbenchMutex : public SysbenchBase {
       for (double s : thread_seconds) sum += s;
       const double mean_usec = sum / n * 1e6;
       if (!(mean_usec > 0)) throw RunError("sysbench-mutex measured no time");
-      out.push_back({{"sysbenchmutex-" + std::to_string(n), "usec", Better::Lower}, mean_usec});
+      out.push_back({result_class(n), mean_usec});
     }
     return out;
   }
   void finish() override { mutexes_.reset(); }
 
  private:
-  static void validate(const Params& params) {
+  void validate(const Params& params) const override {
     parse_thread_ladder(params, online_cpus());
     int_in_range(params, "mutex-num", 1, 1 << 20);
     int_in_range(params, "mutex-locks", 1, 1000000000);
@@ -430,6 +432,7 @@ class SysbenchMutex : public SysbenchBase {
 
 class SysbenchThread : public SysbenchBase {
  public:
+  SysbenchThread() : SysbenchBase("sysbenchthread-", "usec", Better::Lower) {}
   std::string name() const override { return "mmtests/sysbench-thread"; }
   std::string description() const override {
     return "sysbench threads: N threads repeat events of thread-yields lock/sched_yield/unlock "
@@ -441,17 +444,6 @@ class SysbenchThread : public SysbenchBase {
             {"thread-locks", "8", "8", "number of mutexes events are spread over"},
             {"time", "2", "0.3", "seconds each thread count runs"},
             kPinParam};
-  }
-  std::vector<ResultClass> result_classes(const Params& params) const override {
-    std::vector<ResultClass> out;
-    for (int n : parse_thread_ladder(params, online_cpus())) {
-      out.push_back({"sysbenchthread-" + std::to_string(n), "usec", Better::Lower});
-    }
-    return out;
-  }
-  void prepare(const Params& params, const Placement& where) override {
-    validate(params);
-    note_placement(params, where);
   }
   std::vector<Measurement> run_repeat(const Params& params, const Placement& where) override {
     validate(params);
@@ -493,14 +485,14 @@ class SysbenchThread : public SysbenchBase {
       if (all.count() == 0) {
         throw RunError("sysbench-thread with " + std::to_string(n) + " threads completed no event");
       }
-      out.push_back({{"sysbenchthread-" + std::to_string(n), "usec", Better::Lower},
+      out.push_back({result_class(n),
                      all.percentile(95) / 1000.0});
     }
     return out;
   }
 
  private:
-  static void validate(const Params& params) {
+  void validate(const Params& params) const override {
     parse_thread_ladder(params, online_cpus());
     int_in_range(params, "thread-yields", 1, 100000000);
     int_in_range(params, "thread-locks", 1, 1 << 16);
