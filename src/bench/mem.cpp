@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/benchmark.h"
+#include "bench/mm_probe.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
 #include "timing/clock.h"
@@ -30,18 +31,13 @@
 namespace kbench::bench {
 namespace {
 
-constexpr std::uint64_t kKiB = 1ull << 10;
-constexpr std::uint64_t kMiB = 1ull << 20;
-constexpr std::uint64_t kGiB = 1ull << 30;
-
-// "1GB", "256MB", "4KB", "100B": the largest unit that divides exactly, the
-// spelling perf's own command lines (and so the seed's result classes) use.
-std::string size_label(std::uint64_t bytes) {
-  if (bytes != 0 && bytes % kGiB == 0) return std::to_string(bytes / kGiB) + "GB";
-  if (bytes != 0 && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + "MB";
-  if (bytes != 0 && bytes % kKiB == 0) return std::to_string(bytes / kKiB) + "KB";
-  return std::to_string(bytes) + "B";
-}
+using mm::anon_huge_fraction;
+using mm::kGiB;
+using mm::kKiB;
+using mm::kMiB;
+using mm::read_first_line;
+using mm::size_label;
+using mm::thp_mode;
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> items;
@@ -51,22 +47,6 @@ std::vector<std::string> split_list(const std::string& text) {
     if (!item.empty()) items.push_back(item);
   }
   return items;
-}
-
-std::string read_first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return {};
-  return line;
-}
-
-// The THP mode in brackets, e.g. "madvise" from "always [madvise] never".
-std::string thp_mode() {
-  const std::string line = read_first_line("/sys/kernel/mm/transparent_hugepage/enabled");
-  const auto open = line.find('[');
-  const auto close = line.find(']', open);
-  if (open == std::string::npos || close == std::string::npos) return {};
-  return line.substr(open + 1, close - open - 1);
 }
 
 std::uint64_t hugetlb_free_pages(std::uint64_t page_bytes) {
@@ -185,26 +165,6 @@ std::string memset_label(const MemParams& p) {
 std::string mmap_label(const MemParams& p, std::uint64_t page, const std::string& fault) {
   return "mmap -p " + size_label(page) + " -f " + fault + " -s " + size_label(p.mmap_size) + " -l " +
          std::to_string(p.mmap_loops);
-}
-
-// Fraction of `bytes` at `addr` backed by PMD mappings, from /proc/self/smaps.
-double anon_huge_fraction(const void* addr, std::uint64_t bytes) {
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  const auto start = reinterpret_cast<std::uintptr_t>(addr);
-  bool in_vma = false;
-  while (std::getline(smaps, line)) {
-    unsigned long lo = 0, hi = 0;
-    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
-      in_vma = lo <= start && start < hi;
-      continue;
-    }
-    if (in_vma && line.rfind("AnonHugePages:", 0) == 0) {
-      const double kib = std::strtod(line.c_str() + std::strlen("AnonHugePages:"), nullptr);
-      return kib * 1024.0 / static_cast<double>(bytes);
-    }
-  }
-  return 0;
 }
 
 // memset through a volatile pointer: the compiler must not drop stores to a

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench/benchmark.h"
+#include "bench/mm_probe.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
 #include "timing/clock.h"
@@ -31,8 +32,12 @@
 namespace kbench::bench {
 namespace {
 
-constexpr std::uint64_t kMiB = 1ull << 20;
-constexpr std::uint64_t kGiB = 1ull << 30;
+using mm::anon_huge_fraction;
+using mm::kGiB;
+using mm::kMiB;
+using mm::size_label;
+using mm::thp_mode;
+
 constexpr std::uint64_t kPmdBytes = 2 * kMiB;
 // The mapping size the seed's "d:10" rows were taken with; other sizes are
 // named in the result class (", s:256MB") so they never mix with it.
@@ -40,23 +45,6 @@ constexpr std::uint64_t kSeedMappingBytes = kGiB;
 // Below this share of PMD-mapped memory a "p:512" row would measure small
 // folios under a large-folio name.
 constexpr double kMinThpCoverage = 0.5;
-
-std::string size_label(std::uint64_t bytes) {
-  if (bytes % kGiB == 0) return std::to_string(bytes / kGiB) + "GB";
-  if (bytes % kMiB == 0) return std::to_string(bytes / kMiB) + "MB";
-  if (bytes % 1024 == 0) return std::to_string(bytes / 1024) + "KB";
-  return std::to_string(bytes) + "B";
-}
-
-std::string thp_mode() {
-  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
-  std::string line;
-  if (!in || !std::getline(in, line)) return {};
-  const auto open = line.find('[');
-  const auto close = line.find(']', open);
-  if (open == std::string::npos || close == std::string::npos) return {};
-  return line.substr(open + 1, close - open - 1);
-}
 
 // Why 2MB folios cannot be had here, or "".
 std::string thp_unavailable() {
@@ -104,27 +92,6 @@ std::string label(const std::string& op, const MicroParams& p, int folio) {
   std::string name = op + ": p:" + std::to_string(folio) + ", d:" + p.duration_text;
   if (p.mapping != kSeedMappingBytes) name += ", s:" + size_label(p.mapping);
   return name;
-}
-
-// Fraction of the mapping at `addr` that is PMD-mapped, from /proc/self/smaps.
-double anon_huge_fraction(const void* addr, std::uint64_t bytes) {
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  const auto start = reinterpret_cast<std::uintptr_t>(addr);
-  bool in_vma = false;
-  while (std::getline(smaps, line)) {
-    unsigned long lo = 0, hi = 0;
-    char dash = 0;
-    if (std::sscanf(line.c_str(), "%lx%c%lx ", &lo, &dash, &hi) == 3 && dash == '-') {
-      in_vma = lo <= start && start < hi;
-      continue;
-    }
-    if (in_vma && line.rfind("AnonHugePages:", 0) == 0) {
-      return std::strtod(line.c_str() + std::strlen("AnonHugePages:"), nullptr) * 1024.0 /
-             static_cast<double>(bytes);
-    }
-  }
-  return 0;
 }
 
 // A populated private anonymous mapping of `bytes`, 2MB-aligned, backed by
