@@ -153,32 +153,24 @@ struct alignas(64) Counter {
   std::uint64_t ops = 0;
 };
 
-double run_hash(const FutexOps& ops, int threads, int futexes, double seconds, const std::vector<int>& cpus) {
-  std::vector<std::vector<Word>> words(static_cast<std::size_t>(threads));
-  for (auto& w : words) w = std::vector<Word>(static_cast<std::size_t>(futexes));
+// Runs `threads` threads, pinned round-robin over `cpus` and released
+// together, for `seconds` of wall clock; thread i runs `loop(i, stop)`, which
+// returns its operation count once `stop` is raised. The result is their
+// mean_rate over the interval measured.
+template <typename Loop>
+double run_timed(int threads, double seconds, const std::vector<int>& cpus, Loop loop) {
   std::vector<Counter> counts(static_cast<std::size_t>(threads));
   std::atomic<int> ready{0};
   std::atomic<bool> go{false};
-  std::atomic<int> unexpected{0};
   double start = 0, end = 0;
   {
     Crew crew;
     for (int i = 0; i < threads; ++i) {
       crew.threads.emplace_back([&, i] {
         pin_to(cpus[static_cast<std::size_t>(i) % cpus.size()]);
-        auto& mine = words[static_cast<std::size_t>(i)];
-        std::uint64_t n = 0;
         ready.fetch_add(1);
         while (!go.load() && !crew.stop.load()) std::this_thread::yield();
-        while (!crew.stop.load(std::memory_order_relaxed)) {
-          for (auto& w : mine) {
-            // The value is 0, never 1234: the call hashes, finds a mismatch, returns EAGAIN.
-            if (ops.wait(w, 1234) == 0 || errno != EAGAIN) unexpected.fetch_add(1);
-            ++n;
-            if (crew.stop.load(std::memory_order_relaxed)) break;
-          }
-        }
-        counts[static_cast<std::size_t>(i)].ops = n;
+        counts[static_cast<std::size_t>(i)].ops = loop(i, crew.stop);
       });
     }
     while (ready.load() < threads) std::this_thread::yield();
@@ -188,55 +180,55 @@ double run_hash(const FutexOps& ops, int threads, int futexes, double seconds, c
     crew.stop.store(true);
     end = now_seconds();
   }
-  if (unexpected.load() > 0) throw RunError("perf/futex hash: FUTEX_WAIT did not fail with EAGAIN");
   std::vector<std::uint64_t> ops_per_thread;
   for (const auto& c : counts) ops_per_thread.push_back(c.ops);
   return mean_rate(ops_per_thread, end - start);
 }
 
+double run_hash(const FutexOps& ops, int threads, int futexes, double seconds, const std::vector<int>& cpus) {
+  std::vector<std::vector<Word>> words(static_cast<std::size_t>(threads));
+  for (auto& w : words) w = std::vector<Word>(static_cast<std::size_t>(futexes));
+  std::atomic<int> unexpected{0};
+  const double rate = run_timed(threads, seconds, cpus, [&](int i, const std::atomic<bool>& stop) {
+    auto& mine = words[static_cast<std::size_t>(i)];
+    std::uint64_t n = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+      for (auto& w : mine) {
+        // The value is 0, never 1234: the call hashes, finds a mismatch, returns EAGAIN.
+        if (ops.wait(w, 1234) == 0 || errno != EAGAIN) unexpected.fetch_add(1);
+        ++n;
+        if (stop.load(std::memory_order_relaxed)) break;
+      }
+    }
+    return n;
+  });
+  if (unexpected.load() > 0) throw RunError("perf/futex hash: FUTEX_WAIT did not fail with EAGAIN");
+  return rate;
+}
+
 double run_lock_pi(const FutexOps& ops, int threads, double seconds, const std::vector<int>& cpus) {
   Word lock{0};
-  std::vector<Counter> counts(static_cast<std::size_t>(threads));
-  std::atomic<int> ready{0};
-  std::atomic<bool> go{false};
   std::atomic<int> failures{0};
-  double start = 0, end = 0;
-  {
-    Crew crew;
-    for (int i = 0; i < threads; ++i) {
-      crew.threads.emplace_back([&, i] {
-        pin_to(cpus[static_cast<std::size_t>(i) % cpus.size()]);
-        std::uint64_t n = 0;
-        ready.fetch_add(1);
-        while (!go.load() && !crew.stop.load()) std::this_thread::yield();
-        while (!crew.stop.load(std::memory_order_relaxed)) {
-          // Straight to the kernel, no user-space fast path, as perf does.
-          if (ops.lock_pi(lock) != 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
-            failures.fetch_add(1);
-            break;
-          }
-          usleep(1);  // hold the lock across a sleep, as perf does
-          if (ops.unlock_pi(lock) != 0) {
-            failures.fetch_add(1);
-            break;
-          }
-          ++n;
-        }
-        counts[static_cast<std::size_t>(i)].ops = n;
-      });
+  const double rate = run_timed(threads, seconds, cpus, [&](int, const std::atomic<bool>& stop) {
+    std::uint64_t n = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+      // Straight to the kernel, no user-space fast path, as perf does.
+      if (ops.lock_pi(lock) != 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        failures.fetch_add(1);
+        break;
+      }
+      usleep(1);  // hold the lock across a sleep, as perf does
+      if (ops.unlock_pi(lock) != 0) {
+        failures.fetch_add(1);
+        break;
+      }
+      ++n;
     }
-    while (ready.load() < threads) std::this_thread::yield();
-    start = now_seconds();
-    go.store(true);
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    crew.stop.store(true);
-    end = now_seconds();
-  }
+    return n;
+  });
   if (failures.load() > 0) tasks::throw_errno("perf/futex lock-pi: FUTEX_LOCK_PI/UNLOCK_PI");
-  std::vector<std::uint64_t> ops_per_thread;
-  for (const auto& c : counts) ops_per_thread.push_back(c.ops);
-  return mean_rate(ops_per_thread, end - start);
+  return rate;
 }
 
 // Milliseconds to wake every waiter, `wakes` per call (perf futex wake).
