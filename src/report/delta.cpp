@@ -51,12 +51,7 @@ class DeltaRenderer : public PerTableRenderer {
     for (std::size_t c = 0; c < table.test_profiles.size(); ++c)
       out << (several ? fmt::format("new{}: ", c + 1) : "new: ") << table.test_profiles[c] << '\n';
     text.render_pipes(out);
-    for (const std::string& line : legend_lines(legend, true)) out << line << '\n';
-    out << "delta: |new - old| (raw change in percent).\n";
-    for (const std::string& line : geomean_lines(table)) out << line << '\n';
-    for (const std::string& line : notes.lines()) out << line << '\n';
-    out << '\n';
-    for (const std::string& line : summary_lines(table)) out << line << '\n';
+    write_raw_change_notes(table, legend, notes, {"delta: |new - old| (raw change in percent)."}, out);
   }
 };
 

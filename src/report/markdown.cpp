@@ -49,11 +49,7 @@ class MarkdownRenderer : public PerTableRenderer {
     out << table_heading(table) << "\n\n";
     text.render_markdown(out);
     out << '\n';
-    for (const std::string& line : legend_lines(legend, true)) out << line << '\n';
-    for (const std::string& line : geomean_lines(table)) out << line << '\n';
-    for (const std::string& line : notes.lines()) out << line << '\n';
-    out << '\n';
-    for (const std::string& line : summary_lines(table)) out << line << '\n';
+    write_raw_change_notes(table, legend, notes, {}, out);
   }
 };
 

@@ -72,6 +72,16 @@ std::string change_cell(const Row& row, const Cell& cell, SignConvention sign, F
   return std::string(mark_prefix(cell.verdict)) + format_percent(change) + notes.markers(cell);
 }
 
+void write_raw_change_notes(const Table& table, const Legend& legend, const Footnotes& notes,
+                            const std::vector<std::string>& layout_lines, std::ostream& out) {
+  for (const std::string& line : legend_lines(legend, true)) out << line << '\n';
+  for (const std::string& line : layout_lines) out << line << '\n';
+  for (const std::string& line : geomean_lines(table)) out << line << '\n';
+  for (const std::string& line : notes.lines()) out << line << '\n';
+  out << '\n';
+  for (const std::string& line : summary_lines(table)) out << line << '\n';
+}
+
 std::string table_heading(const Table& table) { return "Results for SUT Class " + table.sut + ":"; }
 
 std::string Footnotes::marker(const std::string& text) {

@@ -60,6 +60,12 @@ std::vector<std::string> summary_lines(const Table& table);
 // column when there are several.
 std::vector<std::string> geomean_lines(const Table& table);
 
+// Under a markdown or delta table, whose change column is always raw: the
+// legend, `layout_lines` explaining the layout's own columns, geomean,
+// footnotes, a blank line and the summary.
+void write_raw_change_notes(const Table& table, const Legend& legend, const Footnotes& notes,
+                            const std::vector<std::string>& layout_lines, std::ostream& out);
+
 // A '|' inside a cell would end the cell in markdown and pipe tables: "\|".
 std::string escape_pipes(const std::string& text);
 
