@@ -12,23 +12,14 @@ namespace kbench::cli {
 
 namespace {
 
+using report::csv_field;
+
 struct ExportOptions {
   std::string format = "csv";
   std::vector<std::string> swprofiles;
   store::SampleQuery filter;  // --sut/--benchmark/--resultclass
   std::string store_url;
 };
-
-// RFC 4180: quote a field that holds a separator, a quote or a line break.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
 
 // "k=v;k=v": the benchmark's effective parameters; one benchmark name may have
 // been run with several parameter sets, and then only this tells them apart.

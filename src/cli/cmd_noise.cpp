@@ -16,6 +16,8 @@ namespace kbench::cli {
 
 namespace {
 
+using report::csv_field;
+
 struct NoiseCommandOptions {
   std::string profile;
   std::string format = "grid";
@@ -82,16 +84,6 @@ void render_grid(const analysis::NoiseReport& report, std::ostream& out) {
     for (const std::string& line : report::legend_lines(report.legend, false)) out << line << '\n';
     out << "A/A marks (false alarms): " << table.aa_marks << " of " << table.rows.size() << " rows\n";
   }
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
 }
 
 void render_csv(const analysis::NoiseReport& report, std::ostream& out) {

@@ -9,16 +9,6 @@ namespace kbench::report {
 
 namespace {
 
-std::string quoted(const std::string& field) {
-  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
-  std::string result = "\"";
-  for (char c : field) {
-    if (c == '"') result += '"';
-    result += c;
-  }
-  return result + "\"";
-}
-
 void summary_fields(std::vector<std::string>& fields, bool present, const stats::Summary& s) {
   if (!present) {
     fields.insert(fields.end(), 9, "");
@@ -74,7 +64,7 @@ class CsvRenderer : public Renderer {
 
  private:
   static void write(const std::vector<std::string>& fields, std::ostream& out) {
-    for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << quoted(fields[i]);
+    for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << csv_field(fields[i]);
     out << '\n';
   }
 };

@@ -36,4 +36,8 @@ std::size_t display_width(std::string_view text);
 
 std::string_view verdict_name(Verdict verdict);  // "none", "improvement", "regression"
 
+// RFC 4180: a field that holds a separator, a quote or a line break, quoted
+// with its quotes doubled; any other field as it is.
+std::string csv_field(const std::string& text);
+
 }  // namespace kbench::report
