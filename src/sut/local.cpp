@@ -1,15 +1,11 @@
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 
 #include "common/errors.h"
 #include "sut/connection.h"
+#include "sut/process.h"
 
 namespace kbench::sut {
 
@@ -38,37 +34,10 @@ class LocalConnection final : public Connection {
   std::string describe() const override { return "local"; }
 
   AgentProcess start_agent(const std::vector<std::string>& args) override {
-    int out_pipe[2];
-    int err_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
-      throw RunError(std::string("pipe: ") + std::strerror(errno));
-    }
-    std::vector<std::string> argv_storage;
-    argv_storage.push_back(agent_path_);
-    argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& arg : argv_storage) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
-    if (pid < 0) throw RunError(std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {
-      setpgid(0, 0);
-      // A controller killed with -9 must not leave benchmarks running.
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(127);
-      dup2(out_pipe[1], STDOUT_FILENO);
-      dup2(err_pipe[1], STDERR_FILENO);
-      execv(argv[0], argv.data());
-      const char msg[] = "kbench: cannot execute kbench-agent\n";
-      (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
-      _exit(127);
-    }
-    setpgid(pid, pid);  // also from the parent, so the group exists before any kill
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    return AgentProcess{pid, out_pipe[0], err_pipe[0]};
+    std::vector<std::string> argv;
+    argv.push_back(agent_path_);
+    argv.insert(argv.end(), args.begin(), args.end());
+    return spawn_process_group(argv, /*keep_stdin_open=*/false);
   }
 
  private:
