@@ -25,10 +25,6 @@
 #include "timing/affinity.h"
 #include "timing/clock.h"
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
 namespace kbench::bench {
 namespace {
 

@@ -1,8 +1,15 @@
 #pragma once
 // What the memory-management families (perf/mem, micromm) ask of the kernel
 // about transparent hugepages, and how they spell sizes in result classes.
+#include <sys/mman.h>
+
 #include <cstdint>
 #include <string>
+
+// Linux 5.14; older C library headers lack the name.
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 namespace kbench::bench::mm {
 
