@@ -11,7 +11,6 @@
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "runner/catalogue.h"
-#include "runner/interrupt.h"
 #include "runner/plan_executor.h"
 #include "sut/factory.h"
 
@@ -79,20 +78,8 @@ void exec_command(const PlanOptions& options) {
   };
   auto store = store::open_store(resolve_store_url(options.store_url), store::OpenMode::CreateIfMissing);
 
-  int steps = 0;
-  const auto profiles = runner::select_swprofiles(plan, exec);
-  for (const auto& run : runs) steps += run.settings.sessions * static_cast<int>(profiles.size());
-  runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, steps);
-  runner::install_interrupt_handlers();
-  const runner::ExecResult result = runner::execute_plan(plan, runs, connection_for, *store, exec, progress);
-  print_session_tables(*store, result, std::cout);
-  if (result.interrupted_by != 0) {
-    std::cerr << "kbench: interrupted by signal " << result.interrupted_by
-              << "; settings restored; continue with: kbench plan exec " << options.path << " --resume\n";
-    pending_exit_status() = 128 + result.interrupted_by;
-  } else if (result.failed > 0) {
-    pending_exit_status() = kExitFailure;
-  }
+  execute_and_report(plan, runs, connection_for, *store, exec,
+                     "; continue with: kbench plan exec " + options.path + " --resume");
 }
 
 }  // namespace

@@ -9,7 +9,6 @@
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "runner/catalogue.h"
-#include "runner/interrupt.h"
 #include "runner/plan_executor.h"
 
 namespace kbench::cli {
@@ -95,17 +94,8 @@ void run_command(const RunOptions& options) {
 
   // Only now, with every input checked, is the store opened (and maybe created).
   auto store = store::open_store(resolve_store_url(options.store_url), store::OpenMode::CreateIfMissing);
-  runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, static_cast<int>(runs.size()));
-  runner::install_interrupt_handlers();
-  const runner::ExecResult result = runner::execute_plan(run_plan, runs, [&](const plan::SwprofileSpec&) -> sut::Connection& { return *connection; },
-                           *store, exec, progress);
-  print_session_tables(*store, result, std::cout);
-  if (result.interrupted_by != 0) {
-    std::cerr << "kbench: interrupted by signal " << result.interrupted_by << "; settings restored\n";
-    pending_exit_status() = 128 + result.interrupted_by;
-  } else if (result.failed > 0) {
-    pending_exit_status() = kExitFailure;
-  }
+  execute_and_report(
+      run_plan, runs, [&](const plan::SwprofileSpec&) -> sut::Connection& { return *connection; }, *store, exec, "");
 }
 
 }  // namespace

@@ -1,6 +1,13 @@
 #include "cli/session_report.h"
 
+#include <unistd.h>
+
+#include <iostream>
+
 #include "analysis/compare.h"
+#include "cli/commands.h"
+#include "common/errors.h"
+#include "runner/interrupt.h"
 #include "report/model.h"
 
 namespace kbench::cli {
@@ -18,6 +25,25 @@ void print_session_tables(store::ResultStore& store, const runner::ExecResult& r
     }
     out << "swprofile " << session.swprofile << ", session " << session.session << "\n";
     for (const auto& table : tables) report::render_profile_grid(table, out);
+  }
+}
+
+void execute_and_report(const plan::Plan& plan, const std::vector<runner::BenchmarkRun>& runs,
+                        const runner::ConnectionFor& connection_for, store::ResultStore& store,
+                        const runner::ExecOptions& exec, const std::string& resume_hint) {
+  int steps = 0;
+  const auto profiles = runner::select_swprofiles(plan, exec);
+  for (const auto& run : runs) steps += run.settings.sessions * static_cast<int>(profiles.size());
+  runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, steps);
+  runner::install_interrupt_handlers();
+  const runner::ExecResult result = runner::execute_plan(plan, runs, connection_for, store, exec, progress);
+  print_session_tables(store, result, std::cout);
+  if (result.interrupted_by != 0) {
+    std::cerr << "kbench: interrupted by signal " << result.interrupted_by << "; settings restored" << resume_hint
+              << "\n";
+    pending_exit_status() = 128 + result.interrupted_by;
+  } else if (result.failed > 0) {
+    pending_exit_status() = kExitFailure;
   }
 }
 
