@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bad input: one line naming the input and what was expected, exit 2, nothing
 # written to stdout, no store created or changed.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 unset KBENCH_STORE
 S="$WORK/store.db"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compare's options and formats, noise, export and show --relative on a small
 # real store: profiles A and B with two sessions each, C with one.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 STORE="sqlite://$WORK/results.db"
 DB="$WORK/results.db"
 export KBENCH_STORE="$STORE"

@@ -3,7 +3,7 @@
 # crashing / failing / hanging benchmarks, kill -9 then --resume with exact
 # sample counts, sysctls restored after SIGTERM and after kill -9, progress
 # output on and off a terminal, cmdline requirements.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 export KBENCH_SELFTEST=1            # registers the deliberately broken selftest/* benchmarks
 export KBENCH_STATE_DIR="$WORK/state" # the sysctl journal of this test only
 S="sqlite://$WORK/store.db"

@@ -5,7 +5,7 @@
 # vendor string, so that the guest kernel turns on PTI (with QEMU's own AMD-ish
 # default it reports Meltdown "Not affected" and only retpolines remain, whose
 # cost under TCG is lost in the noise).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 
 if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /bin/busybox ]; then
   echo "skipped: qemu-system-x86_64 or /bin/busybox missing (Debian packages qemu-system-x86, busybox-static)"

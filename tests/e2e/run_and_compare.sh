@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole path: run the quick syscall benchmarks twice into a temporary
 # SQLite store, compare the two swprofiles, and check what was stored.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 STORE="sqlite://$WORK/results.db"
 export KBENCH_STORE="$STORE"
 
