@@ -1,5 +1,4 @@
 // kbench plan check|exec: validate or run a YAML plan.
-#include <unistd.h>
 
 #include <fstream>
 #include <iostream>
