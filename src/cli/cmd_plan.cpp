@@ -103,9 +103,7 @@ void add_plan_command(CLI::App& app) {
   exec->add_option("--swprofile", options->swprofiles,
                    "run only these swprofiles (repeatable); required when the plan names none");
   exec->add_flag("--resume", options->resume, "continue this plan's unfinished sessions in the store");
-  exec->add_option("--cpus", options->cpus, "CPUs for the benchmarks, e.g. 1 or 0,1 (recorded with the results)");
-  exec->add_flag("--strict", options->strict, "refuse to start on a busy machine");
-  add_store_option(*exec, options->store_url);
+  add_execution_options(*exec, options->cpus, options->strict, options->store_url);
   exec->footer(
       "Sessions alternate between swprofiles (A B A B) so drift falls on both. Sysctls a\n"
       "swprofile sets are restored afterwards, also after SIGINT/SIGTERM (and, after kill -9,\n"

@@ -112,10 +112,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--warmups", options->warmups, "warmup iterations per benchmark (discarded)");
   cmd->add_option("--repeats", options->repeats, "measured iterations per benchmark");
   cmd->add_option("--timeout", options->timeout, "per-benchmark timeout, e.g. 90s or 10m");
-  cmd->add_option("--cpus", options->cpus, "CPUs for the benchmarks, e.g. 1 or 0,1 (recorded with the results)");
   cmd->add_option("--sut", options->sut_name, "name of this SUT in reports (default: hostname)");
-  cmd->add_flag("--strict", options->strict, "refuse to start on a busy machine");
-  add_store_option(*cmd, options->store_url);
+  add_execution_options(*cmd, options->cpus, options->strict, options->store_url);
   cmd->footer(
       "Examples:\n"
       "  kbench run --swprofile base                      # default suite\n"

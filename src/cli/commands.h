@@ -17,6 +17,8 @@ void add_plan_command(CLI::App& app);
 // Shared option helpers.
 void add_store_option(CLI::App& command, std::string& store_url);
 std::string resolve_store_url(const std::string& option_value);
+// --cpus, --strict and --store: the options every command that runs benchmarks has.
+void add_execution_options(CLI::App& command, std::string& cpus, bool& strict, std::string& store_url);
 
 // The exit status a command asks for once it has printed its output
 // (e.g. 1 when a benchmark failed but the run went on).
