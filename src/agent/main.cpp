@@ -2,20 +2,18 @@
 // Lines on stdout (docs/agent-protocol.md). Statically linked and free of
 // database or YAML code, so it can be copied onto any Linux machine or VM.
 #include <sched.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cmath>
-#include <cstdio>
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "bench/benchmark.h"
+#include "bench/harness.h"
 #include "common/errors.h"
 #include "common/params.h"
 #include "common/records.h"
@@ -30,12 +28,16 @@ using nlohmann::json;
 namespace bench = kbench::bench;
 namespace records = kbench::records;
 
-// Every line is flushed: the controller reads the stream live and commits
-// each repeat as soon as its repeat_end arrives.
-void emit(const json& record) {
+// The JSON Lines writer. Every line is flushed: the controller reads the
+// stream live and commits each repeat as soon as its repeat_end arrives.
+void write_record(const records::Record& record) {
   // Strings from the system (hostname, cmdline) need not be UTF-8; replace
   // bad bytes rather than lose the record.
-  std::cout << record.dump(-1, ' ', false, json::error_handler_t::replace) << '\n' << std::flush;
+  std::cout << records::to_json(record).dump(-1, ' ', false, json::error_handler_t::replace) << '\n' << std::flush;
+  // A failure is also told on stderr, for a person running the agent by hand.
+  if (const auto* error = std::get_if<records::Error>(&record)) {
+    std::cerr << "kbench-agent: " << error->benchmark << ": " << error->message << '\n';
+  }
 }
 
 int fail_input(const std::string& message) {
@@ -58,10 +60,9 @@ int list_catalogue() {
     json classes = json::array();
     const auto defaults = bench::resolve_params(*benchmark, bench::Size::Default, {});
     for (const auto& rc : benchmark->result_classes(defaults)) {
-      classes.push_back({{"name", rc.name},
-                         {"unit", rc.unit},
-                         {"better", std::string(kbench::to_string(rc.better))},
-                         {"label", rc.label()}});
+      json entry = records::to_json(rc);
+      entry["label"] = rc.label();
+      classes.push_back(entry);
     }
     benchmarks.push_back({{"name", name},
                           {"description", benchmark->description()},
@@ -83,7 +84,7 @@ int print_fingerprint() {
   } catch (const std::exception&) {
     data["timer"] = nullptr;  // an unusable counter is a fact, not a failure
   }
-  emit({{"type", records::kFingerprint}, {"data", data}});
+  write_record(records::Fingerprint{data});
   return kbench::kExitOk;
 }
 
@@ -163,64 +164,6 @@ std::vector<int> parse_cpu_list(const std::string& text) {
   return cpus;
 }
 
-// Checks one repeat's measurements against the declared result classes and
-// returns them in declared order. Throws RunError naming what is wrong.
-std::vector<bench::Measurement> checked(const std::vector<bench::Measurement>& measured,
-                                        const std::vector<kbench::ResultClass>& declared) {
-  std::vector<bench::Measurement> ordered;
-  for (const auto& rc : declared) {
-    int found = 0;
-    for (const auto& m : measured) {
-      if (m.result_class == rc) {
-        ++found;
-        if (!std::isfinite(m.value)) {
-          throw kbench::RunError("result class '" + rc.label() + "' has the non-finite value " +
-                                 std::to_string(m.value));
-        }
-        ordered.push_back(m);
-      }
-    }
-    if (found != 1) {
-      throw kbench::RunError("result class '" + rc.label() + "' reported " + std::to_string(found) +
-                             " times in one repeat, expected once");
-    }
-  }
-  for (const auto& m : measured) {
-    if (std::find(declared.begin(), declared.end(), m.result_class) == declared.end()) {
-      throw kbench::RunError("undeclared result class '" + m.result_class.label() + "' reported");
-    }
-  }
-  return ordered;
-}
-
-void emit_notes(const std::string& name, const std::map<std::string, std::string>& notes,
-                const std::map<std::string, std::string>& already_sent) {
-  for (const auto& [key, value] : notes) {
-    const auto sent = already_sent.find(key);
-    if (sent != already_sent.end() && sent->second == value) continue;
-    emit({{"type", records::kInfo}, {"benchmark", name}, {"key", key}, {"value", value}});
-  }
-}
-
-// Context switches the kernel forced on the agent so far: a repeat with many
-// was disturbed by other work on its CPU.
-long involuntary_switches() {
-  rusage usage{};
-  return getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_nivcsw : 0;
-}
-
-// The 1-minute load average, when above the number of online CPUs, as a
-// warning worth storing with the samples.
-std::optional<std::string> busy_warning() {
-  double load[1] = {0};
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (getloadavg(load, 1) != 1 || cpus <= 0 || load[0] <= double(cpus)) return std::nullopt;
-  char text[128];
-  std::snprintf(text, sizeof text, "machine busy: 1-minute load average %.2f on %ld online CPUs",
-                load[0], cpus);
-  return std::string(text);
-}
-
 int run_benchmark(const RunRequest& request) {
   // Everything that can be wrong with the input is checked before the first
   // line is written: a bad request leaves stdout empty.
@@ -229,7 +172,6 @@ int run_benchmark(const RunRequest& request) {
   if (!benchmark) {
     return fail_input("unknown benchmark '" + request.benchmark + "' (known: " + known_names() + ")");
   }
-  const std::string& name = request.benchmark;
   kbench::Params overrides;
   for (const auto& text : request.params) {
     auto [key, value] = kbench::parse_param_assignment(text);
@@ -239,8 +181,10 @@ int run_benchmark(const RunRequest& request) {
   }
   const auto size = request.size == "quick" ? bench::Size::Quick : bench::Size::Default;
   const kbench::Params params = bench::resolve_params(*benchmark, size, overrides);
-  const auto declared = benchmark->result_classes(params);
-  bench::Placement where;
+  bench::RunSettings settings;
+  settings.size = request.size;
+  settings.warmups = request.warmups;
+  settings.repeats = request.repeats;
   if (request.cpus) {
     // The whole agent (and every task a benchmark starts) stays on these CPUs;
     // single-task benchmarks pin to the first unless --cpu says otherwise.
@@ -249,77 +193,10 @@ int run_benchmark(const RunRequest& request) {
     CPU_ZERO(&set);
     for (int c : cpus) CPU_SET(c, &set);
     if (sched_setaffinity(0, sizeof set, &set) != 0) throw kbench::InputError("--cpus '" + *request.cpus + "': the kernel refused this CPU set");
-    where.cpu = cpus.front();
+    settings.where.cpu = cpus.front();
   }
-  if (request.cpu) where.cpu = parse_cpu(*request.cpu);
-
-  const json start = {{"type", records::kBenchmark},
-                      {"benchmark", name},
-                      {"params", params},
-                      {"size", request.size},
-                      {"cpu", where.cpu >= 0 ? json(where.cpu) : json(nullptr)},
-                      {"warmups", request.warmups},
-                      {"repeats", request.repeats}};
-  auto finish_with = [&](const char* status, const json& record, int exit_code) {
-    if (!record.is_null()) emit(record);
-    emit({{"type", records::kEnd}, {"benchmark", name}, {"status", status}});
-    return exit_code;
-  };
-  auto error_record = [&](const std::string& message) {
-    std::cerr << "kbench-agent: " << name << ": " << message << '\n';
-    return json{{"type", records::kError}, {"benchmark", name}, {"message", message}};
-  };
-
-  bool started = false;
-  try {
-    try {
-      benchmark->prepare(params, where);
-    } catch (const kbench::InputError&) {
-      benchmark->finish();
-      throw;  // bad parameter value: exit 2 with stdout still empty
-    }
-    emit(start);
-    started = true;
-    const auto affinity = kbench::timing::current_affinity();
-    emit({{"type", records::kInfo}, {"benchmark", name}, {"key", "affinity"}, {"value", affinity}});
-    if (const auto warning = busy_warning()) {
-      emit({{"type", records::kInfo}, {"benchmark", name}, {"key", "busy"}, {"value", *warning}});
-    }
-    const auto notes_after_prepare = benchmark->notes();
-    emit_notes(name, notes_after_prepare, {});
-
-    for (int i = 0; i < request.warmups; ++i) checked(benchmark->run_repeat(params, where), declared);
-    for (int repeat = 0; repeat < request.repeats; ++repeat) {
-      const double began = kbench::timing::monotonic_seconds();
-      const long switches_before = involuntary_switches();
-      const auto measured = checked(benchmark->run_repeat(params, where), declared);
-      const double seconds = kbench::timing::monotonic_seconds() - began;
-      const long switches = involuntary_switches() - switches_before;
-      for (const auto& m : measured) {
-        emit(records::to_json(records::Sample{name, m.result_class, repeat, m.value}));
-      }
-      emit({{"type", records::kRepeatEnd}, {"benchmark", name}, {"repeat", repeat},
-            {"seconds", seconds}, {"involuntary_switches", switches}});
-    }
-    emit_notes(name, benchmark->notes(), notes_after_prepare);
-    benchmark->finish();
-    return finish_with("ok", nullptr, kbench::kExitOk);
-  } catch (const kbench::SkipBenchmark& skip) {
-    benchmark->finish();
-    if (!started) emit(start);
-    return finish_with("skipped",
-                       {{"type", records::kSkipped}, {"benchmark", name}, {"reason", skip.what()}},
-                       kbench::kExitOk);
-  } catch (const kbench::InputError& bad) {
-    if (!started) throw;
-    // A parameter only found bad mid-run: the stream has begun, so close it.
-    benchmark->finish();
-    return finish_with("error", error_record(bad.what()), kbench::kExitUsage);
-  } catch (const std::exception& failure) {
-    benchmark->finish();
-    if (!started) emit(start);
-    return finish_with("error", error_record(failure.what()), kbench::kExitFailure);
-  }
+  if (request.cpu) settings.where.cpu = parse_cpu(*request.cpu);
+  return bench::run_benchmark(*benchmark, request.benchmark, params, settings, write_record);
 }
 
 constexpr const char* kExamples = R"(Examples:

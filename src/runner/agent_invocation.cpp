@@ -33,14 +33,17 @@ void trim_tail(std::string& tail) {
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
 }
 
-void handle_line(const std::string& line, const RecordHandler& on_record, InvocationResult& result) {
-  if (line.empty()) return;
-  nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (record.is_discarded() || !record.is_object() || !record.contains("type")) {
-    result.bad_lines.push_back(line);
-    return;
+// A short, printable excerpt of a line for a message: control characters and
+// bytes that are not ASCII shown as \xNN, the length given when cut.
+std::string excerpt(std::string_view line) {
+  constexpr std::size_t kShown = 60;
+  std::string out;
+  for (const unsigned char c : line.substr(0, kShown)) {
+    if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
+    else out += fmt::format("\\x{:02x}", c);
   }
-  on_record(record);
+  if (line.size() > kShown) out += fmt::format("... ({} bytes)", line.size());
+  return out;
 }
 
 }  // namespace
@@ -112,22 +115,54 @@ InvocationResult run_agent(sut::Connection& connection, const std::vector<std::s
 
 }  // namespace
 
+void RecordLineReader::feed(const char* data, std::size_t size) {
+  std::string_view rest(data, size);
+  while (!rest.empty()) {
+    const auto newline = rest.find('\n');
+    const std::string_view piece = rest.substr(0, newline);
+    if (!discarding_) {
+      if (pending_.size() + piece.size() > kMaxRecordLineBytes) {
+        if (!fault_) fault_ = "agent wrote a line of more than 1 MiB";
+        pending_.clear();
+        pending_.shrink_to_fit();
+        discarding_ = true;
+      } else {
+        pending_.append(piece);
+      }
+    }
+    if (newline == std::string_view::npos) break;
+    if (!discarding_) handle_line(pending_);
+    pending_.clear();
+    discarding_ = false;
+    rest.remove_prefix(newline + 1);
+  }
+}
+
+void RecordLineReader::finish() {
+  if (!discarding_ && !pending_.empty()) handle_line(pending_);
+  pending_.clear();
+  discarding_ = false;
+}
+
+void RecordLineReader::handle_line(std::string_view line) {
+  if (fault_ || line.empty()) return;
+  nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (record.is_discarded() || !record.is_object() || !record.contains("type")) {
+    fault_ = "agent wrote a line that is not a JSON record: " + excerpt(line);
+    return;
+  }
+  on_record_(record);
+}
+
 InvocationResult invoke_agent(sut::Connection& connection, const std::vector<std::string>& args,
                               std::chrono::milliseconds timeout, const RecordHandler& on_record) {
-  std::string pending;
-  InvocationResult lines;  // collects bad lines while the agent runs
-  InvocationResult result = run_agent(connection, args, timeout, [&](const char* data, std::size_t size) {
-    pending.append(data, size);
-    std::size_t start = 0;
-    for (auto newline = pending.find('\n', start); newline != std::string::npos;
-         newline = pending.find('\n', start)) {
-      handle_line(pending.substr(start, newline - start), on_record, lines);
-      start = newline + 1;
-    }
-    pending.erase(0, start);
-  });
-  handle_line(pending, on_record, lines);
-  result.bad_lines = std::move(lines.bad_lines);
+  RecordLineReader reader(on_record);
+  InvocationResult result = run_agent(connection, args, timeout,
+                                      [&](const char* data, std::size_t size) { reader.feed(data, size); });
+  // A killed agent may have been cut off mid-line: that is the kill's doing,
+  // not a fault of what it wrote.
+  if (!result.timed_out && result.signal == 0) reader.finish();
+  result.stream_fault = reader.fault();
   return result;
 }
 
@@ -144,7 +179,7 @@ std::string describe_failure(const InvocationResult& result, std::chrono::millis
   }
   if (result.signal != 0) return fmt::format("killed by signal {} ({})", result.signal, strsignal(result.signal));
   if (result.exit_status != 0) return fmt::format("agent exited with status {}", result.exit_status);
-  if (!result.bad_lines.empty()) return "agent wrote a line that is not a JSON record: " + result.bad_lines.front();
+  if (result.stream_fault) return *result.stream_fault;
   return "";
 }
 

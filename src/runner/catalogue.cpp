@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.h"
+#include "common/records.h"
 #include "runner/agent_invocation.h"
 
 namespace kbench::runner {
@@ -59,6 +60,15 @@ Catalogue fetch_catalogue(sut::Connection& connection) {
         entry.params.insert(name);
         entry.default_values[name] = p.value("default", "");
         entry.quick_values[name] = p.value("quick", "");
+      }
+    }
+    if (const auto classes = item.find("result_classes"); classes != item.end() && classes->is_array()) {
+      for (const auto& rc : *classes) {
+        try {
+          entry.result_classes.push_back(records::result_class_from_json(rc));
+        } catch (const records::BadRecord& bad) {
+          throw RunError("kbench-agent list on " + connection.describe() + ": " + entry.name + ": " + bad.what());
+        }
       }
     }
     if (!entry.name.empty()) catalogue.entries[entry.name] = std::move(entry);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result_class.h"
 #include "sut/connection.h"
 
 namespace kbench::runner {
@@ -16,6 +17,7 @@ struct CatalogueEntry {
   std::set<std::string> params;
   std::map<std::string, std::string> default_values;  // param -> value at size default
   std::map<std::string, std::string> quick_values;    // param -> value at size quick
+  std::vector<ResultClass> result_classes;            // at the default parameters
 
   // The parameters the agent will use: the size's values with `overrides`.
   // Throws InputError naming an unknown parameter.

@@ -134,7 +134,8 @@ std::vector<BenchmarkRun> resolve_benchmarks(const plan::Plan& plan, const Catal
     }
     const auto settings = plan.settings_for(entry);
     try {
-      runs.push_back({entry.name, it->second.effective_params(settings.size, entry.params), settings});
+      runs.push_back({entry.name, it->second.effective_params(settings.size, entry.params), settings,
+                      it->second.result_classes});
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}:{}: params: {}", plan.path, entry.line, e.what()));
     }

@@ -1,9 +1,11 @@
 #include "runner/session.h"
 
+#include <optional>
 
 #include "common/errors.h"
 #include "common/records.h"
 #include "runner/agent_invocation.h"
+#include "runner/run_stream.h"
 
 namespace kbench::runner {
 
@@ -30,81 +32,48 @@ std::vector<std::string> agent_run_args(const BenchmarkRun& run, const std::stri
   return args;
 }
 
-// Consumes one agent's records: samples are committed per repeat.
-class RecordSink {
- public:
-  RecordSink(store::ResultStore& store, std::int64_t session, const BenchmarkRun& run, Progress& progress)
-      : store_(store), session_(session), key_{run.name, run.params}, progress_(progress) {}
-
-  void operator()(const nlohmann::json& record) {
-    const std::string type = json_string(record, "type");
-    if (type == records::kBenchmark) {
-      // The controller computed the effective parameters from the catalogue;
-      // an agent that disagrees would file samples under another benchmark key.
-      if (const auto params = record.find("params"); params != record.end() && params->is_object()) {
-        Params reported;
-        for (const auto& [k, v] : params->items()) reported[k] = v.is_string() ? v.get<std::string>() : v.dump();
-        if (reported != key_.params) error_ = "the agent ran other parameters than the controller computed";
-      }
-    } else if (type == records::kSample) {
-      try {
-        pending_.push_back(records::sample_from_json(record));
-      } catch (const InputError& bad_record) {
-        // Never unwind out of the reader: the agent still has to be reaped.
-        error_ = bad_record.what();
-      }
-    } else if (type == records::kRepeatEnd) {
-      if (!pending_.empty() && !error_) {
-        try {
-          store_.add_repeat(session_, key_, pending_.front().repeat, pending_);
-          ++repeats_stored_;
-          progress_.repeat_done(pending_.front().repeat);
-        } catch (const RunError& refused) {
-          // The store rolled the repeat back; the benchmark is marked failed.
-          error_ = refused.what();
-        }
-      }
-      pending_.clear();
-    } else if (type == records::kSkipped) {
-      skip_reason_ = json_string(record, "reason");
-    } else if (type == records::kError) {
-      error_ = json_string(record, "message");
-    }
+// The agent's own word for why it refused its input: the message of its
+// `error` record, else the last line it wrote to stderr.
+std::string refusal_message(const RunStream& stream, const InvocationResult& invocation) {
+  if (stream.agent_error()) return *stream.agent_error();
+  std::string tail = invocation.stderr_tail;
+  const auto newline = tail.rfind('\n');
+  if (newline != std::string::npos) tail.erase(0, newline + 1);
+  constexpr std::string_view kPrefix = "kbench-agent: ";
+  if (tail.compare(0, kPrefix.size(), kPrefix) == 0) tail.erase(0, kPrefix.size());
+  for (char& c : tail) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';  // one line, no terminal escapes
   }
-
-  const store::BenchmarkKey& key() const { return key_; }
-  int repeats_stored() const { return repeats_stored_; }
-  const std::optional<std::string>& skip_reason() const { return skip_reason_; }
-  const std::optional<std::string>& error() const { return error_; }
-
- private:
-  store::ResultStore& store_;
-  std::int64_t session_;
-  store::BenchmarkKey key_;
-  std::vector<records::Sample> pending_;  // the repeat in flight
-  int repeats_stored_ = 0;
-  std::optional<std::string> skip_reason_;
-  std::optional<std::string> error_;
-  Progress& progress_;
-};
+  if (tail.empty()) return "kbench-agent refused its input (exit status 2) without saying why";
+  return tail;
+}
 
 }  // namespace
 
 nlohmann::json fetch_fingerprint(sut::Connection& connection) {
-  nlohmann::json fingerprint;
-  const auto result = invoke_agent(connection, {"fingerprint"}, std::chrono::seconds(60),
-                                   [&](const nlohmann::json& record) {
-                                     if (json_string(record, "type") == records::kFingerprint) {
-                                       fingerprint = record.value("data", nlohmann::json::object());
-                                     }
-                                   });
-  if (result.exit_status != 0 || !fingerprint.is_object() || fingerprint.empty()) {
-    std::string reason = describe_failure(result, std::chrono::seconds(60));
-    if (reason.empty()) reason = "no fingerprint record";
+  std::optional<nlohmann::json> fingerprint;
+  std::optional<std::string> fault;
+  const auto timeout = std::chrono::seconds(60);
+  const auto result = invoke_agent(connection, {"fingerprint"}, timeout, [&](const nlohmann::json& json) {
+    if (fault) return;
+    try {
+      const records::Record record = records::record_from_json(json);
+      const auto* data = std::get_if<records::Fingerprint>(&record);
+      if (!data) fault = "agent wrote a '" + std::string(records::type_of(record)) + "' record, not a fingerprint";
+      else if (fingerprint) fault = "agent wrote two fingerprint records";
+      else fingerprint = data->data;
+    } catch (const records::BadRecord& bad) {
+      fault = std::string("agent wrote a bad record: ") + bad.what();
+    }
+  });
+  std::string reason = describe_failure(result, timeout);
+  if (reason.empty() && fault) reason = *fault;
+  if (reason.empty() && (!fingerprint || fingerprint->empty())) reason = "no fingerprint record";
+  if (!reason.empty()) {
     throw RunError("kbench-agent fingerprint on " + connection.describe() + " failed: " + reason +
                    (result.stderr_tail.empty() ? "" : " (" + result.stderr_tail + ")"));
   }
-  return fingerprint;
+  return *fingerprint;
 }
 
 store::Sut sut_from_fingerprint(const nlohmann::json& fp, const std::string& name) {
@@ -121,22 +90,46 @@ store::Sut sut_from_fingerprint(const nlohmann::json& fp, const std::string& nam
 
 BenchmarkOutcome run_benchmark(sut::Connection& connection, store::ResultStore& store, std::int64_t session,
                                const BenchmarkRun& run, const std::string& cpus, Progress& progress) {
-  RecordSink sink(store, session, run, progress);
+  const store::BenchmarkKey key{run.name, run.params};
+  RunStream stream({run.name, run.params, run.settings.size, run.settings.warmups, run.settings.repeats,
+                    run.catalogue_classes},
+                   [&](int repeat, const std::vector<records::Sample>& samples) {
+                     store.add_repeat(session, key, repeat, samples);
+                     progress.repeat_done(repeat);
+                   });
   const std::chrono::milliseconds timeout = run.settings.timeout;
-  const InvocationResult invocation = invoke_agent(connection, agent_run_args(run, cpus), timeout, std::ref(sink));
+  const InvocationResult invocation = invoke_agent(connection, agent_run_args(run, cpus), timeout, std::ref(stream));
+  const bool exited = !invocation.timed_out && invocation.signal == 0;
 
-  BenchmarkOutcome outcome{run.name, {}, sink.repeats_stored()};
-  const std::string failure = describe_failure(invocation, timeout);
-  if (!failure.empty() || sink.error()) {
-    outcome.outcome.status = store::OutcomeStatus::Failed;
-    outcome.outcome.reason = sink.error() ? *sink.error() : failure;
-    if (sink.error() && !failure.empty()) outcome.outcome.reason += " (" + failure + ")";
-    outcome.outcome.stderr_tail = invocation.stderr_tail;
-  } else if (sink.skip_reason()) {
-    outcome.outcome.status = store::OutcomeStatus::Skipped;
-    outcome.outcome.reason = *sink.skip_reason();
+  if (exited && invocation.exit_status == kExitUsage) {
+    // Bad input is the user's to fix, with the agent's message: no outcome
+    // is recorded and no repeat kept, as if the benchmark had not started.
+    store.discard_benchmark(session, key);
+    progress.step_finished("refused by kbench-agent");
+    throw InputError(run.name + ": " + refusal_message(stream, invocation));
   }
-  store.record_outcome(session, sink.key(), outcome.outcome);
+  if (exited && invocation.exit_status == 0 && !invocation.stream_fault) stream.check_complete();
+
+  BenchmarkOutcome outcome{run.name, {}, stream.repeats_committed()};
+  // The first fault in the stream explains the rest; a record the agent
+  // wrote before a line that was not one came first.
+  std::optional<std::string> reason = stream.fault();
+  if (!reason && invocation.stream_fault) reason = invocation.stream_fault;
+  const std::string failure = describe_failure(invocation, timeout);
+  if (!reason && !failure.empty()) {
+    reason = stream.agent_error() ? *stream.agent_error() + " (" + failure + ")" : failure;
+  } else if (reason && !failure.empty() && failure != *reason) {
+    *reason += " (" + failure + ")";
+  }
+  if (reason) {
+    outcome.outcome.status = store::OutcomeStatus::Failed;
+    outcome.outcome.reason = *reason;
+    outcome.outcome.stderr_tail = invocation.stderr_tail;
+  } else if (stream.skip_reason()) {
+    outcome.outcome.status = store::OutcomeStatus::Skipped;
+    outcome.outcome.reason = *stream.skip_reason();
+  }
+  store.record_outcome(session, key, outcome.outcome);
   return outcome;
 }
 
