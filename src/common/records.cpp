@@ -50,7 +50,9 @@ class Fields {
  public:
   // `what`: the record type, or the kind of nested object ("result class").
   Fields(const json& record, std::string_view what, bool is_record = true)
-      : record_(record), what_(is_record ? "'" + std::string(what) + "' record" : std::string(what)) {}
+      : record_(record), what_(what) {
+    if (is_record) what_ = std::string("'").append(what).append("' record");
+  }
 
   [[noreturn]] void bad(std::string_view key, std::string_view expected) const {
     throw BadRecord(what_ + ": field '" + std::string(key) + "': expected " + std::string(expected));

@@ -24,7 +24,7 @@ std::string shorten(std::string_view text, std::size_t max = 80) {
 std::string params_text(const Params& params) {
   std::string out;
   for (const auto& [key, value] : params) out += (out.empty() ? "" : ", ") + key + "=" + value;
-  return "{" + shorten(out, 400) + "}";
+  return fmt::format("{{{}}}", shorten(out, 400));
 }
 
 // A benchmark's own error or skip message, as stored and shown.
