@@ -99,7 +99,7 @@ TEST(Catalogue, ValidatesFromTheAgentsListWithoutRunningAnything) {
   const auto catalogue = runner::parse_catalogue({{"benchmarks", list}});
   const auto& getpid = catalogue.entries.at("syscall/getpid");
   EXPECT_EQ(message_of([&] { getpid.effective_params("default", {{"calls", "abc"}}); }),
-            "syscall/getpid: parameter 'calls' = 'abc': expected an integer from 1 to 1000000000");
+            "syscall/getpid: parameter 'calls' = 'abc': expected an integer from 1 to 100000000000");
   const auto& sched = catalogue.entries.at("perf/sched");
   EXPECT_THROW(sched.effective_params("quick", {{"tests", "pipe,nosuch"}}), InputError);
   EXPECT_EQ(sched.effective_params("quick", {{"tests", "pipe"}}).at("tests"), "pipe");

@@ -45,7 +45,7 @@ class SyscallLatency : public Benchmark {
            " via syscall(2), each call timed with the cycle counter, timer cost subtracted";
   }
   std::vector<ParamSpec> params() const override {
-    return {ParamSpec{"calls", "10000000", "1000000", "system calls timed per repeat"}.integer(1, 1e9)};
+    return {ParamSpec{"calls", "10000000", "1000000", "system calls timed per repeat"}.integer(1, 1e11)};
   }
   std::vector<ResultClass> result_classes(const Params&) const override {
     return {{"mean", "ns", Better::Lower},
