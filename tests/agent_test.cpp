@@ -232,7 +232,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --benchmark syscall/getpid --param calls --repeats 1", "calls"},
                       BadInput{"run --benchmark syscall/getpid --param nokey=1 --repeats 1", "nokey"},
                       BadInput{"run --benchmark syscall/getpid --param calls=abc --repeats 1", "abc"},
-                      BadInput{"run --benchmark syscall/getpid --param calls=0 --repeats 1", "calls=0"},
+                      BadInput{"run --benchmark syscall/getpid --param calls=0 --repeats 1", "'calls' = '0'"},
                       BadInput{"run --benchmark syscall/getpid --size huge", "huge"},
                       BadInput{"run --benchmark syscall/getpid --cpu 99999", "99999"},
                       BadInput{"run --benchmark syscall/getpid --cpu one", "one"},

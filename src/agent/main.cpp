@@ -14,6 +14,7 @@
 
 #include "bench/benchmark.h"
 #include "bench/harness.h"
+#include "common/cpu_list.h"
 #include "common/errors.h"
 #include "common/params.h"
 #include "common/records.h"
@@ -51,12 +52,7 @@ int list_catalogue() {
   for (const auto& name : registry.names()) {
     const auto benchmark = registry.create(name);
     json params = json::array();
-    for (const auto& spec : benchmark->params()) {
-      params.push_back({{"name", spec.name},
-                        {"default", spec.default_value},
-                        {"quick", spec.quick_value},
-                        {"help", spec.help}});
-    }
+    for (const auto& spec : benchmark->params()) params.push_back(kbench::to_json(spec));
     json classes = json::array();
     const auto defaults = bench::resolve_params(*benchmark, bench::Size::Default, {});
     for (const auto& rc : benchmark->result_classes(defaults)) {
@@ -84,6 +80,9 @@ int print_fingerprint() {
   } catch (const std::exception&) {
     data["timer"] = nullptr;  // an unusable counter is a fact, not a failure
   }
+  // What the controller checks --cpus against before a session begins, also
+  // on a remote SUT.
+  data["cpus_allowed"] = kbench::format_cpu_list(kbench::timing::current_affinity());
   write_record(records::Fingerprint{data});
   return kbench::kExitOk;
 }
@@ -106,61 +105,10 @@ std::string known_names() {
   return out;
 }
 
-int parse_cpu(const std::string& text) {
-  int cpu = -1;
-  std::size_t used = 0;
-  try {
-    cpu = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const auto allowed = kbench::timing::current_affinity();
-  std::string allowed_text;
-  for (int c : allowed) allowed_text += (allowed_text.empty() ? "" : ",") + std::to_string(c);
-  if (used == 0 || used != text.size() || cpu < 0 ||
-      std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
-    throw kbench::InputError("--cpu '" + text + "': expected a CPU number this process may use (" +
-                             allowed_text + ")");
-  }
-  return cpu;
-}
-
-// "0,2-3" -> {0, 2, 3}; every CPU must be one this process may use.
-std::vector<int> parse_cpu_list(const std::string& text) {
-  const auto allowed = kbench::timing::current_affinity();
-  std::vector<int> cpus;
-  std::size_t start = 0;
-  auto bad = [&] {
-    std::string allowed_text;
-    for (int c : allowed) allowed_text += (allowed_text.empty() ? "" : ",") + std::to_string(c);
-    return kbench::InputError("--cpus '" + text + "': expected a list such as 0,2-3 of CPUs this process may use (" +
-                              allowed_text + ")");
-  };
-  while (start <= text.size()) {
-    const auto comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const auto dash = item.find('-');
-    int first = -1, last = -1;
-    try {
-      std::size_t used = 0;
-      first = std::stoi(item.substr(0, dash), &used);
-      if (used != item.substr(0, dash).size()) throw bad();
-      last = first;
-      if (dash != std::string::npos) {
-        last = std::stoi(item.substr(dash + 1), &used);
-        if (used != item.size() - dash - 1) throw bad();
-      }
-    } catch (const std::exception&) {
-      throw bad();
-    }
-    if (first < 0 || last < first) throw bad();
-    for (int c = first; c <= last; ++c) {
-      if (std::find(allowed.begin(), allowed.end(), c) == allowed.end()) throw bad();
-      cpus.push_back(c);
-    }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+// --cpu and --cpus name CPUs this process may use.
+std::vector<int> parse_allowed_cpus(const std::string& text, const std::string& what) {
+  const auto cpus = kbench::parse_cpu_list(text, what);
+  kbench::require_cpus(cpus, kbench::timing::current_affinity(), what, text, "the CPUs this process may use");
   return cpus;
 }
 
@@ -179,7 +127,7 @@ int run_benchmark(const RunRequest& request) {
       throw kbench::InputError("--param " + text + ": parameter '" + key + "' given twice");
     }
   }
-  const auto size = request.size == "quick" ? bench::Size::Quick : bench::Size::Default;
+  const auto size = kbench::parse_size_name(request.size, "--size");
   const kbench::Params params = bench::resolve_params(*benchmark, size, overrides);
   bench::RunSettings settings;
   settings.size = request.size;
@@ -188,14 +136,15 @@ int run_benchmark(const RunRequest& request) {
   if (request.cpus) {
     // The whole agent (and every task a benchmark starts) stays on these CPUs;
     // single-task benchmarks pin to the first unless --cpu says otherwise.
-    const auto cpus = parse_cpu_list(*request.cpus);
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int c : cpus) CPU_SET(c, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0) throw kbench::InputError("--cpus '" + *request.cpus + "': the kernel refused this CPU set");
+    const auto cpus = parse_allowed_cpus(*request.cpus, "--cpus");
+    kbench::timing::restrict_to_cpus(cpus, "--cpus '" + *request.cpus + "'");
     settings.where.cpu = cpus.front();
   }
-  if (request.cpu) settings.where.cpu = parse_cpu(*request.cpu);
+  if (request.cpu) {
+    const auto cpu = parse_allowed_cpus(*request.cpu, "--cpu");
+    if (cpu.size() != 1) throw kbench::InputError("--cpu '" + *request.cpu + "': expected one CPU number");
+    settings.where.cpu = cpu.front();
+  }
   return bench::run_benchmark(*benchmark, request.benchmark, params, settings, write_record);
 }
 

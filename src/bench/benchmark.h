@@ -12,14 +12,10 @@
 
 namespace kbench::bench {
 
-enum class Size { Quick, Default };
-
-struct ParamSpec {
-  std::string name;
-  std::string default_value;  // used with --size default
-  std::string quick_value;    // used with --size quick
-  std::string help;           // what it means, with its unit
-};
+// Declared with a kind and range (common/params.h) so that one shared check
+// validates values on the agent and in the controller alike.
+using ParamSpec = ::kbench::ParamSpec;
+using Size = ::kbench::Size;
 
 struct Measurement {
   ResultClass result_class;
@@ -41,7 +37,8 @@ class Benchmark {
   // The result classes one repeat reports for these (complete) parameters.
   virtual std::vector<ResultClass> result_classes(const Params& params) const = 0;
   // Throws SkipBenchmark when the machine cannot run it, InputError for bad
-  // parameter values. Called once before the warmups.
+  // combinations of parameter values (each value alone has been checked
+  // against its ParamSpec already). Called once before the warmups.
   virtual void prepare(const Params& /*params*/, const Placement& /*where*/) {}
   // One repeat: exactly one Measurement per declared result class.
   virtual std::vector<Measurement> run_repeat(const Params& params, const Placement& where) = 0;
@@ -67,8 +64,8 @@ class Registry {
   std::vector<std::pair<std::string, Factory>> entries_;
 };
 
-// Complete parameters for `size`, with `overrides` applied. Throws InputError
-// for an unknown key (naming the benchmark and the known keys).
+// Complete parameters for `size`, with `overrides` applied and every value
+// checked against its ParamSpec (kbench::resolve_params). Throws InputError.
 Params resolve_params(const Benchmark& benchmark, Size size, const Params& overrides);
 
 struct Registrar {

@@ -202,16 +202,13 @@ class ContextSwitch : public Benchmark {
            ": round trip / 2, in ns and cycle-counter ticks";
   }
   std::vector<ParamSpec> params() const override {
-    return {{"loops", "100000", "20000", "round trips (2 switches each) per repeat"}};
+    return {ParamSpec{"loops", "100000", "20000", "round trips (2 switches each) per repeat"}.integer(1, 1e9)};
   }
   std::vector<ResultClass> result_classes(const Params&) const override {
     return {{"switch", "ns", Better::Lower}, {"switch", "ticks", Better::Lower}};
   }
   void prepare(const Params& params, const Placement& where) override {
     loops_ = param_int(params, "loops");
-    if (loops_ < 1 || loops_ > 1000000000L) {
-      throw InputError(name_ + ": loops=" + param_string(params, "loops") + " is out of range (expected 1..1000000000)");
-    }
     cpu_ = tasks::home_cpu(where.cpu);
     const auto online = tasks::online_cpus();
     if (std::find(online.begin(), online.end(), cpu_) == online.end()) {

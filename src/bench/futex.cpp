@@ -307,43 +307,17 @@ double run_requeue(const FutexOps& ops, int threads, int requeues, const std::ve
 
 const std::vector<std::string> kAllTests = {"hash", "lock-pi", "wake", "wake-parallel", "requeue"};
 
+// The tests asked for (validated against kAllTests), in kAllTests' order.
 std::vector<std::string> parse_tests(const Params& params) {
-  std::vector<std::string> wanted;
-  std::stringstream list(param_string(params, "tests"));
-  std::string item;
-  while (std::getline(list, item, ',')) {
-    if (item.empty()) continue;
-    if (std::find(kAllTests.begin(), kAllTests.end(), item) == kAllTests.end()) {
-      throw InputError("perf/futex: tests=" + param_string(params, "tests") + ": unknown test '" + item +
-                       "' (expected a comma list of hash, lock-pi, wake, wake-parallel, requeue)");
-    }
-    wanted.push_back(item);
-  }
+  const auto wanted = param_list(params, "tests");
   std::vector<std::string> ordered;
   for (const auto& name : kAllTests) {
     if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) ordered.push_back(name);
   }
-  if (ordered.empty()) throw InputError("perf/futex: tests= is empty (expected hash, lock-pi, wake, wake-parallel and/or requeue)");
   return ordered;
 }
 
-long int_in(const Params& params, const std::string& key, long low, long high) {
-  const auto value = param_int(params, key);
-  if (value < low || value > high) {
-    throw InputError("perf/futex: " + key + "=" + std::to_string(value) + " is out of range (expected " +
-                     std::to_string(low) + ".." + std::to_string(high) + ")");
-  }
-  return static_cast<long>(value);
-}
-
-double seconds_in(const Params& params, const std::string& key) {
-  const double value = param_double(params, key);
-  if (!std::isfinite(value) || value < 0.01 || value > 3600) {
-    throw InputError("perf/futex: " + key + "=" + param_string(params, key) +
-                     " is out of range (expected 0.01..3600 seconds)");
-  }
-  return value;
-}
+int int_param(const Params& params, const std::string& key) { return static_cast<int>(param_int(params, key)); }
 
 class PerfFutex : public Benchmark {
  public:
@@ -354,20 +328,28 @@ class PerfFutex : public Benchmark {
   }
   std::vector<ParamSpec> params() const override {
     return {
-        {"tests", "hash,lock-pi,wake,wake-parallel,requeue", "hash,lock-pi,wake,wake-parallel,requeue",
-         "comma list of the tests to run"},
-        {"threads", "0", "0", "threads (hash, lock-pi) and blocked waiters (wake*, requeue); 0: one per online CPU (perf -t)"},
-        {"hash_seconds", "10", "0.5", "hash: run time in seconds (perf -r)"},
-        {"futexes", "1024", "1024", "hash: futexes per thread (perf -f)"},
-        {"lockpi_seconds", "10", "0.5", "lock-pi: run time in seconds (perf -r)"},
-        {"rounds", "10", "3", "wake, wake-parallel, requeue: rounds averaged per repeat (perf repeats 10)"},
-        {"wakes", "1", "1", "wake: waiters woken per FUTEX_WAKE (perf -w)"},
-        {"wakers", "0", "0", "wake-parallel: waker threads, must divide the waiters; 0: as many as waiters (perf -w)"},
-        {"requeues", "1", "1", "requeue: waiters requeued per FUTEX_CMP_REQUEUE (perf -q)"},
-        {"settle_ms", "100", "20",
-         "wake, wake-parallel, requeue: pause in ms between all waiters queued and the clock start "
-         "(perf: 100); 0 measures with warm caches"},
-        {"shared", "0", "0", "1: process-shared futexes instead of FUTEX_PRIVATE_FLAG (perf -S)"},
+        ParamSpec{"tests", "hash,lock-pi,wake,wake-parallel,requeue", "hash,lock-pi,wake,wake-parallel,requeue",
+                  "comma list of the tests to run"}
+            .choice(kAllTests)
+            .list_of(),
+        ParamSpec{"threads", "0", "0",
+                  "threads (hash, lock-pi) and blocked waiters (wake*, requeue); 0: one per online CPU (perf -t)"}
+            .integer(0, 100000),
+        ParamSpec{"hash_seconds", "10", "0.5", "hash: run time in seconds (perf -r)"}.number(0.01, 3600),
+        ParamSpec{"futexes", "1024", "1024", "hash: futexes per thread (perf -f)"}.integer(1, 1 << 24),
+        ParamSpec{"lockpi_seconds", "10", "0.5", "lock-pi: run time in seconds (perf -r)"}.number(0.01, 3600),
+        ParamSpec{"rounds", "10", "3", "wake, wake-parallel, requeue: rounds averaged per repeat (perf repeats 10)"}
+            .integer(1, 100000),
+        ParamSpec{"wakes", "1", "1", "wake: waiters woken per FUTEX_WAKE (perf -w)"}.integer(1, INT_MAX),
+        ParamSpec{"wakers", "0", "0",
+                  "wake-parallel: waker threads, must divide the waiters; 0: as many as waiters (perf -w)"}
+            .integer(0, 100000),
+        ParamSpec{"requeues", "1", "1", "requeue: waiters requeued per FUTEX_CMP_REQUEUE (perf -q)"}.integer(1, INT_MAX),
+        ParamSpec{"settle_ms", "100", "20",
+                  "wake, wake-parallel, requeue: pause in ms between all waiters queued and the clock start "
+                  "(perf: 100); 0 measures with warm caches"}
+            .integer(0, 10000),
+        ParamSpec{"shared", "0", "0", "1: process-shared futexes instead of FUTEX_PRIVATE_FLAG (perf -S)"}.boolean(),
     };
   }
 
@@ -386,22 +368,22 @@ class PerfFutex : public Benchmark {
   void prepare(const Params& params, const Placement&) override {
     tests_ = parse_tests(params);
     cpus_ = tasks::online_cpus();
-    threads_ = static_cast<int>(int_in(params, "threads", 0, 100000));
+    threads_ = int_param(params, "threads");
     if (threads_ == 0) threads_ = static_cast<int>(cpus_.size());
-    hash_seconds_ = seconds_in(params, "hash_seconds");
-    lockpi_seconds_ = seconds_in(params, "lockpi_seconds");
-    futexes_ = static_cast<int>(int_in(params, "futexes", 1, 1 << 24));
-    rounds_ = static_cast<int>(int_in(params, "rounds", 1, 100000));
-    wakes_ = static_cast<int>(int_in(params, "wakes", 1, INT_MAX));
-    requeues_ = static_cast<int>(int_in(params, "requeues", 1, INT_MAX));
-    settle_ms_ = static_cast<int>(int_in(params, "settle_ms", 0, 10000));
-    wakers_ = static_cast<int>(int_in(params, "wakers", 0, 100000));
+    hash_seconds_ = param_double(params, "hash_seconds");
+    lockpi_seconds_ = param_double(params, "lockpi_seconds");
+    futexes_ = int_param(params, "futexes");
+    rounds_ = int_param(params, "rounds");
+    wakes_ = int_param(params, "wakes");
+    requeues_ = int_param(params, "requeues");
+    settle_ms_ = int_param(params, "settle_ms");
+    wakers_ = int_param(params, "wakers");
     if (wakers_ == 0) wakers_ = threads_;
     if (wakers_ > threads_ || threads_ % wakers_ != 0) {
       throw InputError("perf/futex: wakers=" + std::to_string(wakers_) + " must divide the " +
                        std::to_string(threads_) + " waiters");
     }
-    const auto shared = int_in(params, "shared", 0, 1);
+    const auto shared = int_param(params, "shared");
     ops_.flag = shared ? 0 : FUTEX_PRIVATE_FLAG;
     missed_ = 0;
     if (has("lock-pi")) {

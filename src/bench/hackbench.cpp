@@ -39,64 +39,35 @@ std::vector<int> group_ladder(int cpus) {
   return ladder;
 }
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream list(text);
-  std::string item;
-  while (std::getline(list, item, ',')) {
-    if (!item.empty()) items.push_back(item);
-  }
-  return items;
-}
-
+// Values were validated against params(): groups is 'auto' or a list of
+// counts, variants a list of kVariants' names.
 std::vector<int> parse_groups(const Params& params) {
-  const auto& text = param_string(params, "groups");
-  if (text == "auto") return group_ladder(static_cast<int>(tasks::online_cpus().size()));
+  if (param_string(params, "groups") == "auto") return group_ladder(static_cast<int>(tasks::online_cpus().size()));
   std::vector<int> groups;
-  for (const auto& item : split(text)) {
-    std::size_t used = 0;
-    int value = 0;
-    try {
-      value = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || value < 1 || value > 100000) {
-      throw InputError("mmtests/hackbench: groups=" + text +
-                       " (expected 'auto' or a comma list of group counts 1..100000)");
-    }
+  for (const auto& item : param_list(params, "groups")) {
+    const int value = std::stoi(item);
     if (std::find(groups.begin(), groups.end(), value) == groups.end()) groups.push_back(value);
   }
-  if (groups.empty()) throw InputError("mmtests/hackbench: groups= is empty (expected 'auto' or group counts)");
   std::sort(groups.begin(), groups.end());
   return groups;
 }
 
 std::vector<Variant> parse_variants(const Params& params) {
-  const auto wanted = split(param_string(params, "variants"));
-  for (const auto& name : wanted) {
-    const bool known = std::any_of(kVariants.begin(), kVariants.end(), [&](const Variant& v) { return v.name == name; });
-    if (!known) {
-      throw InputError("mmtests/hackbench: variants=" + param_string(params, "variants") + ": unknown '" + name +
-                       "' (expected process-pipes, process-sockets, thread-pipes, thread-sockets)");
-    }
-  }
+  const auto wanted = param_list(params, "variants");
   std::vector<Variant> out;
   for (const auto& v : kVariants) {
     if (std::find(wanted.begin(), wanted.end(), v.name) != wanted.end()) out.push_back(v);
   }
-  if (out.empty()) throw InputError("mmtests/hackbench: variants= is empty");
   return out;
 }
 
-int loops_of(const Params& params) {
-  const auto loops = param_int(params, "loops");
-  if (loops < 1 || loops > 100000000) {
-    throw InputError("mmtests/hackbench: loops=" + param_string(params, "loops") +
-                     " is out of range (expected 1..100000000)");
-  }
-  return static_cast<int>(loops);
+std::vector<std::string> variant_names() {
+  std::vector<std::string> names;
+  for (const auto& v : kVariants) names.push_back(v.name);
+  return names;
 }
+
+int loops_of(const Params& params) { return static_cast<int>(param_int(params, "loops")); }
 
 class Hackbench : public Benchmark {
  public:
@@ -107,12 +78,18 @@ class Hackbench : public Benchmark {
   }
   std::vector<ParamSpec> params() const override {
     return {
-        {"groups", "auto", "1,4",
-         "comma list of group counts, or 'auto': 1, 4, 7, 12, 21, 30, 48, 79, 110 (+31 ...) below 4 x "
-         "online CPUs, then 4 x online CPUs"},
-        {"loops", "200", "50", "messages each sender sends each receiver of its group (hackbench -l)"},
-        {"variants", "process-pipes,process-sockets,thread-pipes,thread-sockets",
-         "process-pipes,process-sockets,thread-pipes,thread-sockets", "which task kinds and IPC to run"},
+        ParamSpec{"groups", "auto", "1,4",
+                  "comma list of group counts, or 'auto': 1, 4, 7, 12, 21, 30, 48, 79, 110 (+31 ...) below 4 x "
+                  "online CPUs, then 4 x online CPUs"}
+            .integer(1, 100000)
+            .list_of()
+            .or_word("auto"),
+        ParamSpec{"loops", "200", "50", "messages each sender sends each receiver of its group (hackbench -l)"}
+            .integer(1, 100000000),
+        ParamSpec{"variants", "process-pipes,process-sockets,thread-pipes,thread-sockets",
+                  "process-pipes,process-sockets,thread-pipes,thread-sockets", "which task kinds and IPC to run"}
+            .choice(variant_names())
+            .list_of(),
     };
   }
   std::vector<ResultClass> result_classes(const Params& params) const override {

@@ -49,26 +49,21 @@ struct LatParams {
 LatParams parse_lat_params(const Params& params) {
   LatParams p;
   p.stride = parse_size(param_string(params, "stride"), "parameter 'stride'");
-  if (p.stride < sizeof(void*) || p.stride % sizeof(void*) != 0 || p.stride > 4096) {
-    throw InputError("parameter 'stride=" + param_string(params, "stride") +
-                     "': expected a multiple of 8 bytes between 8B and 4KB");
+  // The range of each value is checked against params(); what remains are
+  // the rules between values.
+  if (p.stride % sizeof(void*) != 0) {
+    throw InputError("lmbench/lat-mem-rd: parameter 'stride' = '" + param_string(params, "stride") +
+                     "': expected a multiple of 8 bytes");
   }
-  std::stringstream in(param_string(params, "sizes"));
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
+  for (const auto& item : param_list(params, "sizes")) {
     const std::uint64_t size = parse_size(item, "parameter 'sizes'");
-    if (size < 2 * p.stride || size % p.stride != 0 || size > 16 * kGiB) {
-      throw InputError("parameter 'sizes': '" + item + "': expected a multiple of the stride, at least two " +
-                       "strides and at most 16GB");
+    if (size < 2 * p.stride || size % p.stride != 0) {
+      throw InputError("lmbench/lat-mem-rd: parameter 'sizes': '" + item +
+                       "': expected a multiple of the stride and at least two strides");
     }
     p.sizes.push_back(size);
   }
-  if (p.sizes.empty()) throw InputError("parameter 'sizes' is empty: expected e.g. 4MB,16MB,64MB,256MB");
   p.duration = param_double(params, "duration");
-  if (!(p.duration > 0) || p.duration > 600) {
-    throw InputError("parameter 'duration=" + param_string(params, "duration") + "': expected seconds, > 0 and <= 600");
-  }
   return p;
 }
 
@@ -176,9 +171,12 @@ class LatMemRd final : public Benchmark {
   }
   std::vector<ParamSpec> params() const override {
     return {
-        {"sizes", "4MB,16MB,64MB,256MB", "4MB,16MB", "buffer sizes to chase through (comma-separated)"},
-        {"stride", "128B", "128B", "distance between chained lines"},
-        {"duration", "1", "0.1", "seconds of timed chasing per result class (not part of the name)"},
+        ParamSpec{"sizes", "4MB,16MB,64MB,256MB", "4MB,16MB", "buffer sizes to chase through (comma-separated)"}
+            .size(16, 16.0 * kGiB)
+            .list_of(),
+        ParamSpec{"stride", "128B", "128B", "distance between chained lines"}.size(8, 4096),
+        ParamSpec{"duration", "1", "0.1", "seconds of timed chasing per result class (not part of the name)"}
+            .number(0.001, 600),
     };
   }
   std::vector<ResultClass> result_classes(const Params& params) const override {

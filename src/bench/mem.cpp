@@ -74,26 +74,18 @@ bool wants(const MemParams& p, const std::string& test) {
 
 MemParams parse_mem_params(const Params& params) {
   MemParams p;
+  // Each value alone was checked against params(); the rules between
+  // values and the page sizes are checked here.
   p.tests = split_list(param_string(params, "tests"));
-  if (p.tests.empty()) throw InputError("parameter 'tests' is empty: expected memset, mmap or memset,mmap");
-  for (const auto& t : p.tests) {
-    if (t != "memset" && t != "mmap") {
-      throw InputError("parameter 'tests=" + param_string(params, "tests") + "': unknown test '" + t +
-                       "' (expected memset and/or mmap)");
-    }
-  }
   p.memset_size = parse_size(param_string(params, "memset_size"), "parameter 'memset_size'");
   p.memset_chunk = parse_size(param_string(params, "memset_chunk"), "parameter 'memset_chunk'");
   p.memset_loops = param_int(params, "memset_loops");
   p.mmap_size = parse_size(param_string(params, "mmap_size"), "parameter 'mmap_size'");
   p.mmap_loops = param_int(params, "mmap_loops");
-  if (p.memset_size == 0) throw InputError("parameter 'memset_size' must be > 0");
-  if (p.memset_chunk == 0 || p.memset_chunk > p.memset_size) {
-    throw InputError("parameter 'memset_chunk=" + param_string(params, "memset_chunk") +
+  if (p.memset_chunk > p.memset_size) {
+    throw InputError("perf/mem: parameter 'memset_chunk' = '" + param_string(params, "memset_chunk") +
                      "': expected a size between 1B and memset_size");
   }
-  if (p.memset_loops < 1) throw InputError("parameter 'memset_loops' must be >= 1");
-  if (p.mmap_loops < 1) throw InputError("parameter 'mmap_loops' must be >= 1");
   for (const auto& text : split_list(param_string(params, "pages"))) {
     const std::uint64_t page = parse_size(text, "parameter 'pages'");
     if (page != 4 * kKiB && page != 2 * kMiB && page != kGiB) {
@@ -108,17 +100,7 @@ MemParams parse_mem_params(const Params& params) {
   }
   if (p.pages.empty() && wants(p, "mmap")) throw InputError("parameter 'pages' is empty: expected e.g. 4KB,2MB");
   p.faults = split_list(param_string(params, "faults"));
-  for (const auto& f : p.faults) {
-    if (f != "demand" && f != "populate") {
-      throw InputError("parameter 'faults=" + param_string(params, "faults") + "': unknown fault mode '" + f +
-                       "' (expected demand and/or populate)");
-    }
-  }
-  if (p.faults.empty() && wants(p, "mmap")) throw InputError("parameter 'faults' is empty: expected demand,populate");
-  const std::string& huge = param_string(params, "huge");
-  if (huge == "thp") p.huge = HugeSource::Thp;
-  else if (huge == "hugetlb") p.huge = HugeSource::Hugetlb;
-  else throw InputError("parameter 'huge=" + huge + "': expected thp or hugetlb");
+  p.huge = param_string(params, "huge") == "hugetlb" ? HugeSource::Hugetlb : HugeSource::Thp;
   return p;
 }
 
@@ -177,17 +159,27 @@ class Mem final : public Benchmark {
   }
   std::vector<ParamSpec> params() const override {
     return {
-        {"tests", "memset,mmap", "memset,mmap", "which tests to run: memset, mmap (comma-separated)"},
-        {"memset_size", "2GB", "256MB", "memset: buffer size (perf -s)"},
-        {"memset_chunk", "1GB", "64MB", "memset: bytes per memset() call (perf -k)"},
-        {"memset_loops", "4", "4", "memset: passes over the buffer per repeat (perf -l; omitted from the name when 1)"},
-        {"mmap_size", "1GB", "64MB", "mmap: mapping size (perf -s)"},
-        {"mmap_loops", "2", "2", "mmap: mappings created, touched and unmapped per repeat (perf -l)"},
-        {"pages", "4KB,2MB", "4KB,2MB", "mmap: page sizes to measure: 4KB, 2MB, 1GB (perf -p)"},
-        {"faults", "demand,populate", "demand,populate", "mmap: fault modes: demand, populate (perf -f)"},
-        {"huge", "thp", "thp",
-         "mmap: where 2MB pages come from: thp (MADV_HUGEPAGE) or hugetlb (MAP_HUGETLB, needs free "
-         "pre-allocated huge pages)"},
+        ParamSpec{"tests", "memset,mmap", "memset,mmap", "which tests to run: memset, mmap (comma-separated)"}
+            .choice({"memset", "mmap"})
+            .list_of(),
+        ParamSpec{"memset_size", "2GB", "256MB", "memset: buffer size (perf -s)"}.size(1, 1024.0 * kGiB),
+        ParamSpec{"memset_chunk", "1GB", "64MB", "memset: bytes per memset() call (perf -k)"}.size(1, 1024.0 * kGiB),
+        ParamSpec{"memset_loops", "4", "4",
+                  "memset: passes over the buffer per repeat (perf -l; omitted from the name when 1)"}
+            .integer(1, 1e9),
+        ParamSpec{"mmap_size", "1GB", "64MB", "mmap: mapping size (perf -s)"}.size(4096, 1024.0 * kGiB),
+        ParamSpec{"mmap_loops", "2", "2", "mmap: mappings created, touched and unmapped per repeat (perf -l)"}
+            .integer(1, 1e9),
+        ParamSpec{"pages", "4KB,2MB", "4KB,2MB", "mmap: page sizes to measure: 4KB, 2MB, 1GB (perf -p)"}
+            .size(4 * kKiB, kGiB)
+            .list_of(),
+        ParamSpec{"faults", "demand,populate", "demand,populate", "mmap: fault modes: demand, populate (perf -f)"}
+            .choice({"demand", "populate"})
+            .list_of(),
+        ParamSpec{"huge", "thp", "thp",
+                  "mmap: where 2MB pages come from: thp (MADV_HUGEPAGE) or hugetlb (MAP_HUGETLB, needs free "
+                  "pre-allocated huge pages)"}
+            .choice({"thp", "hugetlb"}),
     };
   }
 

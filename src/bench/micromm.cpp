@@ -60,26 +60,14 @@ struct MicroParams {
 
 MicroParams parse_micro_params(const Params& params) {
   MicroParams p;
-  std::stringstream in(param_string(params, "p"));
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
-    if (item != "1" && item != "512") {
-      throw InputError("parameter 'p=" + param_string(params, "p") + "': folio size '" + item +
-                       "' is not 1 (4KB small folios) or 512 (2MB THP folios)");
-    }
-    p.folio_pages.push_back(std::stoi(item));
-  }
-  if (p.folio_pages.empty()) throw InputError("parameter 'p' is empty: expected 1, 512 or 1,512");
+  // Each value's kind and range were checked against params().
+  for (const auto& item : param_list(params, "p")) p.folio_pages.push_back(std::stoi(item));
   p.duration = param_double(params, "d");
   p.duration_text = param_string(params, "d");
-  if (!(p.duration > 0) || !std::isfinite(p.duration) || p.duration > 3600) {
-    throw InputError("parameter 'd=" + p.duration_text + "': expected seconds, > 0 and <= 3600");
-  }
   p.mapping = parse_size(param_string(params, "size"), "parameter 'size'");
-  if (p.mapping == 0 || p.mapping % kPmdBytes != 0) {
-    throw InputError("parameter 'size=" + param_string(params, "size") +
-                     "': expected a non-zero multiple of 2MB (the THP size)");
+  if (p.mapping % kPmdBytes != 0) {
+    throw InputError("micromm: parameter 'size' = '" + param_string(params, "size") +
+                     "': expected a multiple of 2MB (the THP size)");
   }
   return p;
 }
@@ -186,9 +174,16 @@ class MicroMm final : public Benchmark {
   }
   std::vector<ParamSpec> params() const override {
     return {
-        {"p", "1,512", "1,512", "folio size in base pages: 1 = 4KB small folios, 512 = 2MB THP folios (MADV_HUGEPAGE)"},
-        {"d", "10", "0.5", "seconds of wall clock spent repeating the operation per result class; the result is the mean per operation"},
-        {"size", "1GB", "64MB", "size of the populated mapping (a multiple of 2MB; named as s: unless 1GB)"},
+        ParamSpec{"p", "1,512", "1,512",
+                  "folio size in base pages: 1 = 4KB small folios, 512 = 2MB THP folios (MADV_HUGEPAGE)"}
+            .choice({"1", "512"})
+            .list_of(),
+        ParamSpec{"d", "10", "0.5",
+                  "seconds of wall clock spent repeating the operation per result class; the result is the mean "
+                  "per operation"}
+            .number(0.001, 3600),
+        ParamSpec{"size", "1GB", "64MB", "size of the populated mapping (a multiple of 2MB; named as s: unless 1GB)"}
+            .size(2 << 20, 1024.0 * (1 << 30)),
     };
   }
 

@@ -51,14 +51,6 @@ pid_t fork_or_throw(const char* what) {
   return child;
 }
 
-std::int64_t positive_param(const Params& params, const std::string& key) {
-  const std::int64_t value = param_int(params, key);
-  if (value < 1) {
-    throw InputError("parameter '" + key + "=" + params.at(key) + "': expected an integer >= 1");
-  }
-  return value;
-}
-
 class PerfSyscall : public Benchmark {
  public:
   std::string name() const override { return "perf/syscall"; }
@@ -67,9 +59,9 @@ class PerfSyscall : public Benchmark {
            "each loop timed with CLOCK_MONOTONIC";
   }
   std::vector<ParamSpec> params() const override {
-    return {{"loops", "10000000", "1000000", "getppid and getpgid calls per repeat (perf's -l)"},
-            {"fork_loops", "10000", "1000", "fork + _exit + waitpid rounds per repeat"},
-            {"execve_loops", "10000", "500", "fork + execve + waitpid rounds per repeat"},
+    return {ParamSpec{"loops", "10000000", "1000000", "getppid and getpgid calls per repeat (perf's -l)"}.integer(1, 1e10),
+            ParamSpec{"fork_loops", "10000", "1000", "fork + _exit + waitpid rounds per repeat"}.integer(1, 1e9),
+            ParamSpec{"execve_loops", "10000", "500", "fork + execve + waitpid rounds per repeat"}.integer(1, 1e9),
             {"helper", "", "",
              "program execve runs; empty: kbench-exec-helper next to the agent, else /bin/true"}};
   }
@@ -81,9 +73,9 @@ class PerfSyscall : public Benchmark {
   }
 
   void prepare(const Params& params, const Placement& where) override {
-    loops_ = positive_param(params, "loops");
-    fork_loops_ = positive_param(params, "fork_loops");
-    execve_loops_ = positive_param(params, "execve_loops");
+    loops_ = param_int(params, "loops");
+    fork_loops_ = param_int(params, "fork_loops");
+    execve_loops_ = param_int(params, "execve_loops");
     const std::string& helper = params.at("helper");
     notes_.clear();
     if (!helper.empty()) {

@@ -30,21 +30,7 @@ std::unique_ptr<Benchmark> Registry::create(const std::string& name) const {
 }
 
 Params resolve_params(const Benchmark& benchmark, Size size, const Params& overrides) {
-  Params params;
-  std::string known;
-  for (const auto& spec : benchmark.params()) {
-    params[spec.name] = size == Size::Quick ? spec.quick_value : spec.default_value;
-    known += (known.empty() ? "" : ", ") + spec.name;
-  }
-  for (const auto& [key, value] : overrides) {
-    if (!params.count(key)) {
-      throw InputError("--param " + key + "=" + value + ": " + benchmark.name() +
-                       " has no parameter '" + key + "' (known: " +
-                       (known.empty() ? "none" : known) + ")");
-    }
-    params[key] = value;
-  }
-  return params;
+  return ::kbench::resolve_params(benchmark.name(), benchmark.params(), size, overrides);
 }
 
 }  // namespace kbench::bench

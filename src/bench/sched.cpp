@@ -63,11 +63,9 @@ PairPlacement place_pair(const std::string& mode, int requested_cpu, const std::
     p.second = {other};
     p.text = what + ": measuring task on cpu" + std::to_string(cpu) + ", partner on cpu" +
              std::to_string(other);
-  } else if (mode == "none") {
+  } else {  // "none": the only other value params() accepts
     p.first = p.second = tasks::online_cpus();
     p.text = what + ": both tasks unpinned over CPUs " + tasks::describe_cpus(p.first);
-  } else {
-    throw InputError("perf/sched: cpus=" + mode + " (expected same, spread or none)");
   }
   return p;
 }
@@ -297,19 +295,9 @@ double run_seccomp_notify(long loops, bool sync_wakeup, const PairPlacement& whe
 
 const std::vector<std::string> kAllTests = {"pipe", "messaging", "seccomp-notify"};
 
+// Values were checked against params(); these only convert them.
 std::vector<std::string> parse_tests(const Params& params) {
-  std::vector<std::string> tests;
-  std::stringstream list(param_string(params, "tests"));
-  std::string item;
-  while (std::getline(list, item, ',')) {
-    if (item.empty()) continue;
-    if (std::find(kAllTests.begin(), kAllTests.end(), item) == kAllTests.end()) {
-      throw InputError("perf/sched: tests=" + param_string(params, "tests") + ": unknown test '" +
-                       item + "' (expected a comma list of pipe, messaging, seccomp-notify)");
-    }
-    if (std::find(tests.begin(), tests.end(), item) == tests.end()) tests.push_back(item);
-  }
-  if (tests.empty()) throw InputError("perf/sched: tests= is empty (expected pipe, messaging and/or seccomp-notify)");
+  const auto tests = param_list(params, "tests");
   // Always in the catalogue's order, whatever the order given.
   std::vector<std::string> ordered;
   for (const auto& name : kAllTests) {
@@ -318,40 +306,16 @@ std::vector<std::string> parse_tests(const Params& params) {
   return ordered;
 }
 
-bool parse_bool(const Params& params, const std::string& key) {
-  const auto& value = param_string(params, key);
-  if (value == "1" || value == "yes" || value == "true") return true;
-  if (value == "0" || value == "no" || value == "false") return false;
-  throw InputError("perf/sched: " + key + "=" + value + " (expected 0 or 1)");
-}
-
-long positive(const Params& params, const std::string& key, long maximum) {
-  const auto value = param_int(params, key);
-  if (value < 1 || value > maximum) {
-    throw InputError("perf/sched: " + key + "=" + std::to_string(value) + " is out of range (expected 1.." +
-                     std::to_string(maximum) + ")");
-  }
-  return static_cast<long>(value);
-}
-
-std::string choice(const Params& params, const std::string& key, std::initializer_list<const char*> allowed) {
-  const auto& value = param_string(params, key);
-  std::string expected;
-  for (const char* option : allowed) {
-    if (value == option) return value;
-    expected += (expected.empty() ? "" : ", ") + std::string(option);
-  }
-  throw InputError("perf/sched: " + key + "=" + value + " (expected one of " + expected + ")");
-}
+int int_param(const Params& params, const std::string& key) { return static_cast<int>(param_int(params, key)); }
 
 MessagingSpec messaging_spec(const Params& params) {
   MessagingSpec spec;
-  spec.groups = static_cast<int>(positive(params, "groups", 100000));
-  spec.loops = static_cast<int>(positive(params, "messaging_loops", 100000000));
-  spec.fds = static_cast<int>(positive(params, "fds", 1000));
-  spec.message_bytes = static_cast<int>(positive(params, "message_bytes", 1 << 20));
-  spec.threads = choice(params, "messaging_tasks", {"process", "thread"}) == "thread";
-  spec.pipes = choice(params, "messaging_ipc", {"sockets", "pipes"}) == "pipes";
+  spec.groups = int_param(params, "groups");
+  spec.loops = int_param(params, "messaging_loops");
+  spec.fds = int_param(params, "fds");
+  spec.message_bytes = int_param(params, "message_bytes");
+  spec.threads = param_string(params, "messaging_tasks") == "thread";
+  spec.pipes = param_string(params, "messaging_ipc") == "pipes";
   spec.cpus = tasks::online_cpus();
   validate_messaging(spec, "perf/sched messaging");
   return spec;
@@ -378,22 +342,31 @@ class PerfSched : public Benchmark {
   }
   std::vector<ParamSpec> params() const override {
     return {
-        {"tests", "pipe,messaging,seccomp-notify", "pipe,messaging,seccomp-notify",
-         "comma list of the tests to run"},
-        {"loops", "1000000", "20000", "pipe: round trips per repeat (perf -l)"},
-        {"pipe_tasks", "process", "process", "pipe: partner is a forked 'process' or a 'thread' (perf -T)"},
-        {"cpus", "same", "same",
-         "pipe and seccomp-notify: 'same' (both tasks on the agent's --cpu, else its first "
-         "allowed CPU), 'spread' (partner on another CPU) or 'none' (unpinned)"},
-        {"groups", "10", "2", "messaging: groups of senders and receivers (perf -g)"},
-        {"fds", "20", "20", "messaging: senders and receivers per group (perf -f)"},
-        {"messaging_loops", "100", "100", "messaging: messages each sender sends each receiver (perf -l)"},
-        {"message_bytes", "100", "100", "messaging: bytes per message"},
-        {"messaging_tasks", "process", "process", "messaging: 'process' or 'thread' (perf -t)"},
-        {"messaging_ipc", "sockets", "sockets", "messaging: 'sockets' (socketpairs) or 'pipes' (perf -p)"},
-        {"seccomp_loops", "300000", "20000", "seccomp-notify: notified syscalls per repeat (perf -l)"},
-        {"seccomp_sync", "0", "0",
-         "seccomp-notify: 1 sets SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (perf --sync-mode)"},
+        ParamSpec{"tests", "pipe,messaging,seccomp-notify", "pipe,messaging,seccomp-notify",
+                  "comma list of the tests to run"}
+            .choice(kAllTests)
+            .list_of(),
+        ParamSpec{"loops", "1000000", "20000", "pipe: round trips per repeat (perf -l)"}.integer(1, 1e9),
+        ParamSpec{"pipe_tasks", "process", "process", "pipe: partner is a forked 'process' or a 'thread' (perf -T)"}
+            .choice({"process", "thread"}),
+        ParamSpec{"cpus", "same", "same",
+                  "pipe and seccomp-notify: 'same' (both tasks on the agent's --cpu, else its first "
+                  "allowed CPU), 'spread' (partner on another CPU) or 'none' (unpinned)"}
+            .choice({"same", "spread", "none"}),
+        ParamSpec{"groups", "10", "2", "messaging: groups of senders and receivers (perf -g)"}.integer(1, 100000),
+        ParamSpec{"fds", "20", "20", "messaging: senders and receivers per group (perf -f)"}.integer(1, 1000),
+        ParamSpec{"messaging_loops", "100", "100", "messaging: messages each sender sends each receiver (perf -l)"}
+            .integer(1, 100000000),
+        ParamSpec{"message_bytes", "100", "100", "messaging: bytes per message"}.integer(1, 1 << 20),
+        ParamSpec{"messaging_tasks", "process", "process", "messaging: 'process' or 'thread' (perf -t)"}
+            .choice({"process", "thread"}),
+        ParamSpec{"messaging_ipc", "sockets", "sockets", "messaging: 'sockets' (socketpairs) or 'pipes' (perf -p)"}
+            .choice({"sockets", "pipes"}),
+        ParamSpec{"seccomp_loops", "300000", "20000", "seccomp-notify: notified syscalls per repeat (perf -l)"}
+            .integer(1, 1e9),
+        ParamSpec{"seccomp_sync", "0", "0",
+                  "seccomp-notify: 1 sets SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (perf --sync-mode)"}
+            .boolean(),
     };
   }
 
@@ -409,10 +382,10 @@ class PerfSched : public Benchmark {
 
   void prepare(const Params& params, const Placement& where) override {
     tests_ = parse_tests(params);
-    loops_ = positive(params, "loops", 1000000000L);
-    pipe_threads_ = choice(params, "pipe_tasks", {"process", "thread"}) == "thread";
-    seccomp_loops_ = positive(params, "seccomp_loops", 1000000000L);
-    seccomp_sync_ = parse_bool(params, "seccomp_sync");
+    loops_ = param_int(params, "loops");
+    pipe_threads_ = param_string(params, "pipe_tasks") == "thread";
+    seccomp_loops_ = param_int(params, "seccomp_loops");
+    seccomp_sync_ = param_string(params, "seccomp_sync") == "1";
     spec_ = messaging_spec(params);
     pair_ = place_pair(param_string(params, "cpus"), where.cpu, "pipe/seccomp-notify");
     if (has("messaging")) ensure_messaging_fd_budget(spec_);

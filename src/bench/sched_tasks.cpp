@@ -1,5 +1,8 @@
 #include "bench/sched_tasks.h"
 
+#include "common/cpu_list.h"
+#include "timing/affinity.h"
+
 #include <fcntl.h>
 #include <sys/wait.h>
 
@@ -10,45 +13,9 @@
 
 namespace kbench::bench::tasks {
 
-std::vector<int> online_cpus() {
-  std::vector<int> cpus;
-  std::ifstream in("/sys/devices/system/cpu/online");
-  std::string text;
-  if (in && std::getline(in, text)) {
-    std::stringstream ranges(text);
-    std::string range;
-    while (std::getline(ranges, range, ',')) {
-      if (range.empty()) continue;
-      const auto dash = range.find('-');
-      try {
-        const int first = std::stoi(range.substr(0, dash));
-        const int last = dash == std::string::npos ? first : std::stoi(range.substr(dash + 1));
-        for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
-      } catch (const std::exception&) {
-        cpus.clear();
-        break;
-      }
-    }
-  }
-  if (cpus.empty()) {
-    const long count = sysconf(_SC_NPROCESSORS_ONLN);
-    for (int cpu = 0; cpu < (count > 0 ? count : 1); ++cpu) cpus.push_back(cpu);
-  }
-  return cpus;
-}
+std::vector<int> online_cpus() { return timing::online_cpus(); }
 
-std::string describe_cpus(const std::vector<int>& cpus) {
-  std::string out;
-  for (std::size_t i = 0; i < cpus.size();) {
-    std::size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!out.empty()) out += ",";
-    out += std::to_string(cpus[i]);
-    if (j > i) out += "-" + std::to_string(cpus[j]);
-    i = j + 1;
-  }
-  return out;
-}
+std::string describe_cpus(const std::vector<int>& cpus) { return format_cpu_list(cpus); }
 
 cpu_set_t cpu_set_of(const std::vector<int>& cpus) {
   cpu_set_t set;

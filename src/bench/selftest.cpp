@@ -33,8 +33,8 @@ class SelfTest final : public Benchmark {
   std::string name() const override { return name_; }
   std::string description() const override { return "self-test benchmark for failure isolation (KBENCH_SELFTEST=1)"; }
   std::vector<ParamSpec> params() const override {
-    return {{"ms", "20", "20", "milliseconds each repeat sleeps; the value reported"},
-            {"at", "1", "1", "repeat (0-based) in which the benchmark misbehaves"}};
+    return {ParamSpec{"ms", "20", "20", "milliseconds each repeat sleeps; the value reported"}.integer(0, 3600000),
+            ParamSpec{"at", "1", "1", "repeat (0-based) in which the benchmark misbehaves"}.integer(0, 1000000)};
   }
   std::vector<ResultClass> result_classes(const Params&) const override {
     return {{"sleep", "ms", Better::Lower}};

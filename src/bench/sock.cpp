@@ -170,8 +170,7 @@ PlacementMode parse_placement(const Params& params) {
   const std::string& text = param_string(params, "placement");
   if (text == "same") return PlacementMode::Same;
   if (text == "cross") return PlacementMode::Cross;
-  if (text == "free") return PlacementMode::Free;
-  throw InputError("--param placement=" + text + ": expected 'same', 'cross' or 'free'");
+  return PlacementMode::Free;  // the only other value params() accepts
 }
 
 struct ThreadCpus {
@@ -179,36 +178,9 @@ struct ThreadCpus {
   int server = -1;
 };
 
-std::vector<int> online_cpu_list() {
-  std::vector<int> cpus;
-  const long configured = sysconf(_SC_NPROCESSORS_CONF);
-  // Probing each CPU through a scratch thread's affinity would be heavy;
-  // /sys lists exactly the online ones.
-  if (FILE* f = std::fopen("/sys/devices/system/cpu/online", "r")) {
-    char line[4096] = {};
-    if (std::fgets(line, sizeof line, f)) {
-      std::stringstream in(line);
-      std::string range;
-      while (std::getline(in, range, ',')) {
-        int low = 0, high = 0;
-        if (std::sscanf(range.c_str(), "%d-%d", &low, &high) == 2) {
-          for (int c = low; c <= high; ++c) cpus.push_back(c);
-        } else if (std::sscanf(range.c_str(), "%d", &low) == 1) {
-          cpus.push_back(low);
-        }
-      }
-    }
-    std::fclose(f);
-  }
-  if (cpus.empty()) {
-    for (long c = 0; c < std::max(1L, configured); ++c) cpus.push_back(int(c));
-  }
-  return cpus;
-}
-
 ThreadCpus choose_cpus(PlacementMode mode, int agent_cpu) {
   if (mode == PlacementMode::Free) return {};
-  const std::vector<int> online = online_cpu_list();
+  const std::vector<int> online = timing::online_cpus();
   int base = agent_cpu;
   if (base < 0) {
     // Not pinned by the agent: the first CPU the agent may use.
@@ -252,8 +224,7 @@ enum class ServerKind { Process, Thread };
 ServerKind parse_server_kind(const Params& params) {
   const std::string& text = param_string(params, "server");
   if (text == "process") return ServerKind::Process;
-  if (text == "thread") return ServerKind::Thread;
-  throw InputError("--param server=" + text + ": expected 'process' or 'thread'");
+  return ServerKind::Thread;  // the only other value params() accepts
 }
 
 // Lives in a MAP_SHARED page so that a forked server sees the stop flag and
@@ -269,30 +240,19 @@ static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<std::uint64_
 // ---------------------------------------------------------------------------
 // Parameters
 
-std::vector<std::uint64_t> parse_sizes(const Params& params, Protocol protocol) {
-  const std::string& text = param_string(params, "msg-sizes");
-  const std::uint64_t limit = protocol == Protocol::Udp ? kMaxUdpPayload : kMaxTcpMessage;
+std::uint64_t max_message(Protocol protocol) { return protocol == Protocol::Udp ? kMaxUdpPayload : kMaxTcpMessage; }
+
+// Values were checked against params() (sizes within 2B..max_message).
+std::vector<std::uint64_t> parse_sizes(const Params& params, Protocol) {
   std::vector<std::uint64_t> sizes;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
+  for (const auto& item : param_list(params, "msg-sizes")) {
     const std::uint64_t size = parse_size(item, "--param msg-sizes");
-    if (size < 2 || size > limit) {
-      throw InputError("--param msg-sizes=" + text + ": each size must be 2B.." + std::to_string(limit) + "B");
-    }
     if (std::find(sizes.begin(), sizes.end(), size) == sizes.end()) sizes.push_back(size);
   }
-  if (sizes.empty()) throw InputError("--param msg-sizes=" + text + ": expected sizes like 64B,256B");
   return sizes;
 }
 
-double parse_seconds(const Params& params) {
-  const double seconds = param_double(params, "time");
-  if (!(seconds > 0) || seconds > 3600) {
-    throw InputError("--param time=" + param_string(params, "time") + ": expected seconds, > 0 and <= 3600");
-  }
-  return seconds;
-}
+double parse_seconds(const Params& params) { return param_double(params, "time"); }
 
 std::string seconds_label(double seconds) {
   char text[32];
@@ -326,14 +286,19 @@ class SockBench : public Benchmark {
   }
   std::vector<ParamSpec> params() const override {
     return {
-        {"msg-sizes", "64B,256B,1024B,1472B", "64B,1472B", "message sizes, comma-separated (e.g. 64B,1KB)"},
-        {"time", "1", "0.5", "measured seconds per message size (after a warm-up of min(10%, 0.2 s))"},
-        {"placement", "same", "same",
-         "'same': client and server both on the agent's --cpu (default: cross-CPU wake-ups "
-         "dominate on VMs); 'cross': server on the next online CPU; 'free': unpinned"},
-        {"server", "process", "process",
-         "'process': the server is a forked child process, as sockperf's server is a separate "
-         "program; 'thread': a thread of the agent (no address-space switch)"},
+        ParamSpec{"msg-sizes", "64B,256B,1024B,1472B", "64B,1472B", "message sizes, comma-separated (e.g. 64B,1KB)"}
+            .size(2, double(max_message(protocol_)))
+            .list_of(),
+        ParamSpec{"time", "1", "0.5", "measured seconds per message size (after a warm-up of min(10%, 0.2 s))"}
+            .number(0.001, 3600),
+        ParamSpec{"placement", "same", "same",
+                  "'same': client and server both on the agent's --cpu (default: cross-CPU wake-ups "
+                  "dominate on VMs); 'cross': server on the next online CPU; 'free': unpinned"}
+            .choice({"same", "cross", "free"}),
+        ParamSpec{"server", "process", "process",
+                  "'process': the server is a forked child process, as sockperf's server is a separate "
+                  "program; 'thread': a thread of the agent (no address-space switch)"}
+            .choice({"process", "thread"}),
     };
   }
   std::vector<ResultClass> result_classes(const Params& params) const override {

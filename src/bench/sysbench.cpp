@@ -49,25 +49,11 @@ std::vector<int> auto_thread_ladder(int cpus) {
   return {counts.begin(), counts.end()};
 }
 
+// Values were checked against params() (kThreadsParam, kPinParam).
 std::vector<int> parse_thread_ladder(const Params& params, int cpus) {
-  const std::string& text = param_string(params, "threads");
-  if (text == "auto") return auto_thread_ladder(cpus);
+  if (param_string(params, "threads") == "auto") return auto_thread_ladder(cpus);
   std::vector<int> counts;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    errno = 0;
-    const long value = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || errno != 0 || value < 1 || value > 4096) {
-      throw InputError("--param threads=" + text +
-                       ": expected 'auto' or a comma-separated list of thread counts in 1..4096");
-    }
-    counts.push_back(int(value));
-  }
-  if (counts.empty()) {
-    throw InputError("--param threads=" + text + ": expected 'auto' or a list of thread counts");
-  }
+  for (const auto& item : param_list(params, "threads")) counts.push_back(std::stoi(item));
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
   return counts;
@@ -78,8 +64,7 @@ enum class Pinning { Free, AgentCpu };
 Pinning parse_pinning(const Params& params) {
   const std::string& text = param_string(params, "pin");
   if (text == "free") return Pinning::Free;
-  if (text == "agent-cpu") return Pinning::AgentCpu;
-  throw InputError("--param pin=" + text + ": expected 'free' or 'agent-cpu'");
+  return Pinning::AgentCpu;
 }
 
 // Applied by each worker to itself. The agent pins its own thread to --cpu and
@@ -199,32 +184,17 @@ double run_workers_for(double seconds, int count, Pinning pinning, int agent_cpu
   return elapsed;
 }
 
-double positive_seconds(const Params& params, const std::string& key) {
-  const double value = param_double(params, key);
-  if (!(value > 0) || value > 3600) {
-    throw InputError("--param " + key + "=" + param_string(params, key) +
-                     ": expected a duration in seconds, > 0 and <= 3600");
-  }
-  return value;
-}
-
-std::int64_t int_in_range(const Params& params, const std::string& key, std::int64_t low,
-                          std::int64_t high) {
-  const std::int64_t value = param_int(params, key);
-  if (value < low || value > high) {
-    throw InputError("--param " + key + "=" + param_string(params, key) + ": expected an integer in " +
-                     std::to_string(low) + ".." + std::to_string(high));
-  }
-  return value;
-}
-
-const ParamSpec kThreadsParam{
-    "threads", "auto", "auto",
-    "thread counts to run, comma-separated, or 'auto': 1, CPUs/2, CPUs and 2*CPUs (online CPUs)"};
-const ParamSpec kPinParam{
-    "pin", "free", "free",
-    "'free': threads may run on every CPU, placed by the scheduler as sysbench's are; "
-    "'agent-cpu': all threads on the agent's --cpu"};
+const ParamSpec kThreadsParam =
+    ParamSpec{"threads", "auto", "auto",
+              "thread counts to run, comma-separated, or 'auto': 1, CPUs/2, CPUs and 2*CPUs (online CPUs)"}
+        .integer(1, 4096)
+        .list_of()
+        .or_word("auto");
+const ParamSpec kPinParam = ParamSpec{"pin", "free", "free",
+                                      "'free': threads may run on every CPU, placed by the scheduler as sysbench's "
+                                      "are; 'agent-cpu': all threads on the agent's --cpu"}
+                                .choice({"free", "agent-cpu"});
+const ParamSpec kTimeParam = ParamSpec{"time", "2", "0.3", "seconds each thread count runs"}.number(0.001, 3600);
 
 // The three tests run the same thread ladder, one result class per thread
 // count, and note where their threads were placed; each names its result
@@ -238,7 +208,6 @@ class SysbenchBase : public Benchmark {
     return out;
   }
   void prepare(const Params& params, const Placement& where) override {
-    validate(params);
     notes_["placement"] = placement_note(parse_pinning(params), where.cpu);
   }
 
@@ -247,7 +216,6 @@ class SysbenchBase : public Benchmark {
       : class_prefix_(std::move(class_prefix)), unit_(std::move(unit)), better_(better) {}
   // "<prefix><threads>", e.g. sysbenchcpu-4.
   ResultClass result_class(int threads) const { return {class_prefix_ + std::to_string(threads), unit_, better_}; }
-  virtual void validate(const Params& params) const = 0;
 
  private:
   std::map<std::string, std::string> notes_;
@@ -281,14 +249,14 @@ class SysbenchCpu : public SysbenchBase {
   }
   std::vector<ParamSpec> params() const override {
     return {kThreadsParam,
-            {"cpu-max-prime", "10000", "10000", "upper limit of the prime search of one event"},
-            {"time", "2", "0.3", "seconds each thread count runs"},
+            ParamSpec{"cpu-max-prime", "10000", "10000", "upper limit of the prime search of one event"}
+                .integer(3, 100000000),
+            kTimeParam,
             kPinParam};
   }
   std::vector<Measurement> run_repeat(const Params& params, const Placement& where) override {
-    validate(params);
     const auto max_prime = (unsigned long long)param_int(params, "cpu-max-prime");
-    const double seconds = positive_seconds(params, "time");
+    const double seconds = param_double(params, "time");
     const Pinning pinning = parse_pinning(params);
     std::vector<Measurement> out;
     for (int n : parse_thread_ladder(params, online_cpus())) {
@@ -318,12 +286,6 @@ class SysbenchCpu : public SysbenchBase {
   }
 
  private:
-  void validate(const Params& params) const override {
-    parse_thread_ladder(params, online_cpus());
-    int_in_range(params, "cpu-max-prime", 3, 100000000);
-    positive_seconds(params, "time");
-    parse_pinning(params);
-  }
 };
 
 // ---------------------------------------------------------------------------
@@ -369,9 +331,9 @@ class SysbenchMutex : public SysbenchBase {
   }
   std::vector<ParamSpec> params() const override {
     return {kThreadsParam,
-            {"mutex-num", "4096", "4096", "number of mutexes in the array"},
-            {"mutex-locks", "50000", "5000", "lock/unlock pairs each thread does"},
-            {"mutex-loops", "10000", "10000", "empty loop iterations before each lock"},
+            ParamSpec{"mutex-num", "4096", "4096", "number of mutexes in the array"}.integer(1, 1 << 20),
+            ParamSpec{"mutex-locks", "50000", "5000", "lock/unlock pairs each thread does"}.integer(1, 1e9),
+            ParamSpec{"mutex-loops", "10000", "10000", "empty loop iterations before each lock"}.integer(0, 1e9),
             kPinParam};
   }
   void prepare(const Params& params, const Placement& where) override {
@@ -379,7 +341,6 @@ class SysbenchMutex : public SysbenchBase {
     mutexes_ = std::make_unique<PaddedMutex[]>(std::size_t(param_int(params, "mutex-num")));
   }
   std::vector<Measurement> run_repeat(const Params& params, const Placement& where) override {
-    validate(params);
     const auto mutex_count = std::uint64_t(param_int(params, "mutex-num"));
     if (!mutexes_) mutexes_ = std::make_unique<PaddedMutex[]>(mutex_count);
     const MutexEvent event{std::uint64_t(param_int(params, "mutex-locks")),
@@ -411,13 +372,6 @@ class SysbenchMutex : public SysbenchBase {
   void finish() override { mutexes_.reset(); }
 
  private:
-  void validate(const Params& params) const override {
-    parse_thread_ladder(params, online_cpus());
-    int_in_range(params, "mutex-num", 1, 1 << 20);
-    int_in_range(params, "mutex-locks", 1, 1000000000);
-    int_in_range(params, "mutex-loops", 0, 1000000000);
-    parse_pinning(params);
-  }
   std::unique_ptr<PaddedMutex[]> mutexes_;
   // sysbench bumps a plain shared variable under whichever mutex it holds;
   // relaxed atomic increments cost the same and are not a data race.
@@ -440,16 +394,15 @@ class SysbenchThread : public SysbenchBase {
   }
   std::vector<ParamSpec> params() const override {
     return {kThreadsParam,
-            {"thread-yields", "1000", "1000", "lock/yield/unlock rounds per event"},
-            {"thread-locks", "8", "8", "number of mutexes events are spread over"},
-            {"time", "2", "0.3", "seconds each thread count runs"},
+            ParamSpec{"thread-yields", "1000", "1000", "lock/yield/unlock rounds per event"}.integer(1, 100000000),
+            ParamSpec{"thread-locks", "8", "8", "number of mutexes events are spread over"}.integer(1, 1 << 16),
+            kTimeParam,
             kPinParam};
   }
   std::vector<Measurement> run_repeat(const Params& params, const Placement& where) override {
-    validate(params);
     const auto yields = std::uint64_t(param_int(params, "thread-yields"));
     const auto lock_count = std::size_t(param_int(params, "thread-locks"));
-    const double seconds = positive_seconds(params, "time");
+    const double seconds = param_double(params, "time");
     const Pinning pinning = parse_pinning(params);
     std::vector<Measurement> out;
     for (int n : parse_thread_ladder(params, online_cpus())) {
@@ -492,13 +445,6 @@ class SysbenchThread : public SysbenchBase {
   }
 
  private:
-  void validate(const Params& params) const override {
-    parse_thread_ladder(params, online_cpus());
-    int_in_range(params, "thread-yields", 1, 100000000);
-    int_in_range(params, "thread-locks", 1, 1 << 16);
-    positive_seconds(params, "time");
-    parse_pinning(params);
-  }
 };
 
 KBENCH_REGISTER("mmtests/sysbench-cpu", [] { return std::make_unique<SysbenchCpu>(); });

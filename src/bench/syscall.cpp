@@ -45,7 +45,7 @@ class SyscallLatency : public Benchmark {
            " via syscall(2), each call timed with the cycle counter, timer cost subtracted";
   }
   std::vector<ParamSpec> params() const override {
-    return {{"calls", "10000000", "1000000", "system calls timed per repeat"}};
+    return {ParamSpec{"calls", "10000000", "1000000", "system calls timed per repeat"}.integer(1, 1e11)};
   }
   std::vector<ResultClass> result_classes(const Params&) const override {
     return {{"mean", "ns", Better::Lower},
@@ -55,9 +55,6 @@ class SyscallLatency : public Benchmark {
 
   void prepare(const Params& params, const Placement& where) override {
     calls_ = param_int(params, "calls");
-    if (calls_ < 1) {
-      throw InputError("parameter 'calls=" + params.at("calls") + "': expected an integer >= 1");
-    }
     if (where.cpu >= 0) timing::pin_to_cpu(where.cpu);
     calibration_ = timing::calibration();
     overhead_ = timing::measure_timer_overhead();

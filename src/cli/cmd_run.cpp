@@ -26,7 +26,21 @@ struct RunOptions {
   std::string sut_name;
   std::string store_url;
   bool strict = false;
+  std::vector<std::string> params;  // --param key=value, for every benchmark selected
+  std::optional<std::string> size;  // --size quick|default (none: the suite's)
 };
+
+// --param key=value (repeatable) -> overrides; a key given twice is refused.
+Params parse_param_options(const std::vector<std::string>& texts) {
+  Params overrides;
+  for (const auto& text : texts) {
+    auto [key, value] = parse_param_assignment(text);
+    if (!overrides.emplace(key, value).second) {
+      throw InputError("--param " + text + ": parameter '" + key + "' given twice");
+    }
+  }
+  return overrides;
+}
 
 void validate_profile_name(const std::string& name) {
   if (name.empty()) throw InputError("--swprofile '': expected a non-empty name");
@@ -65,12 +79,25 @@ plan::Plan build_run_plan(const RunOptions& options, const plan::Plan& suite, co
   if (!options.timeout.empty()) {
     timeout = std::chrono::duration_cast<std::chrono::seconds>(plan::parse_duration(options.timeout, "--timeout"));
   }
+  const Params overrides = parse_param_options(options.params);
   for (auto& entry : run_plan.benchmarks) {
     plan::BenchmarkSettings settings = run_plan.settings_for(entry);
     if (options.warmups) settings.warmups = *options.warmups;
     if (options.repeats) settings.repeats = *options.repeats;
     if (timeout) settings.timeout = *timeout;
+    if (options.size) settings.size = *options.size;
     entry.overrides = settings;
+    // --param applies to every benchmark selected; resolve_benchmarks refuses
+    // a key one of them does not have, naming it and its known keys.
+    for (const auto& [key, value] : overrides) entry.params[key] = value;
+    const auto listed = catalogue.entries.find(entry.name);
+    if (!overrides.empty() && listed != catalogue.entries.end()) {
+      try {
+        listed->second.effective_params(settings.size, entry.params);
+      } catch (const InputError& bad) {
+        throw InputError(std::string("--param: ") + bad.what());
+      }
+    }
   }
   return run_plan;
 }
@@ -80,12 +107,16 @@ void run_command(const RunOptions& options) {
   if (options.warmups && *options.warmups < 0) throw InputError("--warmups: expected an integer >= 0");
   if (options.repeats && *options.repeats < 1) throw InputError("--repeats: expected an integer >= 1");
   if (!options.timeout.empty()) plan::parse_duration(options.timeout, "--timeout");
+  if (options.size) parse_size_name(*options.size, "--size");
   const plan::Plan suite = plan::load_plan(suite_plan_path(options.suite));
 
   auto connection = sut::make_local_connection(sut::find_agent_binary());
   const runner::Catalogue catalogue = runner::fetch_catalogue(*connection);
   const plan::Plan run_plan = build_run_plan(options, suite, catalogue);
   const auto runs = runner::resolve_benchmarks(run_plan, catalogue);
+  // --cpus against the SUT's CPUs before the store is opened; execute_plan
+  // checks again before each session, which also covers remote SUTs.
+  runner::check_cpus_on_sut(options.cpus, runner::fetch_fingerprint(*connection), connection->describe());
   runner::ExecOptions exec;
   exec.swprofiles = {options.swprofile};
   exec.cpus = options.cpus;
@@ -113,12 +144,18 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--repeats", options->repeats, "measured iterations per benchmark");
   cmd->add_option("--timeout", options->timeout, "per-benchmark timeout, e.g. 90s or 10m");
   cmd->add_option("--sut", options->sut_name, "name of this SUT in reports (default: hostname)");
+  cmd->add_option("--param", options->params,
+                  "parameter override key=value for every benchmark selected (repeatable); see kbench catalogue")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--size", options->size, "parameter values to start from: quick or default (default: the suite's)");
   add_execution_options(*cmd, options->cpus, options->strict, options->store_url);
   cmd->footer(
       "Examples:\n"
       "  kbench run --swprofile base                      # default suite\n"
       "  kbench run --swprofile patched --suite quick\n"
       "  kbench run --swprofile v6.18 --benchmark 'syscall/*' --repeats 10 --cpus 1\n"
+      "  kbench run --swprofile base --benchmark syscall/getpid --param calls=200000 --size quick\n"
       "Each run is a new session; samples are stored per repeat. Exit status 1 when a\n"
       "benchmark failed (the others still ran), 2 for bad input.");
   cmd->callback([options] { run_command(*options); });

@@ -2,6 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -49,6 +52,25 @@ struct Context {
     } catch (const std::exception&) {
     }
     fail(node, key, "an integer >= " + std::to_string(minimum) + ", got '" + text + "'");
+  }
+
+  // yaml-cpp keeps both entries of a repeated key and lookups find the
+  // first, so a plan's second "repeats:" would be ignored without a word.
+  void no_duplicate_keys(const YAML::Node& node) const {
+    if (node.IsMap()) {
+      std::set<std::string> seen;
+      for (const auto& item : node) {
+        const std::string key = item.first.IsScalar() ? item.first.Scalar() : std::string();
+        if (item.first.IsScalar() && !seen.insert(key).second) {
+          const auto mark = item.first.Mark();
+          throw InputError(file + ":" + std::to_string(mark.line + 1) + ": duplicate key '" + key + "'");
+        }
+        no_duplicate_keys(item.first);
+        no_duplicate_keys(item.second);
+      }
+    } else if (node.IsSequence()) {
+      for (const auto& item : node) no_duplicate_keys(item);
+    }
   }
 
   std::map<std::string, std::string> string_map(const YAML::Node& node, const std::string& key) const {
@@ -108,7 +130,34 @@ std::chrono::milliseconds parse_duration(const std::string& text, const std::str
   return total;
 }
 
+namespace {
+
+bool is_blank(const std::string& text) {
+  return std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c); });
+}
+
+bool has_control_characters(const std::string& text) {
+  return std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
+// An include names a file relative to the directory of the plan naming it.
+std::string include_path(const std::string& including_plan, const std::string& name) {
+  const std::filesystem::path target(name);
+  if (target.is_absolute()) return name;
+  return (std::filesystem::path(including_plan).parent_path() / target).string();
+}
+
+Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_errors, bool is_include);
+
+}  // namespace
+
 Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors) {
+  return parse_plan_text(yaml_text, name_for_errors, false);
+}
+
+namespace {
+
+Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_errors, bool is_include) {
   Context ctx{name_for_errors};
   YAML::Node root;
   try {
@@ -119,7 +168,26 @@ Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors
   Plan plan;
   plan.path = name_for_errors;
   if (!root.IsMap()) ctx.fail(root, "plan", "a mapping with the keys sut, swprofiles, benchmarks, defaults");
-  ctx.only_keys(root, "", {"sut", "swprofiles", "benchmarks", "defaults"});
+  ctx.no_duplicate_keys(root);
+  if (is_include) {
+    ctx.only_keys(root, "", {"benchmarks", "defaults"});
+  } else {
+    ctx.only_keys(root, "", {"include", "sut", "swprofiles", "benchmarks", "defaults"});
+  }
+
+  std::optional<Plan> included;
+  if (const auto include = root["include"]) {
+    const std::string path = include_path(name_for_errors, ctx.scalar(include, "include"));
+    std::string text;
+    try {
+      text = read_plan_text(path);
+    } catch (const InputError& e) {
+      ctx.fail(include, "include", std::string("a readable plan file (") + e.what() + ")");
+    }
+    included = parse_plan_text(text, path, true);
+    plan.defaults = included->defaults;
+    plan.benchmarks = included->benchmarks;
+  }
 
   if (const auto defaults = root["defaults"]) {
     ctx.only_keys(defaults, "defaults", {"benchmark"});
@@ -137,6 +205,17 @@ Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors
         ctx.fail(conn["method"], "sut.connection.method", "local, ssh or qemu, got '" + spec.method + "'");
       }
       if (conn["params"]) spec.params = ctx.string_map(conn["params"], "sut.connection.params");
+      if (spec.method == "ssh") {
+        // ssh would read a host beginning with '-' as an option.
+        const auto host = spec.params.find("host");
+        const YAML::Node at = conn["params"] && conn["params"]["host"] ? conn["params"]["host"] : conn;
+        if (host == spec.params.end() || is_blank(host->second)) {
+          ctx.fail(at, "sut.connection.params.host", "the SUT's host name for ssh");
+        }
+        if (host->second.front() == '-' || has_control_characters(host->second)) {
+          ctx.fail(at, "sut.connection.params.host", "a host name, got '" + host->second + "'");
+        }
+      }
     }
     plan.sut = spec;
   }
@@ -150,6 +229,9 @@ Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors
       spec.line = node.Mark().line + 1;
       if (!node["name"]) ctx.fail(node, "swprofiles[].name", "a name for every swprofile");
       spec.name = ctx.scalar(node["name"], "swprofiles[].name");
+      if (is_blank(spec.name) || has_control_characters(spec.name)) {
+        ctx.fail(node["name"], "swprofiles[].name", "a non-blank name without control characters, got '" + spec.name + "'");
+      }
       if (!seen.insert(spec.name).second) {
         ctx.fail(node["name"], "swprofiles[].name", "unique names, '" + spec.name + "' appears twice");
       }
@@ -171,11 +253,13 @@ Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors
   }
 
   const auto benchmarks = root["benchmarks"];
+  if (!benchmarks && included) return plan;
   if (!benchmarks) ctx.fail(root, "benchmarks", "a list of benchmarks");
   if (!benchmarks.IsSequence()) ctx.fail(benchmarks, "benchmarks", "a list of benchmarks");
   for (const auto& node : benchmarks) {
     BenchmarkEntry entry;
     entry.line = node.Mark().line + 1;
+    entry.file = name_for_errors;
     if (node.IsScalar()) {
       entry.name = node.as<std::string>();
     } else {
@@ -203,12 +287,23 @@ Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors
   return plan;
 }
 
-Plan load_plan(const std::string& path) {
-  std::ifstream in(path);
+}  // namespace
+
+std::string read_plan_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("plan " + path + ": cannot read the file (expected a readable YAML plan)");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_plan(text.str(), path);
+  // Read one byte past the limit, whatever the file is (a pipe or /dev/zero
+  // has no size to ask for beforehand).
+  std::string text(kMaxPlanBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxPlanBytes) {
+    throw InputError("plan " + path + ": larger than 1 MiB (expected a YAML plan file)");
+  }
+  if (in.bad()) throw InputError("plan " + path + ": cannot read the file (expected a readable YAML plan)");
+  return text;
 }
+
+Plan load_plan(const std::string& path) { return parse_plan(read_plan_text(path), path); }
 
 }  // namespace kbench::plan

@@ -24,6 +24,7 @@ struct BenchmarkEntry {
   Params params;
   std::optional<BenchmarkSettings> overrides;  // per-benchmark warmups/repeats/...
   int line = 0;                                // 1-based, for error messages
+  std::string file;                            // the plan file it was read from (an include's, maybe)
 };
 
 struct SwprofileSpec {
@@ -52,9 +53,19 @@ struct Plan {
   BenchmarkSettings settings_for(const BenchmarkEntry& entry) const;
 };
 
-// Throws InputError "<file>:<line>: <key>: expected ..." for any problem.
+// Throws InputError "<file>:<line>: <key>: expected ..." for any problem,
+// including duplicate keys. A plan's top-level `include: FILE` (relative to
+// the plan's directory) adds FILE's benchmarks before its own and takes
+// FILE's sut, swprofiles and defaults where the plan gives none.
 Plan load_plan(const std::string& path);
 Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors);
+
+// The largest plan file accepted: plans are hand-written, and reading
+// /dev/zero or a huge file must not exhaust memory.
+inline constexpr std::size_t kMaxPlanBytes = 1 << 20;
+// The text of a plan file, refused (InputError) when unreadable or larger
+// than kMaxPlanBytes, whatever kind of file it is.
+std::string read_plan_text(const std::string& path);
 
 // "10m", "30s", "1h", "1h30m", "500ms" -> duration; throws InputError naming `what`.
 std::chrono::milliseconds parse_duration(const std::string& text, const std::string& what);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/cpu_list.h"
 #include "common/errors.h"
 #include "common/records.h"
 #include "runner/agent_invocation.h"
@@ -24,42 +25,23 @@ std::string Catalogue::known_names() const {
   return out;
 }
 
-std::map<std::string, std::string> CatalogueEntry::effective_params(
-    const std::string& size, const std::map<std::string, std::string>& overrides) const {
-  std::map<std::string, std::string> params = size == "quick" ? quick_values : default_values;
-  for (const auto& [key, value] : overrides) {
-    if (!this->params.count(key)) {
-      std::string known;
-      for (const auto& k : this->params) known += (known.empty() ? "" : ", ") + k;
-      throw InputError(name + ": no parameter '" + key + "' (known: " + (known.empty() ? "none" : known) + ")");
-    }
-    params[key] = value;
-  }
-  return params;
+Params CatalogueEntry::effective_params(const std::string& size, const Params& overrides) const {
+  return resolve_params(name, params, parse_size_name(size, "size"), overrides);
 }
 
-Catalogue fetch_catalogue(sut::Connection& connection) {
-  std::string output;
-  const auto result = capture_agent_output(connection, {"list"}, std::chrono::seconds(60), output);
-  const nlohmann::json document = nlohmann::json::parse(output, nullptr, /*allow_exceptions=*/false);
+Catalogue parse_catalogue(const nlohmann::json& document) {
   const nlohmann::json* list = &document;
   if (document.is_object() && document.contains("benchmarks")) list = &document["benchmarks"];
-  if (result.exit_status != 0 || !list->is_array()) {
-    std::string reason = describe_failure(result, std::chrono::seconds(60));
-    if (reason.empty()) reason = "its output is not a JSON list of benchmarks";
-    throw RunError("kbench-agent list on " + connection.describe() + " failed: " + reason);
-  }
+  if (!list->is_array()) throw RunError("its output is not a JSON list of benchmarks");
   Catalogue catalogue;
   for (const auto& item : *list) {
+    if (!item.is_object()) continue;
     CatalogueEntry entry;
     entry.name = item.value("name", "");
     entry.description = item.value("description", "");
     if (const auto params = item.find("params"); params != item.end() && params->is_array()) {
       for (const auto& p : *params) {
-        const std::string name = p.value("name", "");
-        entry.params.insert(name);
-        entry.default_values[name] = p.value("default", "");
-        entry.quick_values[name] = p.value("quick", "");
+        if (p.is_object()) entry.params.push_back(param_spec_from_json(p));
       }
     }
     if (const auto classes = item.find("result_classes"); classes != item.end() && classes->is_array()) {
@@ -67,13 +49,43 @@ Catalogue fetch_catalogue(sut::Connection& connection) {
         try {
           entry.result_classes.push_back(records::result_class_from_json(rc));
         } catch (const records::BadRecord& bad) {
-          throw RunError("kbench-agent list on " + connection.describe() + ": " + entry.name + ": " + bad.what());
+          throw RunError(entry.name + ": " + bad.what());
         }
       }
     }
     if (!entry.name.empty()) catalogue.entries[entry.name] = std::move(entry);
   }
   return catalogue;
+}
+
+Catalogue fetch_catalogue(sut::Connection& connection) {
+  std::string output;
+  const auto result = capture_agent_output(connection, {"list"}, std::chrono::seconds(60), output);
+  const nlohmann::json document = nlohmann::json::parse(output, nullptr, /*allow_exceptions=*/false);
+  std::string reason = describe_failure(result, std::chrono::seconds(60));
+  if (result.exit_status == 0) {
+    try {
+      return parse_catalogue(document);
+    } catch (const RunError& bad) {
+      reason = bad.what();
+    }
+  }
+  if (reason.empty()) reason = "its output is not a JSON list of benchmarks";
+  throw RunError("kbench-agent list on " + connection.describe() + " failed: " + reason);
+}
+
+void check_cpus_on_sut(const std::string& cpus, const nlohmann::json& fingerprint, const std::string& sut) {
+  if (cpus.empty()) return;
+  const auto wanted = parse_cpu_list(cpus, "--cpus");
+  std::vector<int> available;
+  if (const auto it = fingerprint.find("cpus_allowed"); it != fingerprint.end() && it->is_string()) {
+    available = parse_cpu_list(it->get<std::string>(), "the SUT's cpus_allowed");
+  } else if (const auto count = fingerprint.find("cpu_count"); count != fingerprint.end() && count->is_number_integer()) {
+    for (int cpu = 0; cpu < count->get<int>(); ++cpu) available.push_back(cpu);
+  } else {
+    return;  // an agent that says neither checks --cpus itself
+  }
+  require_cpus(wanted, available, "--cpus", cpus, "the CPUs of SUT " + sut);
 }
 
 }  // namespace kbench::runner

@@ -1,11 +1,14 @@
 #pragma once
 // The agent's benchmark catalogue (`kbench-agent list`), as the controller
-// needs it: which names exist and which parameters each accepts.
+// needs it: which names exist, which parameters each accepts (with kind and
+// range, so that values are checked before anything is written) and which
+// result classes it reports.
 #include <map>
-#include <set>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
+#include "common/params.h"
 #include "common/result_class.h"
 #include "sut/connection.h"
 
@@ -14,15 +17,13 @@ namespace kbench::runner {
 struct CatalogueEntry {
   std::string name;
   std::string description;
-  std::set<std::string> params;
-  std::map<std::string, std::string> default_values;  // param -> value at size default
-  std::map<std::string, std::string> quick_values;    // param -> value at size quick
-  std::vector<ResultClass> result_classes;            // at the default parameters
+  std::vector<ParamSpec> params;
+  std::vector<ResultClass> result_classes;  // at the default parameters
 
-  // The parameters the agent will use: the size's values with `overrides`.
-  // Throws InputError naming an unknown parameter.
-  std::map<std::string, std::string> effective_params(const std::string& size,
-                                                      const std::map<std::string, std::string>& overrides) const;
+  // The parameters the agent will use: the size's values with `overrides`,
+  // each checked against its spec (the agent's own resolve_params). Throws
+  // InputError naming an unknown parameter or a bad value.
+  Params effective_params(const std::string& size, const Params& overrides) const;
 };
 
 struct Catalogue {
@@ -35,5 +36,13 @@ struct Catalogue {
 };
 
 Catalogue fetch_catalogue(sut::Connection& connection);
+Catalogue parse_catalogue(const nlohmann::json& document);
+
+// Checks a --cpus list against the CPUs of the SUT that `fingerprint` (the
+// agent's, fetched before a session begins) describes: its "cpus_allowed",
+// else 0 .. cpu_count-1. Throws InputError "--cpus '99': CPU 99 is not one of
+// the CPUs of SUT <sut> (0-1)". Does nothing for an empty list or a fingerprint that
+// names neither.
+void check_cpus_on_sut(const std::string& cpus, const nlohmann::json& fingerprint, const std::string& sut);
 
 }  // namespace kbench::runner

@@ -129,15 +129,16 @@ std::vector<BenchmarkRun> resolve_benchmarks(const plan::Plan& plan, const Catal
   for (const auto& entry : plan.benchmarks) {
     const auto it = catalogue.entries.find(entry.name);
     if (it == catalogue.entries.end()) {
-      throw InputError(fmt::format("{}:{}: benchmark '{}' is not in kbench-agent's catalogue (known: {})", plan.path,
-                                   entry.line, entry.name, catalogue.known_names()));
+      throw InputError(fmt::format("{}:{}: benchmark '{}' is not in kbench-agent's catalogue (known: {})",
+                                   entry.file.empty() ? plan.path : entry.file, entry.line, entry.name,
+                                   catalogue.known_names()));
     }
     const auto settings = plan.settings_for(entry);
     try {
       runs.push_back({entry.name, it->second.effective_params(settings.size, entry.params), settings,
                       it->second.result_classes});
     } catch (const InputError& e) {
-      throw InputError(fmt::format("{}:{}: params: {}", plan.path, entry.line, e.what()));
+      throw InputError(fmt::format("{}:{}: params: {}", entry.file.empty() ? plan.path : entry.file, entry.line, e.what()));
     }
   }
   return runs;
@@ -174,6 +175,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       if (interrupted()) break;
       sut::Connection& connection = connection_for(profile);
       nlohmann::json fingerprint = fetch_fingerprint(connection);
+      // Before the session is written: a --cpus the SUT lacks is bad input.
+      check_cpus_on_sut(options.cpus, fingerprint, connection.describe());
       SessionSummary summary;
       summary.swprofile = profile.name;
       summary.sut = sut_from_fingerprint(fingerprint, options.sut_name.empty() && plan.sut ? plan.sut->name

@@ -45,9 +45,6 @@ KernbenchParams parse_kernbench_params(const Params& params) {
   KernbenchParams p;
   p.source = param_string(params, "source");
   const std::int64_t jobs = param_int(params, "jobs");
-  if (jobs < 0 || jobs > 4096) {
-    throw InputError("parameter 'jobs=" + param_string(params, "jobs") + "': expected 0 (one per online CPU) to 4096");
-  }
   p.jobs = jobs == 0 ? static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) : static_cast<int>(jobs);
   p.config = param_string(params, "config");
   p.target = param_string(params, "target");
@@ -181,7 +178,8 @@ class Kernbench final : public Benchmark {
   std::vector<ParamSpec> params() const override {
     return {
         {"source", "", "", "kernel source tree to build (required; never written to; must be mrproper-clean)"},
-        {"jobs", "0", "0", "make -j N; 0 = one job per online CPU (N is part of the result class name)"},
+        ParamSpec{"jobs", "0", "0", "make -j N; 0 = one job per online CPU (N is part of the result class name)"}
+            .integer(0, 4096),
         {"config", "defconfig", "tinyconfig", "make target that writes .config (named in the result class unless defconfig)"},
         {"target", "vmlinux", "vmlinux", "make target that is timed"},
         {"workdir", "/var/tmp", "/var/tmp", "where the temporary O= build directory is created"},
