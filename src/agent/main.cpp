@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/containment.h"
 #include "bench/benchmark.h"
 #include "common/errors.h"
 #include "common/params.h"
@@ -83,6 +84,7 @@ int print_fingerprint() {
   } catch (const std::exception&) {
     data["timer"] = nullptr;  // an unusable counter is a fact, not a failure
   }
+  data["containment"] = kbench::agent::containment_method();
   emit({{"type", records::kFingerprint}, {"data", data}});
   return kbench::kExitOk;
 }
@@ -380,7 +382,7 @@ int main(int argc, char** argv) {
   try {
     if (*list) return list_catalogue();
     if (*fingerprint) return print_fingerprint();
-    return run_benchmark(request);
+    return kbench::agent::run_contained([&] { return run_benchmark(request); });
   } catch (const kbench::InputError& bad) {
     return fail_input(bad.what());
   } catch (const std::exception& failure) {
