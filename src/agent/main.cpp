@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/containment.h"
 #include "bench/benchmark.h"
 #include "bench/harness.h"
 #include "common/cpu_list.h"
@@ -83,6 +84,7 @@ int print_fingerprint() {
   // What the controller checks --cpus against before a session begins, also
   // on a remote SUT.
   data["cpus_allowed"] = kbench::format_cpu_list(kbench::timing::current_affinity());
+  data["containment"] = kbench::agent::containment_method();
   write_record(records::Fingerprint{data});
   return kbench::kExitOk;
 }
@@ -206,7 +208,7 @@ int main(int argc, char** argv) {
   try {
     if (*list) return list_catalogue();
     if (*fingerprint) return print_fingerprint();
-    return run_benchmark(request);
+    return kbench::agent::run_contained([&] { return run_benchmark(request); });
   } catch (const kbench::InputError& bad) {
     return fail_input(bad.what());
   } catch (const std::exception& failure) {

@@ -1,9 +1,10 @@
 // selftest/*: deliberately misbehaving benchmarks that the test suite uses to
-// prove that a crash, a non-zero exit, a hang or a leftover child is isolated
-// to its agent. Registered only when KBENCH_SELFTEST=1, so they never show up
+// prove that a crash, a non-zero exit, a hang or a leftover child (also one
+// that left the agent's session) is isolated to its agent. Registered only when KBENCH_SELFTEST=1, so they never show up
 // in a real catalogue or suite.
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -24,7 +25,7 @@ bool selftest_enabled() {
 }
 
 // What a misbehaving benchmark does in its `at`-th repeat.
-enum class Misbehaviour { None, Crash, ExitNonZero, Hang, HangWithChild, Throw };
+enum class Misbehaviour { None, Crash, ExitNonZero, Hang, HangWithChild, EscapeSetsid, Throw };
 
 class SelfTest final : public Benchmark {
  public:
@@ -61,6 +62,9 @@ class SelfTest final : public Benchmark {
         std::_Exit(3);
       case Misbehaviour::Throw:
         throw RunError("selftest: deliberate failure");
+      case Misbehaviour::EscapeSetsid:
+        escape_setsid();
+        for (;;) pause();
       case Misbehaviour::HangWithChild:
         if (fork() == 0) {
           // A child that would outlive the agent if the group were not killed.
@@ -70,6 +74,23 @@ class SelfTest final : public Benchmark {
       case Misbehaviour::Hang:
         for (;;) pause();
     }
+  }
+
+  // A grandchild in a session and process group of its own, reparented away
+  // from the benchmark, deaf to SIGTERM, SIGINT and SIGHUP: what a daemon
+  // started by a benchmark looks like. Named kb-escapee for the tests.
+  static void escape_setsid() {
+    const pid_t child = fork();
+    if (child == 0) {
+      setsid();
+      if (fork() == 0) {
+        for (int deaf : {SIGTERM, SIGINT, SIGHUP}) signal(deaf, SIG_IGN);
+        prctl(PR_SET_NAME, "kb-escapee");
+        for (;;) pause();
+      }
+      _exit(0);
+    }
+    waitpid(child, nullptr, 0);
   }
 
   std::string name_;
@@ -84,6 +105,7 @@ struct RegisterSelfTests {
         {"selftest/sleep", Misbehaviour::None},         {"selftest/crash", Misbehaviour::Crash},
         {"selftest/exit", Misbehaviour::ExitNonZero},   {"selftest/throw", Misbehaviour::Throw},
         {"selftest/hang", Misbehaviour::Hang},          {"selftest/hang-child", Misbehaviour::HangWithChild},
+        {"selftest/escape-setsid", Misbehaviour::EscapeSetsid},
     };
     for (const auto& [name, misbehaviour] : all) {
       Registry::instance().add(name, [name = std::string(name), misbehaviour = misbehaviour] {

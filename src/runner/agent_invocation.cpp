@@ -1,6 +1,5 @@
 #include "runner/agent_invocation.h"
 
-#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 
 #include "common/errors.h"
 #include "runner/interrupt.h"
+#include "sut/process.h"
 
 namespace kbench::runner {
 
@@ -50,7 +50,11 @@ std::string excerpt(std::string_view line) {
 
 namespace {
 
-using ChunkHandler = std::function<void(const char* data, std::size_t size)>;
+using sut::ChunkHandler;
+
+// How long an agent told to stop (SIGTERM) may take to kill its benchmark's
+// tasks and exit before its whole process group is killed.
+constexpr std::chrono::seconds kStopGrace{10};
 
 // Runs the agent, hands every stdout chunk to `on_stdout`, enforces the
 // timeout and reaps the agent's whole process group.
@@ -59,46 +63,25 @@ InvocationResult run_agent(sut::Connection& connection, const std::vector<std::s
   sut::AgentProcess agent = connection.start_agent(args);
   track_agent(agent.pid);
   InvocationResult result;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto keep_tail = [&](const char* data, std::size_t size) { append_tail(result.stderr_tail, data, size); };
 
-  pollfd fds[2] = {{agent.stdout_fd, POLLIN, 0}, {agent.stderr_fd, POLLIN, 0}};
-  int open_fds = 2;
-  char buffer[65536];
-  while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      break;
-    }
-    const int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-      if (n <= 0) {
-        if (n < 0 && errno == EINTR) continue;
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-        continue;
-      }
-      if (i == 1) {
-        append_tail(result.stderr_tail, buffer, static_cast<std::size_t>(n));
-        continue;
-      }
-      on_stdout(buffer, static_cast<std::size_t>(n));
-    }
+  sut::PumpFds fds{agent.stdout_fd, agent.stderr_fd, -1, {}};
+  const auto end = sut::pump_output(fds, sut::Clock::now() + timeout,
+                                    {on_stdout, keep_tail, [] { return !interrupted(); }});
+  if (end == sut::PumpEnd::Deadline) result.timed_out = true;
+  if (end != sut::PumpEnd::Eof) {
+    // SIGTERM first: the agent kills everything its benchmark started (its
+    // cgroup, or every descendant it reaped), including tasks that left its
+    // process group; the group kill below is the backstop.
+    kill(agent.pid, SIGTERM);
+    sut::pump_output(fds, sut::Clock::now() + kStopGrace, {{}, keep_tail, {}});
   }
   // The agent may have exited while children of its benchmark live on (or it
   // timed out): the group goes in any case.
   kill(-agent.pid, SIGKILL);
   track_agent(-1);  // before the reap, so a late signal never hits a reused pid
-  for (auto& fd : fds) {
-    if (fd.fd >= 0) close(fd.fd);
+  for (int fd : {fds.stdout_fd, fds.stderr_fd}) {
+    if (fd >= 0) close(fd);
   }
 
   int status = 0;

@@ -13,8 +13,10 @@ std::atomic<pid_t> g_agent_group{-1};
 
 extern "C" void on_interrupt(int signal_number) {
   g_signal.store(signal_number);
-  const pid_t group = g_agent_group.load();
-  if (group > 0) kill(-group, SIGKILL);  // async-signal-safe
+  // The agent is told to stop and kills every task its benchmark started;
+  // run_agent notices the signal and kills the group if the agent lingers.
+  const pid_t agent = g_agent_group.load();
+  if (agent > 0) kill(agent, SIGTERM);  // async-signal-safe
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -37,7 +38,9 @@ class LocalConnection final : public Connection {
     std::vector<std::string> argv;
     argv.push_back(agent_path_);
     argv.insert(argv.end(), args.begin(), args.end());
-    return spawn_process_group(argv, /*keep_stdin_open=*/false);
+    // SIGTERM when kbench dies: the agent then kills its benchmark's tasks,
+    // also those that left its process group, before it exits.
+    return spawn_process_group(argv, /*keep_stdin_open=*/false, SIGTERM);
   }
 
  private:

@@ -36,6 +36,81 @@ std::string shell_join(const std::vector<std::string>& words) {
   return joined;
 }
 
+pid_t fork_process_group_leader(int death_signal) {
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) throw RunError(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, death_signal);
+    // The parent may have died before the death signal was armed.
+    if (getppid() != parent) _exit(127);
+    return 0;
+  }
+  setpgid(pid, pid);
+  return pid;
+}
+
+PumpEnd pump_output(PumpFds& fds, Clock::time_point deadline, const PumpHandlers& handlers) {
+  std::size_t written = 0;
+  if (fds.stdin_fd >= 0) {
+    if (fds.input.empty()) {
+      close(fds.stdin_fd);
+      fds.stdin_fd = -1;
+    } else {
+      fcntl(fds.stdin_fd, F_SETFL, O_NONBLOCK);
+    }
+  }
+  // A child that closes its stdin early must not kill this process.
+  struct sigaction ignore{}, previous{};
+  ignore.sa_handler = SIG_IGN;
+  if (fds.stdin_fd >= 0) sigaction(SIGPIPE, &ignore, &previous);
+  const bool restore_sigpipe = fds.stdin_fd >= 0;
+
+  PumpEnd end = PumpEnd::Eof;
+  char buffer[65536];
+  while (fds.stdout_fd >= 0 || fds.stderr_fd >= 0) {
+    if (handlers.keep_going && !handlers.keep_going()) {
+      end = PumpEnd::Stopped;
+      break;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      end = PumpEnd::Deadline;
+      break;
+    }
+    pollfd polled[3] = {{fds.stdout_fd, POLLIN, 0}, {fds.stderr_fd, POLLIN, 0}, {fds.stdin_fd, POLLOUT, 0}};
+    if (poll(polled, 3, static_cast<int>(std::min<long long>(left.count(), 500))) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (fds.stdin_fd >= 0 && (polled[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const ssize_t n = write(fds.stdin_fd, fds.input.data() + written, fds.input.size() - written);
+      if (n > 0) written += static_cast<std::size_t>(n);
+      if (n < 0 && errno != EAGAIN && errno != EINTR) written = fds.input.size();
+      if (written == fds.input.size()) {
+        close(fds.stdin_fd);
+        fds.stdin_fd = -1;
+      }
+    }
+    for (int i = 0; i < 2; ++i) {
+      int& fd = i == 0 ? fds.stdout_fd : fds.stderr_fd;
+      if (fd < 0 || !(polled[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = read(fd, buffer, sizeof buffer);
+      if (n <= 0) {
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        close(fd);
+        fd = -1;
+        continue;
+      }
+      const ChunkHandler& handler = i == 0 ? handlers.on_stdout : handlers.on_stderr;
+      if (handler) handler(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  if (restore_sigpipe) sigaction(SIGPIPE, &previous, nullptr);
+  return end;
+}
+
 namespace {
 
 void make_pipe(int fds[2]) {
@@ -51,7 +126,7 @@ struct Child {
 
 enum class StdinMode { DevNull, HeldOpen, Pipe };
 
-Child spawn(const std::vector<std::string>& args, StdinMode stdin_mode) {
+Child spawn(const std::vector<std::string>& args, StdinMode stdin_mode, int death_signal) {
   int out_pipe[2];
   int err_pipe[2];
   int in_pipe[2] = {-1, -1};
@@ -63,14 +138,8 @@ Child spawn(const std::vector<std::string>& args, StdinMode stdin_mode) {
   for (auto& arg : storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) throw RunError(std::string("fork: ") + std::strerror(errno));
+  const pid_t pid = fork_process_group_leader(death_signal);
   if (pid == 0) {
-    setpgid(0, 0);
-    // A controller killed with -9 must not leave the remote session open.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
     if (stdin_mode == StdinMode::DevNull) {
@@ -93,7 +162,7 @@ Child spawn(const std::vector<std::string>& args, StdinMode stdin_mode) {
         }
         _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
       }
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      prctl(PR_SET_PDEATHSIG, death_signal);
       dup2(in_pipe[0], STDIN_FILENO);
     }
     execvp(argv[0], argv.data());
@@ -101,7 +170,6 @@ Child spawn(const std::vector<std::string>& args, StdinMode stdin_mode) {
     (void)!write(STDERR_FILENO, msg.data(), msg.size());
     _exit(127);
   }
-  setpgid(pid, pid);
   close(out_pipe[1]);
   close(err_pipe[1]);
   int in_fd = -1;
@@ -118,63 +186,23 @@ Child spawn(const std::vector<std::string>& args, StdinMode stdin_mode) {
 
 }  // namespace
 
-AgentProcess spawn_process_group(const std::vector<std::string>& argv, bool keep_stdin_open) {
-  const Child child = spawn(argv, keep_stdin_open ? StdinMode::HeldOpen : StdinMode::DevNull);
+AgentProcess spawn_process_group(const std::vector<std::string>& argv, bool keep_stdin_open, int death_signal) {
+  const Child child = spawn(argv, keep_stdin_open ? StdinMode::HeldOpen : StdinMode::DevNull, death_signal);
   return AgentProcess{child.pid, child.out, child.err};
 }
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& input,
                           std::chrono::milliseconds timeout) {
-  Child child = spawn(argv, StdinMode::Pipe);
+  const Child child = spawn(argv, StdinMode::Pipe, SIGKILL);
   CommandResult result;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::size_t written = 0;
-  fcntl(child.in, F_SETFL, O_NONBLOCK);
-  if (input.empty()) {
-    close(child.in);
-    child.in = -1;
-  }
-  // Signals from a closed stdin must not kill the controller.
-  struct sigaction ignore{}, previous{};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ignore, &previous);
-  char buffer[16384];
-  while (child.out >= 0 || child.err >= 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      break;
-    }
-    pollfd fds[3] = {{child.out, POLLIN, 0}, {child.err, POLLIN, 0}, {child.in, POLLOUT, 0}};
-    if (poll(fds, 3, static_cast<int>(std::min<long long>(left.count(), 1000))) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    if (child.in >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      const ssize_t n = write(child.in, input.data() + written, input.size() - written);
-      if (n > 0) written += static_cast<std::size_t>(n);
-      if (n < 0 && errno != EAGAIN && errno != EINTR) written = input.size();
-      if (written == input.size()) {
-        close(child.in);
-        child.in = -1;
-      }
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-      if (n <= 0) {
-        if (n < 0 && errno == EINTR) continue;
-        close(fds[i].fd);
-        (i == 0 ? child.out : child.err) = -1;
-        continue;
-      }
-      (i == 0 ? result.out : result.err).append(buffer, static_cast<std::size_t>(n));
-    }
-  }
-  sigaction(SIGPIPE, &previous, nullptr);
+  PumpFds fds{child.out, child.err, child.in, input};
+  const PumpEnd end = pump_output(fds, Clock::now() + timeout,
+                                  {[&](const char* data, std::size_t size) { result.out.append(data, size); },
+                                   [&](const char* data, std::size_t size) { result.err.append(data, size); },
+                                   {}});
+  result.timed_out = end == PumpEnd::Deadline;
   kill(-child.pid, SIGKILL);
-  for (int fd : {child.in, child.out, child.err}) {
+  for (int fd : {fds.stdin_fd, fds.stdout_fd, fds.stderr_fd}) {
     if (fd >= 0) close(fd);
   }
   int status = 0;

@@ -1,10 +1,15 @@
 #pragma once
-// Process helpers shared by the remote connections: shell quoting and
-// starting a command as the leader of its own process group.
+// Process helpers shared by the connections and the runner: shell quoting,
+// forking the leader of a new process group, and one pump that reads a
+// child's stdout and stderr to EOF or a deadline.
 #include <sys/types.h>
 
+#include <csignal>
+
 #include <chrono>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sut/connection.h"
@@ -18,12 +23,44 @@ std::string shell_quote(const std::string& text);
 // Every argument quoted and joined with spaces.
 std::string shell_join(const std::vector<std::string>& words);
 
+using Clock = std::chrono::steady_clock;
+using ChunkHandler = std::function<void(const char* data, std::size_t size)>;
+
+// fork(), with the child made the leader of a new process group that gets
+// `death_signal` when this process dies (so a controller killed with -9 leaves
+// nothing running). The parent sets the group too, so the group exists when
+// fork returns on either side. Throws RunError when fork fails.
+pid_t fork_process_group_leader(int death_signal);
+
+// What pump_output reads and, optionally, writes.
+struct PumpFds {
+  int stdout_fd = -1;  // closed and set to -1 at EOF
+  int stderr_fd = -1;
+  int stdin_fd = -1;      // optional: `input` is written here, then it is closed
+  std::string_view input;
+};
+
+struct PumpHandlers {
+  ChunkHandler on_stdout;  // may be empty: the data is dropped
+  ChunkHandler on_stderr;
+  // Called once per iteration (at least every half second); false stops the pump.
+  std::function<bool()> keep_going;
+};
+
+enum class PumpEnd { Eof, Deadline, Stopped };
+
+// Reads stdout and stderr until both reach EOF, `deadline` passes or
+// keep_going says stop. Descriptors still open on return stay open.
+PumpEnd pump_output(PumpFds& fds, Clock::time_point deadline, const PumpHandlers& handlers);
+
 // Starts argv[0] (searched in PATH) as the leader of a new process group with
 // stdout/stderr on pipes. With keep_stdin_open the child's stdin is a pipe
 // that never reaches EOF while the child lives (ssh then keeps the remote
 // session's stdin open, so the remote side notices only a dropped connection).
-// Otherwise stdin is /dev/null.
-AgentProcess spawn_process_group(const std::vector<std::string>& argv, bool keep_stdin_open);
+// Otherwise stdin is /dev/null. The group gets `death_signal` when this
+// process dies: SIGTERM lets an agent contain its benchmark's tasks first.
+AgentProcess spawn_process_group(const std::vector<std::string>& argv, bool keep_stdin_open,
+                                 int death_signal = SIGKILL);
 
 struct CommandResult {
   int exit_status = -1;  // -1 when killed by a signal or timed out

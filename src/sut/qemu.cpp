@@ -5,9 +5,7 @@
 // leader the runner sees) checks the frames and passes on only verified JSON
 // Lines, so kernel console noise or a corrupted line never reaches the store.
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -33,7 +31,6 @@ namespace kbench::sut {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 // Frames on the results port: "<tag> <crc32 of payload> <payload>", tags
 // KBS1 (init started), KBO1 (agent stdout line), KBE1 (agent stderr line),
@@ -352,13 +349,8 @@ class QemuConnection final : public Connection {
     if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
       throw RunError(std::string("pipe: ") + std::strerror(errno));
     }
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
-    if (pid < 0) throw RunError(std::string("fork: ") + std::strerror(errno));
+    const pid_t pid = fork_process_group_leader(SIGKILL);
     if (pid == 0) {
-      setpgid(0, 0);
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(127);
       signal(SIGPIPE, SIG_IGN);
       close(out_pipe[0]);
       close(err_pipe[0]);
@@ -370,7 +362,6 @@ class QemuConnection final : public Connection {
       }
       _exit(status);
     }
-    setpgid(pid, pid);
     close(out_pipe[1]);
     close(err_pipe[1]);
     return AgentProcess{pid, out_pipe[0], err_pipe[0]};
@@ -387,9 +378,6 @@ class QemuConnection final : public Connection {
     std::optional<int> agent_status;
     bool init_started = false;
     int corrupted = 0;
-    char buffer[65536];
-    pollfd fds[2] = {{vm.stdout_fd, POLLIN, 0}, {vm.stderr_fd, POLLIN, 0}};
-    int open_fds = 2;
     std::string failure;
 
     auto handle_frame = [&](const Frame& frame) {
@@ -414,38 +402,29 @@ class QemuConnection final : public Connection {
       }
     };
 
-    while (open_fds > 0) {
-      if (probe_only && init_started) break;
+    auto on_stdout = [&](const char* data, std::size_t size) {
+      pending.append(data, size);
+      std::size_t start = 0;
+      for (auto nl = pending.find('\n', start); nl != std::string::npos; nl = pending.find('\n', start)) {
+        if (auto frame = parse_frame(pending.substr(start, nl - start))) handle_frame(*frame);
+        start = nl + 1;
+      }
+      pending.erase(0, start);
+    };
+    auto keep_going = [&] {
+      if (probe_only && init_started) return false;
       if (!init_started && Clock::now() - started > boot_timeout) {
         failure = fmt::format("the kernel did not reach /init within {}s (hang?)", boot_timeout.count());
-        break;
+        return false;
       }
-      if (poll(fds, 2, 500) < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      for (int i = 0; i < 2; ++i) {
-        if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-        const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-        if (n <= 0) {
-          if (n < 0 && errno == EINTR) continue;
-          close(fds[i].fd);
-          fds[i].fd = -1;
-          --open_fds;
-          continue;
-        }
-        if (i == 1) {
-          qemu_stderr.append(buffer, static_cast<std::size_t>(n));
-          continue;
-        }
-        pending.append(buffer, static_cast<std::size_t>(n));
-        std::size_t start = 0;
-        for (auto nl = pending.find('\n', start); nl != std::string::npos; nl = pending.find('\n', start)) {
-          if (auto frame = parse_frame(pending.substr(start, nl - start))) handle_frame(*frame);
-          start = nl + 1;
-        }
-        pending.erase(0, start);
-      }
+      return true;
+    };
+    // No deadline once /init runs: the runner's timeout kills the relay.
+    PumpFds fds{vm.stdout_fd, vm.stderr_fd, -1, {}};
+    pump_output(fds, Clock::time_point::max(),
+                {on_stdout, [&](const char* data, std::size_t size) { qemu_stderr.append(data, size); }, keep_going});
+    for (int fd : {fds.stdout_fd, fds.stderr_fd}) {
+      if (fd >= 0) close(fd);
     }
     if (auto frame = parse_frame(pending)) handle_frame(*frame);
 

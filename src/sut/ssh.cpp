@@ -18,13 +18,16 @@ namespace {
 
 // Runs the agent as its own process group (setsid) and watches the session's
 // stdin: the controller's ssh keeps it open, so it ends only when the
-// connection drops or ssh is killed, and then the agent's group is killed
-// instead of running on unobserved. POSIX sh; no single quotes in here.
+// connection drops or ssh is killed, and then the agent is told to stop
+// (SIGTERM: it kills every task its benchmark started) and its group is
+// killed (after at most 10 s) instead of running on unobserved. POSIX sh; no single quotes in here.
 constexpr const char* kRemoteRunScript = R"(a=$1; shift
 exec 3<&0 </dev/null
 if command -v setsid >/dev/null 2>&1; then setsid "$a" "$@" & else "$a" "$@" & fi
 p=$!
-( cat <&3 >/dev/null 2>&1; kill -KILL -"$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null ) >/dev/null 2>&1 &
+( cat <&3 >/dev/null 2>&1; kill -TERM "$p" 2>/dev/null
+  i=0; while kill -0 "$p" 2>/dev/null && [ $i -lt 10 ]; do sleep 1; i=$((i+1)); done
+  kill -KILL -"$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null ) >/dev/null 2>&1 &
 w=$!
 exec 3<&-
 wait "$p"; s=$?
