@@ -4,6 +4,7 @@
 #include "analysis/compare.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/session_report.h"
 #include "common/errors.h"
 #include "report/model.h"
 
@@ -47,6 +48,7 @@ void compare_command(const CompareCommandOptions& options) {
   auto& store = opened.store;
   store::SampleQuery query = options.filter;
   query.swprofiles = options.profiles;
+  query.settled_only = true;
   const report::Report result = analysis::build_comparison(store->samples(query), compare);
   if (result.tables.empty()) {
     throw InputError("compare: no rows for swprofile '" + compare.base +
@@ -59,9 +61,10 @@ void compare_command(const CompareCommandOptions& options) {
   const bool machine_format = options.format == "csv" || options.format == "json";
   std::ostream& notes = machine_format ? std::cerr : std::cout;
   for (const auto& failed : store->list_outcomes(options.profiles, store::OutcomeStatus::Failed)) {
-    notes << "failed: " << failed.benchmark << " (" << failed.swprofile << ", session " << failed.session
+    notes << "failed: " << failed.benchmark << " (" << failed.swprofile << ", session " << failed.session_number
           << "): " << failed.outcome.reason << "\n";
   }
+  print_incomplete_sessions(*store, options.profiles, notes);
 }
 
 }  // namespace

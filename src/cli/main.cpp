@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   kbench::cli::add_noise_command(app);
   kbench::cli::add_export_command(app);
   kbench::cli::add_plan_command(app);
+  kbench::cli::add_session_command(app);
 
   try {
     app.parse(argc, argv);
