@@ -1,9 +1,11 @@
 #include "store/sqlite_file.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -14,6 +16,8 @@
 namespace kbench::store {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 constexpr int kBusyTimeoutMs = 30000;
 constexpr char kSqliteMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
@@ -77,7 +81,22 @@ Connection open_read_only(const std::string& url, const std::string& path) {
 }
 
 Connection open_read_write(const std::string& url, const std::string& path, bool create) {
-  return open_with(url, path, path, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), " for writing");
+  Connection db = open_with(url, path, path, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), " for writing");
+  // SQLite quietly opens a file it cannot write read-only; the store also
+  // needs its directory for the -wal and -shm files. Say which is in the way.
+  const std::string directory = fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string();
+  for (const auto& [name, what] : {std::pair{path, "cannot write "}, std::pair{directory, "cannot create files in "}}) {
+    if (::access(name.c_str(), W_OK) == 0) continue;
+    const int error = errno;
+    throw InputError("store " + url + ": " + what + name + ": " +
+                     (error == EROFS    ? std::string("read-only file system")
+                      : error == EACCES ? std::string("permission denied")
+                                        : std::string(std::strerror(error))));
+  }
+  if (sqlite3_db_readonly(db.get(), "main") == 1) {
+    throw InputError("store " + url + ": cannot write " + path + ": SQLite opened it read-only");
+  }
+  return db;
 }
 
 FileInspection inspect_store_file(const std::string& url, const std::string& path) {
