@@ -1,5 +1,6 @@
 // kbench compare: the table for the mailing list.
 #include <iostream>
+#include <sstream>
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
@@ -51,8 +52,13 @@ void compare_command(const CompareCommandOptions& options) {
   query.settled_only = true;
   const report::Report result = analysis::build_comparison(store->samples(query), compare);
   if (result.tables.empty()) {
+    // Often because the only sessions are incomplete: say so on the same line.
+    std::ostringstream incomplete;
+    print_incomplete_sessions(*store, options.profiles, incomplete);
+    std::string why = incomplete.str();
+    if (!why.empty()) why = "; " + why.substr(0, why.find('\n'));
     throw InputError("compare: no rows for swprofile '" + compare.base +
-                     "' match --sut/--benchmark/--resultclass");
+                     "' match --sut/--benchmark/--resultclass" + why);
   }
   renderer->render(result, std::cout);
 

@@ -116,8 +116,8 @@ void delete_command(const SessionOptions& options) {
   const std::string url = resolve_store_url(options.store_url);
   auto store = store::open_store(url, store::OpenMode::MustExist);
   const auto session = find_session(*store, url, options);
-  const std::string what = fmt::format("{} (started {}, {} samples)", session_name(session), session.started_at,
-                                       session.samples);
+  const std::string what = fmt::format("{} (started {}, {} sample{})", session_name(session), session.started_at,
+                                       session.samples, session.samples == 1 ? "" : "s");
   if (!options.yes) {
     if (isatty(STDIN_FILENO) != 1) {
       throw InputError("session delete: standard input is not a terminal; pass --yes to delete " + what);
