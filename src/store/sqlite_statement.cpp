@@ -35,7 +35,9 @@ bool is_io_error(int extended_code) {
 std::string describe_sqlite_error(sqlite3* db) {
   if (!db) return "out of memory";
   const int code = sqlite3_extended_errcode(db);
-  const int system_errno = sqlite3_system_errno(db);
+  // Only an error of the medium has a meaningful errno: SQLite keeps the one
+  // of the last failed system call, which may be older than this error.
+  const int system_errno = is_io_error(code) ? sqlite3_system_errno(db) : 0;
   const std::string sqlite_message = sqlite3_errmsg(db);
   // The operating system's reason is the most precise; SQLite keeps it for
   // the last failed system call.
