@@ -1,9 +1,11 @@
 // kbench compare: the table for the mailing list.
 #include <iostream>
+#include <sstream>
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/session_report.h"
 #include "common/errors.h"
 #include "report/model.h"
 
@@ -47,10 +49,16 @@ void compare_command(const CompareCommandOptions& options) {
   auto& store = opened.store;
   store::SampleQuery query = options.filter;
   query.swprofiles = options.profiles;
+  query.settled_only = true;
   const report::Report result = analysis::build_comparison(store->samples(query), compare);
   if (result.tables.empty()) {
+    // Often because the only sessions are incomplete: say so on the same line.
+    std::ostringstream incomplete;
+    print_incomplete_sessions(*store, options.profiles, incomplete);
+    std::string why = incomplete.str();
+    if (!why.empty()) why = "; " + why.substr(0, why.find('\n'));
     throw InputError("compare: no rows for swprofile '" + compare.base +
-                     "' match --sut/--benchmark/--resultclass");
+                     "' match --sut/--benchmark/--resultclass" + why);
   }
   renderer->render(result, std::cout);
 
@@ -59,9 +67,10 @@ void compare_command(const CompareCommandOptions& options) {
   const bool machine_format = options.format == "csv" || options.format == "json";
   std::ostream& notes = machine_format ? std::cerr : std::cout;
   for (const auto& failed : store->list_outcomes(options.profiles, store::OutcomeStatus::Failed)) {
-    notes << "failed: " << failed.benchmark << " (" << failed.swprofile << ", session " << failed.session
+    notes << "failed: " << failed.benchmark << " (" << failed.swprofile << ", session " << failed.session_number
           << "): " << failed.outcome.reason << "\n";
   }
+  print_incomplete_sessions(*store, options.profiles, notes);
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 // kbench list: what the store holds.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <tuple>
 
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/session_report.h"
 #include "common/errors.h"
 #include "store/result_store.h"
 
@@ -14,12 +18,34 @@ namespace {
 struct ListOptions {
   std::string what;
   std::string glob = "*";
+  std::string swprofile_glob = "*";
   std::string store_url;
 };
 
+// One line per session, oldest first within each swprofile and SUT.
+void list_sessions(store::ResultStore& store, const std::string& swprofile_glob) {
+  std::vector<std::string> names;
+  for (const auto& listing : store.list_swprofiles(swprofile_glob)) names.push_back(listing.name);
+  std::cout << fmt::format("{:<24} {:<20} {:>7}  {:<20}  {:<24} {:>9}  {}\n", "swprofile", "SUT", "session",
+                           "started", "kernel", "samples", "state");
+  if (names.empty()) return;
+  auto sessions = store.list_sessions(names);
+  std::stable_sort(sessions.begin(), sessions.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.swprofile, a.sut, a.session_index) < std::tie(b.swprofile, b.sut, b.session_index);
+  });
+  for (const auto& s : sessions) {
+    const std::string state = s.complete() ? "complete" : "incomplete: " + describe_incompleteness(s);
+    std::cout << fmt::format("{:<24} {:<20} {:>7}  {:<20}  {:<24} {:>9}  {}\n", s.swprofile, s.sut, s.number(),
+                             s.started_at, s.kernel_release, s.samples, state);
+  }
+}
+
 void list_command(const ListOptions& options) {
-  auto store = store::open_store(resolve_store_url(options.store_url), store::OpenMode::MustExist);
-  if (options.what == "sut") {
+  const OpenedStore opened = open_existing_store(options.store_url);
+  auto& store = opened.store;
+  if (options.what == "session" || options.what == "sessions") {
+    list_sessions(*store, options.swprofile_glob);
+  } else if (options.what == "sut") {
     std::cout << fmt::format("{:<24} {:<8} {:>5} {:>7} {:>8}  {}\n", "SUT", "arch", "cpus", "memory", "sessions",
                              "cpu model");
     for (const auto& l : store->list_suts(options.glob)) {
@@ -47,13 +73,18 @@ void list_command(const ListOptions& options) {
 
 void add_list_command(CLI::App& app) {
   auto options = std::make_shared<ListOptions>();
-  CLI::App* cmd = app.add_subcommand("list", "List the SUTs, swprofiles or benchmarks in the store");
-  cmd->add_option("kind", options->what, "sut, swprofile or benchmark")
+  CLI::App* cmd = app.add_subcommand("list", "List the SUTs, swprofiles, benchmarks or sessions in the store");
+  cmd->add_option("kind", options->what, "sut, swprofile, benchmark or sessions")
       ->required()
-      ->check(CLI::IsMember({"sut", "swprofile", "benchmark"}));
+      ->check(CLI::IsMember({"sut", "swprofile", "benchmark", "session", "sessions"}));
   cmd->add_option("--id", options->glob, "only names matching this glob");
+  cmd->add_option("--swprofile", options->swprofile_glob, "sessions: only swprofiles matching this glob");
   add_store_option(*cmd, options->store_url);
-  cmd->footer("Examples:\n  kbench list swprofile\n  kbench list benchmark --id 'syscall/*'");
+  cmd->footer(
+      "Examples:\n  kbench list swprofile\n  kbench list benchmark --id 'syscall/*'\n"
+      "  kbench list sessions --swprofile 'base*'\n"
+      "A session is numbered 1, 2, ... within its SUT and swprofile; `kbench session show|delete\n"
+      "SWPROFILE NUMBER` takes that number.");
   cmd->callback([options] { list_command(*options); });
 }
 

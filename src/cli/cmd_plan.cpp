@@ -1,5 +1,6 @@
 // kbench plan check|exec: validate or run a YAML plan.
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -12,6 +13,7 @@
 #include "runner/catalogue.h"
 #include "runner/plan_executor.h"
 #include "sut/factory.h"
+#include "sut/process.h"
 
 namespace kbench::cli {
 
@@ -25,13 +27,6 @@ struct PlanOptions {
   bool strict = false;
   std::string store_url;
 };
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void check_command(const PlanOptions& options) {
   const plan::Plan plan = plan::load_plan(options.path);
@@ -53,7 +48,7 @@ void exec_command(const PlanOptions& options) {
   exec.resume = options.resume;
   exec.cpus = options.cpus;
   exec.strict = options.strict;
-  exec.plan_identity = runner::plan_identity(read_text(options.path));
+  exec.plan_key = std::filesystem::absolute(options.path).lexically_normal().string();
   runner::select_swprofiles(plan, exec);
 
   // The catalogue comes from the local agent: the same binary every SUT runs,
@@ -75,10 +70,14 @@ void exec_command(const PlanOptions& options) {
     if (!sut_spec) return *local;
     return *connections.at(per_profile ? profile.name : "");
   };
-  auto store = store::open_store(resolve_store_url(options.store_url), store::OpenMode::CreateIfMissing);
+  const std::string store_url = resolve_store_url(options.store_url);
+  auto store = store::open_store(store_url, store::OpenMode::CreateIfMissing);
 
+  std::string again = "kbench plan exec " + sut::shell_quote(options.path);
+  for (const auto& name : options.swprofiles) again += " --swprofile " + sut::shell_quote(name);
+  if (!options.cpus.empty()) again += " --cpus " + sut::shell_quote(options.cpus);
   execute_and_report(plan, runs, connection_for, *store, exec,
-                     "; continue with: kbench plan exec " + options.path + " --resume");
+                     "; continue with: " + again + " --resume --store " + sut::shell_quote(store_url));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "plan/plan.h"
 #include "runner/catalogue.h"
 #include "runner/plan_executor.h"
+#include "sut/process.h"
 
 namespace kbench::cli {
 
@@ -28,6 +29,7 @@ struct RunOptions {
   bool strict = false;
   std::vector<std::string> params;  // --param key=value, for every benchmark selected
   std::optional<std::string> size;  // --size quick|default (none: the suite's)
+  bool resume = false;
 };
 
 // --param key=value (repeatable) -> overrides; a key given twice is refused.
@@ -102,6 +104,23 @@ plan::Plan build_run_plan(const RunOptions& options, const plan::Plan& suite, co
   return run_plan;
 }
 
+// The command that resumes this run: the same options (they decide the
+// implicit plan, which --resume checks) with the store made explicit.
+std::string resume_command(const RunOptions& options, const std::string& store_url) {
+  using sut::shell_quote;
+  std::string command = "kbench run --swprofile " + shell_quote(options.swprofile);
+  if (options.suite != "default") command += " --suite " + shell_quote(options.suite);
+  if (!options.benchmark_glob.empty()) command += " --benchmark " + shell_quote(options.benchmark_glob);
+  if (options.warmups) command += " --warmups " + std::to_string(*options.warmups);
+  if (options.repeats) command += " --repeats " + std::to_string(*options.repeats);
+  if (!options.timeout.empty()) command += " --timeout " + shell_quote(options.timeout);
+  if (!options.cpus.empty()) command += " --cpus " + shell_quote(options.cpus);
+  if (!options.sut_name.empty()) command += " --sut " + shell_quote(options.sut_name);
+  for (const auto& param : options.params) command += " --param " + shell_quote(param);
+  if (options.size) command += " --size " + shell_quote(*options.size);
+  return command + " --resume --store " + shell_quote(store_url);
+}
+
 void run_command(const RunOptions& options) {
   validate_profile_name(options.swprofile);
   if (options.warmups && *options.warmups < 0) throw InputError("--warmups: expected an integer >= 0");
@@ -122,11 +141,15 @@ void run_command(const RunOptions& options) {
   exec.cpus = options.cpus;
   exec.strict = options.strict;
   exec.sut_name = options.sut_name;
+  exec.resume = options.resume;
+  exec.plan_key = "kbench run";
 
   // Only now, with every input checked, is the store opened (and maybe created).
-  auto store = store::open_store(resolve_store_url(options.store_url), store::OpenMode::CreateIfMissing);
+  const std::string store_url = resolve_store_url(options.store_url);
+  auto store = store::open_store(store_url, store::OpenMode::CreateIfMissing);
   execute_and_report(
-      run_plan, runs, [&](const plan::SwprofileSpec&) -> sut::Connection& { return *connection; }, *store, exec, "");
+      run_plan, runs, [&](const plan::SwprofileSpec&) -> sut::Connection& { return *connection; }, *store, exec,
+      "; continue with: " + resume_command(options, store_url));
 }
 
 }  // namespace
@@ -149,6 +172,8 @@ void add_run_command(CLI::App& app) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--size", options->size, "parameter values to start from: quick or default (default: the suite's)");
+  cmd->add_flag("--resume", options->resume,
+                "continue the interrupted run of this swprofile (same options; refused if they changed)");
   add_execution_options(*cmd, options->cpus, options->strict, options->store_url);
   cmd->footer(
       "Examples:\n"

@@ -5,6 +5,7 @@
 #include "analysis/compare.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/session_report.h"
 #include "common/errors.h"
 #include "report/format.h"
 #include "report/model.h"
@@ -64,19 +65,21 @@ void show_command(const ShowOptions& options) {
   auto& store = opened.store;
   store::SampleQuery query;
   query.swprofiles = {options.profile};
+  query.settled_only = true;
   auto tables = analysis::build_profile_tables(store->samples(query), options.profile);
   for (const auto status : {store::OutcomeStatus::Skipped, store::OutcomeStatus::Failed}) {
     for (const auto& listing : store->list_outcomes({options.profile}, status)) {
       if (tables.empty()) tables.push_back({listing.sut, options.profile, {}, {}, {}});
       auto& into = status == store::OutcomeStatus::Skipped ? tables.front().skipped : tables.front().failed;
       into.push_back(listing.benchmark + ": " + listing.outcome.reason + " (session " +
-                     std::to_string(listing.session) + ")");
+                     std::to_string(listing.session_number) + ")");
     }
   }
   for (const auto& table : tables) {
     if (options.relative) render_relative(table, std::cout);
     else report::render_profile_grid(table, std::cout);
   }
+  print_incomplete_sessions(*store, {options.profile}, std::cout);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   kbench::cli::add_export_command(app);
   kbench::cli::add_plan_command(app);
   kbench::cli::add_catalogue_command(app);
+  kbench::cli::add_session_command(app);
 
   try {
     app.parse(argc, argv);

@@ -25,7 +25,7 @@ void add_sample_filter_options(CLI::App& command, store::SampleQuery& filter) {
 OpenedStore open_existing_store(const std::string& store_url_option) {
   OpenedStore opened;
   opened.url = resolve_store_url(store_url_option);
-  opened.store = store::open_store(opened.url, store::OpenMode::MustExist);
+  opened.store = store::open_store(opened.url, store::OpenMode::ReadOnly);
   return opened;
 }
 

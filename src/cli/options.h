@@ -18,7 +18,9 @@ std::optional<double> parse_fdr(const std::string& text);
 // the caller sets the swprofiles.
 void add_sample_filter_options(CLI::App& command, store::SampleQuery& filter);
 
-// The store named by --store (or the default), which must already exist.
+// The store named by --store (or the default), which must already exist;
+// opened read-only (the reading commands never write, and work on a
+// read-only or full file system).
 struct OpenedStore {
   std::string url;
   std::unique_ptr<store::ResultStore> store;

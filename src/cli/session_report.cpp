@@ -12,10 +12,39 @@
 
 namespace kbench::cli {
 
+std::string describe_incompleteness(const store::SessionListing& session) {
+  if (session.complete()) return "";
+  std::string text;
+  if (!session.finished) text = "not finished (interrupted, killed, or still running)";
+  if (!session.gaps.empty()) {
+    text += text.empty() ? "no outcome for " : "; no outcome for ";
+    for (std::size_t i = 0; i < session.gaps.size(); ++i) {
+      const auto& gap = session.gaps[i];
+      if (i) text += ", ";
+      text += gap.benchmark;
+      if (gap.repeats_stored > 0) {
+        text += " (interrupted after " + std::to_string(gap.repeats_stored) +
+                (gap.repeats_stored == 1 ? " repeat" : " repeats") + ", not used)";
+      }
+    }
+  }
+  return text;
+}
+
+void print_incomplete_sessions(store::ResultStore& store, const std::vector<std::string>& swprofiles,
+                               std::ostream& out) {
+  for (const auto& session : store.list_sessions(swprofiles)) {
+    if (session.complete()) continue;
+    out << "incomplete: swprofile " << session.swprofile << " session " << session.number() << " on "
+        << session.sut << ": " << describe_incompleteness(session) << "\n";
+  }
+}
+
 void print_session_tables(store::ResultStore& store, const runner::ExecResult& result, std::ostream& out) {
   for (const auto& session : result.sessions) {
     store::SampleQuery query;
     query.swprofiles = {session.swprofile};
+    query.settled_only = true;
     auto tables = analysis::build_profile_tables(store.samples(query), session.swprofile, session.session);
     if (tables.empty()) tables.push_back({session.sut.name, session.swprofile, {}, {}, {}});
     for (const auto& outcome : session.outcomes) {
@@ -23,7 +52,7 @@ void print_session_tables(store::ResultStore& store, const runner::ExecResult& r
       if (outcome.outcome.status == store::OutcomeStatus::Skipped) tables.front().skipped.push_back(line);
       if (outcome.outcome.status == store::OutcomeStatus::Failed) tables.front().failed.push_back(line);
     }
-    out << "swprofile " << session.swprofile << ", session " << session.session << "\n";
+    out << "swprofile " << session.swprofile << ", session " << session.number << "\n";
     for (const auto& table : tables) report::render_profile_grid(table, out);
   }
 }

@@ -6,6 +6,17 @@
 
 namespace kbench::cli {
 
+// What an incomplete session lacks, in one line: "not finished (killed, or
+// still running); no outcome for syscall/getpid (interrupted after 1 repeat,
+// its samples are not used), syscall/read". Empty for a complete session.
+std::string describe_incompleteness(const store::SessionListing& session);
+
+// "incomplete: swprofile base session 2 on host: ..." for every incomplete
+// session of these swprofiles (all when empty). Used by compare and show,
+// whose tables leave out what such sessions lack.
+void print_incomplete_sessions(store::ResultStore& store, const std::vector<std::string>& swprofiles,
+                               std::ostream& out);
+
 // The single-profile table of every session just run, with its skipped and
 // failed benchmarks (kbench run, kbench plan exec).
 void print_session_tables(store::ResultStore& store, const runner::ExecResult& result, std::ostream& out);

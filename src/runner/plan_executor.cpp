@@ -5,6 +5,7 @@
 #include <ctime>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -48,7 +49,64 @@ std::string outcome_text(const BenchmarkOutcome& outcome) {
 
 }  // namespace
 
-std::string plan_identity(const std::string& text) {
+nlohmann::json plan_description(const std::vector<BenchmarkRun>& benchmarks) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& run : benchmarks) {
+    list.push_back({{"name", run.name},
+                    {"params", run.params},
+                    {"warmups", run.settings.warmups},
+                    {"repeats", run.settings.repeats},
+                    {"sessions", run.settings.sessions},
+                    {"timeout", fmt::format("{}s", run.settings.timeout.count())}});
+  }
+  return list;
+}
+
+std::vector<std::string> plan_changes(const nlohmann::json& before, const nlohmann::json& after) {
+  // Keyed by name, with "#2" for a name the plan lists a second time.
+  auto by_name = [](const nlohmann::json& list) {
+    std::vector<std::pair<std::string, nlohmann::json>> entries;
+    std::map<std::string, int> seen;
+    if (!list.is_array()) return entries;
+    for (const auto& entry : list) {
+      const std::string name = entry.value("name", std::string("?"));
+      const int count = ++seen[name];
+      entries.emplace_back(count == 1 ? name : fmt::format("{}#{}", name, count), entry);
+    }
+    return entries;
+  };
+  const auto old_entries = by_name(before);
+  const auto new_entries = by_name(after);
+  auto find = [](const auto& entries, const std::string& key) -> const nlohmann::json* {
+    for (const auto& [name, entry] : entries) {
+      if (name == key) return &entry;
+    }
+    return nullptr;
+  };
+  std::vector<std::string> changes;
+  for (const auto& [name, old_entry] : old_entries) {
+    const nlohmann::json* new_entry = find(new_entries, name);
+    if (!new_entry) {
+      changes.push_back("benchmark " + name + " removed");
+      continue;
+    }
+    for (const char* field : {"params", "warmups", "repeats", "sessions", "timeout"}) {
+      const auto old_value = old_entry.value(field, nlohmann::json());
+      const auto new_value = new_entry->value(field, nlohmann::json());
+      if (old_value == new_value) continue;
+      auto text = [](const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); };
+      changes.push_back(fmt::format("benchmark {} {} {} -> {}", name, field, text(old_value), text(new_value)));
+    }
+  }
+  for (const auto& [name, entry] : new_entries) {
+    if (!find(old_entries, name)) changes.push_back("benchmark " + name + " added");
+  }
+  if (changes.empty() && before != after) changes.push_back("the order of the benchmarks");
+  return changes;
+}
+
+std::string plan_identity(const nlohmann::json& description) {
+  const std::string text = description.dump();
   std::uint64_t hash = 1469598103934665603ull;
   for (const unsigned char c : text) {
     hash ^= c;
@@ -148,6 +206,28 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
                         const ConnectionFor& connection_for, store::ResultStore& store, const ExecOptions& options,
                         Progress& progress) {
   const auto profiles = select_swprofiles(plan, options);
+  const nlohmann::json description = plan_description(benchmarks);
+  const std::string identity = plan_identity(description);
+  // A run is one execution of the plan (and its resumptions): --resume
+  // continues the sessions of the newest run, never those of an older one.
+  std::string run_id;
+  if (options.resume) {
+    std::vector<std::string> names;
+    for (const auto& profile : profiles) names.push_back(profile.name);
+    if (const auto latest = store.latest_plan(options.plan_key, names)) {
+      if (latest->value("identity", std::string()) != identity) {
+        auto changes = plan_changes(latest->value("benchmarks", nlohmann::json::array()), description);
+        throw InputError(fmt::format("plan changed since the interrupted run: {}; undo the change to resume, or "
+                                     "run without --resume to start new sessions",
+                                     fmt::join(changes, "; ")));
+      }
+      run_id = latest->value("run", std::string());
+    } else {
+      progress.message("kbench: nothing to resume in " + store.location() + "; starting new sessions");
+    }
+  }
+  if (run_id.empty()) run_id = fmt::format("{}-{}", utc_now_iso8601(), getpid());
+
   const MachineLoad load = machine_load();
   if (load.busy()) {
     const std::string warning = fmt::format("machine busy: 1-minute load average {:.2f} on {} CPUs", load.load1, load.cpus);
@@ -182,23 +262,29 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       summary.sut = sut_from_fingerprint(fingerprint, options.sut_name.empty() && plan.sut ? plan.sut->name
                                                                                            : options.sut_name);
       std::optional<std::int64_t> resumed;
-      if (options.resume && !options.plan_identity.empty()) {
-        resumed = store.find_plan_session(profile.name, options.plan_identity, s);
-      }
+      if (options.resume) resumed = store.find_plan_session(profile.name, options.plan_key, run_id, s);
       if (resumed) {
         summary.session = *resumed;
-        progress.message(fmt::format("resuming session {} of swprofile {} (plan session {})", *resumed, profile.name, s));
       } else {
-        fingerprint["plan"] = {{"path", plan.path}, {"identity", options.plan_identity}, {"session", s}};
+        fingerprint["plan"] = {{"path", plan.path}, {"key", options.plan_key}, {"identity", identity},
+                               {"run", run_id},     {"session", s},           {"benchmarks", description}};
         fingerprint["sysctl"] = profile.sysctl;
-        summary.session = store.begin_session({summary.sut, profile.name, fingerprint, utc_now_iso8601()});
+        std::vector<store::BenchmarkKey> planned;
+        for (const auto& run : benchmarks) {
+          if (s < run.settings.sessions) planned.push_back({run.name, run.params});
+        }
+        summary.session = store.begin_session({summary.sut, profile.name, fingerprint, utc_now_iso8601(), planned});
       }
+      const auto stored_session = store.session(summary.session);
+      summary.number = stored_session ? stored_session->number() : 0;
+      if (resumed) progress.message(fmt::format("resuming session {} of swprofile {}", summary.number, profile.name));
+      bool ran_to_end = true;
 
       SysctlGuard sysctls;
       sysctls.apply(profile.sysctl);
       for (const auto& run : benchmarks) {
         if (s >= run.settings.sessions) continue;
-        const std::string label = fmt::format("{} session {} {}", profile.name, s + 1, run.name);
+        const std::string label = fmt::format("{} session {} {}", profile.name, summary.number, run.name);
         const store::BenchmarkKey key{run.name, run.params};
         if (resumed) {
           if (const auto done = store.outcome_of(summary.session, key)) {
@@ -210,13 +296,19 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           // so none is counted twice and warmups precede the measurement.
           store.discard_benchmark(summary.session, key);
         }
-        if (interrupted()) break;
+        if (interrupted()) {
+          ran_to_end = false;
+          break;
+        }
         progress.step_started(label, run.name, run.settings.repeats);
         BenchmarkOutcome outcome = run_benchmark(connection, store, summary.session, run, options.cpus, progress);
         if (interrupted()) {
           // The agent was killed by our own signal handler: not the benchmark's
-          // fault, so no outcome is recorded; --resume redoes this benchmark.
+          // fault, so it has no outcome (its repeats so far stay, unused by
+          // compare); --resume redoes this benchmark.
+          store.discard_outcome(summary.session, key);
           progress.step_finished("interrupted");
+          ran_to_end = false;
           break;
         }
         if (outcome.outcome.status == store::OutcomeStatus::Failed) ++result.failed;
@@ -224,6 +316,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         summary.outcomes.push_back(std::move(outcome));
       }
       sysctls.restore();
+      if (ran_to_end) store.finish_session(summary.session);
       result.sessions.push_back(std::move(summary));
     }
   }

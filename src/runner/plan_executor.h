@@ -21,11 +21,14 @@ struct ExecOptions {
   std::string cpus;                     // --cpus LIST for every benchmark
   bool strict = false;                  // refuse to start on a busy machine
   std::string sut_name;                 // overrides the plan's sut.name
-  std::string plan_identity;            // what resume matches sessions by (hash of the plan text)
+  // What --resume matches sessions by: the plan file's absolute path for
+  // `plan exec`, "kbench run" for the implicit plan of `kbench run`.
+  std::string plan_key;
 };
 
 struct SessionSummary {
-  std::int64_t session = 0;
+  std::int64_t session = 0;  // the store's id
+  int number = 0;            // 1-based within (SUT, swprofile): what users see
   std::string swprofile;
   store::Sut sut;
   std::vector<BenchmarkOutcome> outcomes;
@@ -53,8 +56,14 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
                         const ConnectionFor& connection_for, store::ResultStore& store, const ExecOptions& options,
                         Progress& progress);
 
-// FNV-1a of the plan file's bytes, hex: the identity --resume matches.
-std::string plan_identity(const std::string& text);
+// What a plan runs, as stored with each session: per benchmark its name,
+// effective parameters, warmups, repeats, sessions and timeout. Comments
+// and layout of the plan file are not part of it.
+nlohmann::json plan_description(const std::vector<BenchmarkRun>& benchmarks);
+// FNV-1a of the description's text, hex: --resume refuses when it differs.
+std::string plan_identity(const nlohmann::json& description);
+// "benchmark syscall/getpid repeats 5 -> 7", "benchmark sched/yield added", ...
+std::vector<std::string> plan_changes(const nlohmann::json& before, const nlohmann::json& after);
 
 // 1-minute load average and CPU count, for the busy-machine check.
 struct MachineLoad {

@@ -18,7 +18,7 @@ namespace kbench::store {
 
 // The schema version this build reads and writes. A store with a higher
 // version is refused (InputError), never rewritten.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // Identity of a system under test. Two sessions belong to the same SUT when
 // all of these agree. memory_gib is MemTotal rounded to whole GiB, because
@@ -33,16 +33,19 @@ struct Sut {
   std::string product_name;
 };
 
+struct BenchmarkKey {
+  std::string name;  // suite/name
+  Params params;     // effective parameters
+};
+
 struct SessionStart {
   Sut sut;
   std::string swprofile;
   nlohmann::json fingerprint;  // the agent's whole fingerprint record "data"
   std::string started_at;      // ISO 8601 UTC
-};
-
-struct BenchmarkKey {
-  std::string name;  // suite/name
-  Params params;     // effective parameters
+  // What the session is to run: a benchmark in here without an outcome is
+  // what an unfinished session lacks.
+  std::vector<BenchmarkKey> planned;
 };
 
 enum class OutcomeStatus { Ok, Skipped, Failed };
@@ -62,6 +65,7 @@ struct SampleRow {
   std::string swprofile;
   std::int64_t session = 0;
   int session_index = 0;  // 0-based order of the session within (sut, swprofile)
+  int session_number() const { return session_index + 1; }
   std::string benchmark;
   ResultClass result_class;
   int repeat = 0;
@@ -74,6 +78,10 @@ struct SampleQuery {
   std::string sut_glob = "*";
   std::string benchmark_glob = "*";
   std::string resultclass_glob = "*";  // matched against the label "name (unit)"
+  // Only samples of benchmarks whose outcome in their session is "ok": what
+  // compare and show use, so the repeats of an interrupted or failed
+  // benchmark never feed a comparison. Export takes everything.
+  bool settled_only = false;
 };
 
 struct SutListing {
@@ -92,18 +100,42 @@ struct BenchmarkListing {
   std::vector<ResultClass> result_classes;
   std::int64_t samples = 0;
 };
+// A benchmark a session lacks: planned but without an outcome. With
+// repeats_stored > 0 it was interrupted part-way (those repeats are not used).
+struct SessionGap {
+  std::string benchmark;
+  Params params;
+  int repeats_stored = 0;
+};
 struct SessionListing {
-  std::int64_t id = 0;
+  std::int64_t id = 0;  // the store's row id (stable, unique in the store)
   std::string sut;
   std::string swprofile;
   int session_index = 0;  // 0-based order within (sut, swprofile)
   std::string started_at;
   std::string kernel_release;
+  bool finished = false;         // the run got to its end (not killed, not interrupted)
+  std::vector<SessionGap> gaps;  // planned or begun benchmarks without an outcome
+  std::int64_t samples = 0;
+  nlohmann::json fingerprint;  // filled by session() only
+
+  // The number users see: "session 2 of base on host". 1-based.
+  int number() const { return session_index + 1; }
+  bool complete() const { return finished && gaps.empty(); }
+};
+// One benchmark of one session, for `kbench session show`.
+struct SessionBenchmark {
+  std::string benchmark;
+  Params params;
+  std::optional<Outcome> outcome;
+  int repeats = 0;
+  std::int64_t samples = 0;
 };
 struct OutcomeListing {
   std::string sut;
   std::string swprofile;
   std::int64_t session = 0;
+  int session_number = 0;  // 1-based within (sut, swprofile)
   std::string benchmark;
   Outcome outcome;
 };
@@ -143,13 +175,30 @@ class ResultStore {
   virtual std::vector<int> stored_repeats(std::int64_t session, const BenchmarkKey& benchmark) = 0;
   // The recorded outcome of `benchmark` in `session`, if any.
   virtual std::optional<Outcome> outcome_of(std::int64_t session, const BenchmarkKey& benchmark) = 0;
-  // The newest session of `swprofile` that `kbench plan exec` started for
-  // session number `plan_session` of the plan with this identity (--resume).
-  virtual std::optional<std::int64_t> find_plan_session(const std::string& swprofile,
-                                                        const std::string& plan_identity, int plan_session) = 0;
+  // The "plan" object of the fingerprint of the newest session whose plan
+  // key (`plan.key`) is `plan_key` among the named swprofiles (--resume).
+  virtual std::optional<nlohmann::json> latest_plan(const std::string& plan_key,
+                                                    const std::vector<std::string>& swprofiles) = 0;
+  // The session of `swprofile` that run `run` of the plan with this key
+  // started for its session `plan_session` (0-based), if any.
+  virtual std::optional<std::int64_t> find_plan_session(const std::string& swprofile, const std::string& plan_key,
+                                                        const std::string& run, int plan_session) = 0;
+  // Marks the session as run to its end (every planned benchmark has an
+  // outcome or was left out on purpose).
+  virtual void finish_session(std::int64_t session) = 0;
+  // One session with its fingerprint, if it exists.
+  virtual std::optional<SessionListing> session(std::int64_t session) = 0;
+  // Every benchmark the session planned or stored anything for.
+  virtual std::vector<SessionBenchmark> session_benchmarks(std::int64_t session) = 0;
+  // Deletes the session with its samples and outcomes in one transaction.
+  // SUT, swprofile and benchmark rows stay (other sessions may use them).
+  virtual void delete_session(std::int64_t session) = 0;
   // Deletes the samples and the outcome of `benchmark` in `session` in one
   // transaction, so a resumed run can redo an interrupted benchmark cleanly.
   virtual void discard_benchmark(std::int64_t session, const BenchmarkKey& benchmark) = 0;
+  // Deletes only the outcome: a benchmark stopped by the user's interrupt
+  // keeps its committed repeats, but is not "failed" (nor "ok").
+  virtual void discard_outcome(std::int64_t session, const BenchmarkKey& benchmark) = 0;
   // SQLite's `PRAGMA integrity_check` plus `PRAGMA foreign_key_check`:
   // empty when the store is sound, else one line per problem.
   virtual std::vector<std::string> integrity_check() = 0;
@@ -158,14 +207,15 @@ class ResultStore {
 };
 
 enum class OpenMode {
-  CreateIfMissing,  // kbench run
-  MustExist,        // kbench compare / list / show: a missing store is bad input
+  CreateIfMissing,  // kbench run, plan exec
+  MustExist,        // kbench session delete: a missing store is bad input
+  ReadOnly,         // kbench compare / list / show / noise / export: MustExist, never written
 };
 
 // A store URL taken apart. Accepted forms (docs/resultstore.md):
 //   sqlite:///abs/path.db   absolute path
 //   sqlite://rel/path.db    path relative to the working directory
-//   /abs/path.db, rel.db    a plain path (no "scheme://") is an SQLite file
+//   /abs/path.db, rel.db    a plain path (no "scheme:") is an SQLite file
 struct StoreUrl {
   std::string scheme;  // "sqlite"
   std::string path;    // file system path for sqlite

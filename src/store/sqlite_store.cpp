@@ -2,21 +2,18 @@
 // versioning and transactions).
 #include "store/sqlite_store.h"
 
-#include <sqlite3.h>
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
 
 #include "common/errors.h"
+#include "store/schema.h"
+#include "store/sqlite_file.h"
+#include "store/sqlite_statement.h"
 
 namespace kbench::store {
 
@@ -24,182 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kBusyTimeoutMs = 30000;
 constexpr std::size_t kInsertBatch = 32;
-constexpr char kSqliteMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
-                                   'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
-
-// Version 1. Any change to these statements is a new kSchemaVersion.
-constexpr const char* kSchemaSql = R"sql(
-CREATE TABLE IF NOT EXISTS kbench_meta (
-  key   TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sut (
-  id           INTEGER PRIMARY KEY,
-  name         TEXT NOT NULL,
-  hostname     TEXT NOT NULL,
-  arch         TEXT NOT NULL,
-  cpu_model    TEXT NOT NULL,
-  cpu_count    INTEGER NOT NULL,
-  memory_gib   INTEGER NOT NULL,
-  product_name TEXT NOT NULL,
-  UNIQUE (name, hostname, arch, cpu_model, cpu_count, memory_gib, product_name)
-);
-CREATE TABLE IF NOT EXISTS swprofile (
-  id   INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE
-);
-CREATE TABLE IF NOT EXISTS session (
-  id             INTEGER PRIMARY KEY,
-  sut_id         INTEGER NOT NULL REFERENCES sut(id),
-  swprofile_id   INTEGER NOT NULL REFERENCES swprofile(id),
-  idx            INTEGER NOT NULL CHECK (idx >= 0),
-  started_at     TEXT NOT NULL,
-  kernel_release TEXT NOT NULL,
-  fingerprint    TEXT NOT NULL,
-  UNIQUE (sut_id, swprofile_id, idx)
-);
-CREATE INDEX IF NOT EXISTS session_by_swprofile ON session(swprofile_id);
-CREATE TABLE IF NOT EXISTS benchmark (
-  id     INTEGER PRIMARY KEY,
-  name   TEXT NOT NULL,
-  params TEXT NOT NULL,
-  UNIQUE (name, params)
-);
-CREATE TABLE IF NOT EXISTS resultclass (
-  id           INTEGER PRIMARY KEY,
-  benchmark_id INTEGER NOT NULL REFERENCES benchmark(id),
-  name         TEXT NOT NULL,
-  unit         TEXT NOT NULL,
-  better       TEXT NOT NULL CHECK (better IN ('higher', 'lower')),
-  UNIQUE (benchmark_id, name, unit)
-);
-CREATE TABLE IF NOT EXISTS result (
-  session_id     INTEGER NOT NULL REFERENCES session(id),
-  resultclass_id INTEGER NOT NULL REFERENCES resultclass(id),
-  repeat         INTEGER NOT NULL CHECK (repeat >= 0),
-  value          REAL NOT NULL,
-  recorded_at    INTEGER NOT NULL,
-  PRIMARY KEY (session_id, resultclass_id, repeat)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS outcome (
-  session_id   INTEGER NOT NULL REFERENCES session(id),
-  benchmark_id INTEGER NOT NULL REFERENCES benchmark(id),
-  status       TEXT NOT NULL CHECK (status IN ('ok', 'skipped', 'failed')),
-  reason       TEXT NOT NULL,
-  stderr_tail  TEXT NOT NULL,
-  recorded_at  INTEGER NOT NULL,
-  PRIMARY KEY (session_id, benchmark_id)
-) WITHOUT ROWID;
-)sql";
-
-// Failures of an operation that should have worked (disk full, lock held
-// for longer than the busy timeout, ...): RunError naming the store.
-[[noreturn]] void fail(sqlite3* db, const std::string& location, const std::string& what) {
-  std::string message = "store " + location + ": " + what;
-  if (db) {
-    message += ": ";
-    message += sqlite3_errmsg(db);
-    if (sqlite3_errcode(db) == SQLITE_BUSY) message += " (another kbench holds the store locked)";
-  }
-  throw RunError(message);
-}
-
-class Statement {
- public:
-  Statement() = default;
-  Statement(sqlite3* db, const std::string& location, const std::string& sql)
-      : db_(db), location_(&location) {
-    if (sqlite3_prepare_v3(db, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
-                           &stmt_, nullptr) != SQLITE_OK) {
-      fail(db, location, "preparing '" + sql + "'");
-    }
-  }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-  Statement(Statement&& other) noexcept { *this = std::move(other); }
-  Statement& operator=(Statement&& other) noexcept {
-    std::swap(db_, other.db_);
-    std::swap(stmt_, other.stmt_);
-    std::swap(location_, other.location_);
-    return *this;
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-
-  // Keeps bindings: callers rebind only what changes between executions.
-  Statement& reset() {
-    sqlite3_reset(stmt_);
-    return *this;
-  }
-  Statement& bind(int index, std::int64_t value) {
-    check(sqlite3_bind_int64(stmt_, index, value));
-    return *this;
-  }
-  Statement& bind(int index, int value) { return bind(index, static_cast<std::int64_t>(value)); }
-  Statement& bind(int index, double value) {
-    check(sqlite3_bind_double(stmt_, index, value));
-    return *this;
-  }
-  Statement& bind(int index, std::string_view text) {
-    check(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  Statement& bind(int index, const std::string& text) { return bind(index, std::string_view(text)); }
-  Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
-
-  // True while there is a row; false when done; throws on an error (the
-  // statement is reset so the transaction can be rolled back cleanly).
-  bool step() {
-    last_error_ = SQLITE_OK;
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    last_error_ = sqlite3_extended_errcode(db_);
-    std::string sql = sqlite3_sql(stmt_);
-    sqlite3_reset(stmt_);
-    fail(db_, *location_, "executing '" + first_line(sql) + "'");
-  }
-  // For statements that return nothing (or whose rows are not needed).
-  void run() {
-    while (step()) {
-    }
-  }
-  int last_error() const { return last_error_; }
-
-  std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
-  double real(int column) const { return sqlite3_column_double(stmt_, column); }
-  bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
-  std::string text(int column) const {
-    const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
-    return data ? std::string(data, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)))
-                : std::string();
-  }
-
- private:
-  static std::string first_line(const std::string& sql) {
-    const auto start = sql.find_first_not_of(" \n");
-    const auto end = sql.find('\n', start == std::string::npos ? 0 : start);
-    return sql.substr(start == std::string::npos ? 0 : start, end == std::string::npos ? end : end - start);
-  }
-  void check(int rc) {
-    if (rc != SQLITE_OK) fail(db_, *location_, "binding a parameter");
-  }
-
-  sqlite3* db_ = nullptr;
-  sqlite3_stmt* stmt_ = nullptr;
-  const std::string* location_ = nullptr;
-  int last_error_ = SQLITE_OK;
-};
-
-void exec(sqlite3* db, const std::string& location, const char* sql) {
-  char* error = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-    std::string message = error ? error : "unknown error";
-    sqlite3_free(error);
-    throw RunError("store " + location + ": executing '" + sql + "': " + message);
-  }
-}
 
 std::string canonical_params(const Params& params) {
   // std::map iterates sorted, so equal parameter sets give equal text.
@@ -252,116 +74,78 @@ std::string placeholders(std::size_t count, int first) {
   return text;
 }
 
-// --- inspecting a file before anything is written to it --------------------
+// --- the store ---------------------------------------------------------------
 
-enum class FileState { Missing, Empty, KbenchStore };
+// The versioning logic's view of an SQLite connection.
+class SqliteSchemaConnection final : public SchemaConnection {
+ public:
+  SqliteSchemaConnection(sqlite3* db, const std::string& location) : db_(db), location_(location) {}
+  void execute(const std::string& sql) override { exec(db_, location_, sql.c_str()); }
+  std::optional<std::string> meta(const std::string& key) override {
+    Statement has_table(db_, location_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kbench_meta'");
+    if (!has_table.step()) return std::nullopt;
+    Statement query(db_, location_, "SELECT value FROM kbench_meta WHERE key = ?1");
+    query.bind(1, key);
+    if (!query.step()) return std::nullopt;
+    return query.text(0);
+  }
+  void set_meta(const std::string& key, const std::string& value) override {
+    Statement upsert(db_, location_, R"sql(
+      INSERT INTO kbench_meta(key, value) VALUES (?1, ?2)
+      ON CONFLICT(key) DO UPDATE SET value = excluded.value)sql");
+    upsert.bind(1, key).bind(2, value).run();
+  }
 
-// Never writes: the header is read with plain I/O and the SQLite part opens
-// the file read-only, so a file that is not a kbench store stays untouched.
-FileState inspect(const std::string& url, const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    if (errno == ENOENT) return FileState::Missing;
-    throw InputError("store " + url + ": cannot access " + path + ": " + std::strerror(errno));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    throw InputError("store " + url + ": " + path + " is not a regular file; expected a kbench store");
-  }
-  if (info.st_size == 0) return FileState::Empty;
+ private:
+  sqlite3* db_;
+  const std::string& location_;
+};
 
-  std::ifstream file(path, std::ios::binary);
-  char header[sizeof kSqliteMagic] = {};
-  if (!file) throw InputError("store " + url + ": cannot read " + path + ": " + std::strerror(errno));
-  file.read(header, sizeof header);
-  if (file.gcount() != sizeof header || std::memcmp(header, kSqliteMagic, sizeof header) != 0) {
-    throw InputError("store " + url + ": " + path + " is not a kbench store (not an SQLite database)");
-  }
-  file.close();
-
-  sqlite3* db = nullptr;
-  const int open_rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  std::unique_ptr<sqlite3, decltype(&sqlite3_close)> guard(db, &sqlite3_close);
-  if (open_rc != SQLITE_OK) {
-    throw InputError("store " + url + ": cannot open " + path + ": " +
-                     (db ? sqlite3_errmsg(db) : sqlite3_errstr(open_rc)));
-  }
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
-  std::string version_text;
-  bool has_meta = false;
-  {
-    sqlite3_stmt* stmt = nullptr;
-    int rc = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kbench_meta'",
-                                -1, &stmt, nullptr);
-    if (rc == SQLITE_OK) {
-      rc = sqlite3_step(stmt);
-      has_meta = rc == SQLITE_ROW;
-    }
-    sqlite3_finalize(stmt);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-      throw InputError("store " + url + ": " + path + " is not a kbench store (unreadable SQLite database: " +
-                       sqlite3_errmsg(db) + ")");
-    }
-  }
-  if (!has_meta) {
-    throw InputError("store " + url + ": " + path +
-                     " is not a kbench store (an SQLite database without kbench's kbench_meta table)");
-  }
-  {
-    sqlite3_stmt* stmt = nullptr;
-    int rc = sqlite3_prepare_v2(db, "SELECT value FROM kbench_meta WHERE key = 'schema_version'", -1, &stmt,
-                                nullptr);
-    if (rc == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
-      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-      version_text = text ? text : "";
-    }
-    sqlite3_finalize(stmt);
-  }
-  int version = 0;
-  try {
-    std::size_t used = 0;
-    version = std::stoi(version_text, &used);
-    if (used != version_text.size()) version = 0;
-  } catch (const std::exception&) {
-    version = 0;
-  }
-  if (version < 1) {
-    throw InputError("store " + url + ": " + path + " is not a kbench store (schema_version '" + version_text +
-                     "' in kbench_meta is not a positive integer)");
-  }
-  if (version > kSchemaVersion) {
-    throw InputError("store " + url + " has schema version " + std::to_string(version) +
-                     ", but this kbench reads schema version " + std::to_string(kSchemaVersion) +
-                     " and older; use a newer kbench (the store was not changed)");
-  }
-  return FileState::KbenchStore;
+std::string planned_text(const std::vector<BenchmarkKey>& planned) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& key : planned) list.push_back({{"name", key.name}, {"params", key.params}});
+  return list.dump();
 }
 
-// --- the store ---------------------------------------------------------------
+std::vector<BenchmarkKey> planned_from_text(const std::string& text) {
+  std::vector<BenchmarkKey> planned;
+  const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_array()) return planned;
+  for (const auto& entry : json) {
+    if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string()) continue;
+    planned.push_back({entry["name"].get<std::string>(),
+                       entry.contains("params") ? params_from_text(entry["params"].dump()) : Params{}});
+  }
+  return planned;
+}
 
 class SqliteStore final : public ResultStore {
  public:
-  SqliteStore(std::string url, sqlite3* db) : url_(std::move(url)), db_(db) {}
-  ~SqliteStore() override { sqlite3_close_v2(db_); }
+  SqliteStore(std::string url, Connection db, bool writable, int schema_version)
+      : url_(std::move(url)), connection_(std::move(db)), db_(connection_.get()), writable_(writable),
+        version_(schema_version) {}
 
-  void initialise(bool create_schema) {
-    sqlite3_extended_result_codes(db_, 1);
-    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  // `found_version`: what inspection saw (0 for a new or empty file).
+  void initialise(int found_version) {
     exec(db_, url_, "PRAGMA foreign_keys = ON");
-    // FULL: a committed repeat survives a power cut too, not only a kill -9;
-    // one fsync per repeat is cheap next to the repeat itself.
-    exec(db_, url_, "PRAGMA synchronous = FULL");
     // Ingest and compare touch every page of large stores; SQLite's 2 MiB
     // default cache makes them re-read pages from the kernel.
     exec(db_, url_, "PRAGMA cache_size = -65536");
-    if (create_schema) {
-      // The schema and its version appear together or not at all: a run killed
-      // here leaves an empty file, which the next run initialises.
+    if (!writable_) {
+      prepare_reads();
+      return;
+    }
+    // FULL: a committed repeat survives a power cut too, not only a kill -9;
+    // one fsync per repeat is cheap next to the repeat itself.
+    exec(db_, url_, "PRAGMA synchronous = FULL");
+    if (found_version != kSchemaVersion) {
+      // The schema (or the migration) and its version appear together or not
+      // at all: a run killed here leaves an empty file, which the next run
+      // initialises, or the old version, which the next run migrates.
       exec(db_, url_, "BEGIN IMMEDIATE");
       try {
-        exec(db_, url_, kSchemaSql);
-        Statement meta(db_, url_, "INSERT OR IGNORE INTO kbench_meta(key, value) VALUES (?1, ?2)");
-        meta.bind(1, "schema_version").bind(2, std::to_string(kSchemaVersion)).run();
-        meta.reset().bind(1, "created_at").bind(2, utc_now_iso8601()).run();
+        SqliteSchemaConnection schema(db_, url_);
+        create_or_migrate(schema, sqlite_dialect(), url_, utc_now_iso8601());
         exec(db_, url_, "COMMIT");
       } catch (...) {
         sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -373,10 +157,13 @@ class SqliteStore final : public ResultStore {
     // a running kbench run, and it stays a no-op on later opens.
     sqlite3_exec(db_, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
     verify_version();
-    prepare();
+    version_ = kSchemaVersion;
+    prepare_reads();
+    prepare_writes();
   }
 
   std::int64_t begin_session(const SessionStart& start) override {
+    require_writable();
     Sut sut = start.sut;
     if (sut.name.empty()) sut.name = sut.hostname;
     if (sut.name.empty()) throw InputError("new session: the SUT has neither a name nor a hostname");
@@ -404,7 +191,8 @@ class SqliteStore final : public ResultStore {
           .bind(2, swprofile_id)
           .bind(3, start.started_at.empty() ? utc_now_iso8601() : start.started_at)
           .bind(4, kernel_release_of(start.fingerprint))
-          .bind(5, start.fingerprint.is_null() ? std::string("{}") : start.fingerprint.dump());
+          .bind(5, start.fingerprint.is_null() ? std::string("{}") : start.fingerprint.dump())
+          .bind(6, planned_text(start.planned));
       if (!insert_session_.step()) fail(db_, url_, "creating the session");
       const std::int64_t session = insert_session_.integer(0);
       insert_session_.reset();
@@ -414,6 +202,7 @@ class SqliteStore final : public ResultStore {
 
   void add_repeat(std::int64_t session, const BenchmarkKey& benchmark, int repeat,
                   const std::vector<records::Sample>& samples) override {
+    require_writable();
     if (repeat < 0) {
       throw RunError("store " + url_ + ": " + benchmark.name + ": repeat " + std::to_string(repeat) +
                      " is negative");
@@ -473,6 +262,7 @@ class SqliteStore final : public ResultStore {
   }
 
   void record_outcome(std::int64_t session, const BenchmarkKey& benchmark, const Outcome& outcome) override {
+    require_writable();
     in_transaction([&] {
       require_session(session);
       const std::int64_t benchmark_id = benchmark_id_for(benchmark);
@@ -569,7 +359,7 @@ class SqliteStore final : public ResultStore {
   std::vector<OutcomeListing> list_outcomes(const std::vector<std::string>& swprofiles,
                                             OutcomeStatus status) override {
     std::string sql = R"sql(
-      SELECT t.name, p.name, s.id, b.name, o.status, o.reason, o.stderr_tail
+      SELECT t.name, p.name, s.id, b.name, o.status, o.reason, o.stderr_tail, s.idx
       FROM outcome o JOIN session s ON s.id = o.session_id JOIN sut t ON t.id = s.sut_id
       JOIN swprofile p ON p.id = s.swprofile_id JOIN benchmark b ON b.id = o.benchmark_id
       WHERE o.status = ?1)sql";
@@ -588,6 +378,7 @@ class SqliteStore final : public ResultStore {
       row.outcome.status = parse_outcome_status(query.text(4)).value_or(OutcomeStatus::Failed);
       row.outcome.reason = query.text(5);
       row.outcome.stderr_tail = query.text(6);
+      row.session_number = static_cast<int>(query.integer(7)) + 1;
       listing.push_back(std::move(row));
     }
     return listing;
@@ -616,6 +407,7 @@ class SqliteStore final : public ResultStore {
       int index;
     };
     struct ClassInfo {
+      std::int64_t benchmark_id;
       std::string benchmark;
       Params params;
       ResultClass result_class;
@@ -641,14 +433,14 @@ class SqliteStore final : public ResultStore {
     if (sessions.empty()) return;
 
     Statement class_query(db_, url_, R"sql(
-      SELECT rc.id, b.name, b.params, rc.name, rc.unit, rc.better
+      SELECT rc.id, b.name, b.params, rc.name, rc.unit, rc.better, b.id
       FROM resultclass rc JOIN benchmark b ON b.id = rc.benchmark_id
       WHERE b.name GLOB ?1 AND (rc.name || ' (' || rc.unit || ')') GLOB ?2)sql");
     class_query.bind(1, glob_or_all(query.benchmark_glob)).bind(2, glob_or_all(query.resultclass_glob));
     std::unordered_map<std::int64_t, ClassInfo> classes;
     while (class_query.step()) {
       classes.emplace(class_query.integer(0),
-                      ClassInfo{class_query.text(1), params_from_text(class_query.text(2)),
+                      ClassInfo{class_query.integer(6), class_query.text(1), params_from_text(class_query.text(2)),
                                 ResultClass{class_query.text(3), class_query.text(4),
                                             better_from_text(class_query.text(5))}});
     }
@@ -657,12 +449,19 @@ class SqliteStore final : public ResultStore {
     Statement results(db_, url_,
                       "SELECT resultclass_id, repeat, value FROM result WHERE session_id = ?1 "
                       "ORDER BY resultclass_id, repeat");
+    Statement settled(db_, url_, "SELECT benchmark_id FROM outcome WHERE session_id = ?1 AND status = 'ok'");
+    std::unordered_map<std::int64_t, bool> ok_benchmarks;
     SampleRow row;
     for (const auto& session : sessions) {
       row.sut = session.sut;
       row.swprofile = session.swprofile;
       row.session = session.id;
       row.session_index = session.index;
+      if (query.settled_only) {
+        ok_benchmarks.clear();
+        settled.reset().bind(1, session.id);
+        while (settled.step()) ok_benchmarks[settled.integer(0)] = true;
+      }
       results.reset().bind(1, session.id);
       std::int64_t current_class = -1;
       const ClassInfo* info = nullptr;
@@ -672,6 +471,7 @@ class SqliteStore final : public ResultStore {
           current_class = class_id;
           const auto it = classes.find(class_id);
           info = it == classes.end() ? nullptr : &it->second;
+          if (info && query.settled_only && !ok_benchmarks.count(info->benchmark_id)) info = nullptr;
           // Copied once per class, not per sample.
           if (info) {
             row.benchmark = info->benchmark;
@@ -688,19 +488,88 @@ class SqliteStore final : public ResultStore {
   }
 
   std::vector<SessionListing> list_sessions(const std::vector<std::string>& swprofiles) override {
-    std::string sql = R"sql(
-      SELECT s.id, t.name, p.name, s.idx, s.started_at, s.kernel_release
-      FROM session s JOIN sut t ON t.id = s.sut_id JOIN swprofile p ON p.id = s.swprofile_id)sql";
+    std::string sql = session_listing_sql();
     if (!swprofiles.empty()) sql += " WHERE p.name IN (" + placeholders(swprofiles.size(), 1) + ")";
     sql += " ORDER BY s.id";
     Statement query(db_, url_, sql);
     for (std::size_t i = 0; i < swprofiles.size(); ++i) query.bind(static_cast<int>(i) + 1, swprofiles[i]);
     std::vector<SessionListing> listing;
-    while (query.step()) {
-      listing.push_back(SessionListing{query.integer(0), query.text(1), query.text(2),
-                                       static_cast<int>(query.integer(3)), query.text(4), query.text(5)});
-    }
+    while (query.step()) listing.push_back(session_from_row(query, /*with_fingerprint=*/false));
     return listing;
+  }
+
+  std::optional<SessionListing> session(std::int64_t session) override {
+    Statement query(db_, url_, session_listing_sql() + " WHERE s.id = ?1");
+    query.bind(1, session);
+    if (!query.step()) return std::nullopt;
+    return session_from_row(query, /*with_fingerprint=*/true);
+  }
+
+  std::vector<SessionBenchmark> session_benchmarks(std::int64_t session) override {
+    std::vector<SessionBenchmark> rows;
+    std::unordered_map<std::int64_t, std::size_t> by_id;
+    auto row_for = [&](std::int64_t benchmark_id, const std::string& name, const Params& params) -> SessionBenchmark& {
+      if (auto it = by_id.find(benchmark_id); it != by_id.end()) return rows[it->second];
+      by_id.emplace(benchmark_id, rows.size());
+      rows.push_back(SessionBenchmark{name, params, std::nullopt, 0, 0});
+      return rows.back();
+    };
+    // Planned first, in plan order; a planned benchmark that never started
+    // may have no benchmark row yet.
+    std::int64_t unknown_id = -1;
+    if (version_ >= 2) {
+      Statement planned(db_, url_, "SELECT planned FROM session WHERE id = ?1");
+      planned.bind(1, session);
+      if (planned.step() && !planned.is_null(0)) {
+        for (const auto& key : planned_from_text(planned.text(0))) {
+          const auto id = find_benchmark_id(key);
+          row_for(id ? *id : unknown_id--, key.name, key.params);
+        }
+      }
+    }
+    Statement outcomes(db_, url_, R"sql(
+      SELECT b.id, b.name, b.params, o.status, o.reason, o.stderr_tail
+      FROM outcome o JOIN benchmark b ON b.id = o.benchmark_id WHERE o.session_id = ?1 ORDER BY b.name, b.id)sql");
+    outcomes.bind(1, session);
+    while (outcomes.step()) {
+      auto& row = row_for(outcomes.integer(0), outcomes.text(1), params_from_text(outcomes.text(2)));
+      row.outcome = Outcome{parse_outcome_status(outcomes.text(3)).value_or(OutcomeStatus::Failed),
+                            outcomes.text(4), outcomes.text(5)};
+    }
+    Statement stored(db_, url_, R"sql(
+      SELECT b.id, b.name, b.params, COUNT(DISTINCT r.repeat), COUNT(*)
+      FROM result r JOIN resultclass rc ON rc.id = r.resultclass_id JOIN benchmark b ON b.id = rc.benchmark_id
+      WHERE r.session_id = ?1 GROUP BY b.id ORDER BY b.name, b.id)sql");
+    stored.bind(1, session);
+    while (stored.step()) {
+      auto& row = row_for(stored.integer(0), stored.text(1), params_from_text(stored.text(2)));
+      row.repeats = static_cast<int>(stored.integer(3));
+      row.samples = stored.integer(4);
+    }
+    return rows;
+  }
+
+  void finish_session(std::int64_t session) override {
+    require_writable();
+    in_transaction([&] {
+      require_session(session);
+      Statement update(db_, url_, "UPDATE session SET finished_at = ?2 WHERE id = ?1");
+      update.bind(1, session).bind(2, utc_now_iso8601()).run();
+      return 0;
+    });
+  }
+
+  void delete_session(std::int64_t session) override {
+    require_writable();
+    in_transaction([&] {
+      require_session(session);
+      for (const char* sql : {"DELETE FROM result WHERE session_id = ?1", "DELETE FROM outcome WHERE session_id = ?1",
+                              "DELETE FROM session WHERE id = ?1"}) {
+        Statement statement(db_, url_, sql);
+        statement.bind(1, session).run();
+      }
+      return 0;
+    });
   }
 
   std::vector<int> stored_repeats(std::int64_t session, const BenchmarkKey& benchmark) override {
@@ -726,19 +595,37 @@ class SqliteStore final : public ResultStore {
                    query.text(2)};
   }
 
-  std::optional<std::int64_t> find_plan_session(const std::string& swprofile, const std::string& plan_identity,
-                                                int plan_session) override {
+  std::optional<nlohmann::json> latest_plan(const std::string& plan_key,
+                                            const std::vector<std::string>& swprofiles) override {
+    std::string sql = R"sql(
+      SELECT json_extract(s.fingerprint, '$.plan') FROM session s JOIN swprofile w ON w.id = s.swprofile_id
+      WHERE json_extract(s.fingerprint, '$.plan.key') = ?1)sql";
+    if (!swprofiles.empty()) sql += " AND w.name IN (" + placeholders(swprofiles.size(), 2) + ")";
+    sql += " ORDER BY s.id DESC LIMIT 1";
+    Statement query(db_, url_, sql);
+    query.bind(1, plan_key);
+    for (std::size_t i = 0; i < swprofiles.size(); ++i) query.bind(static_cast<int>(i) + 2, swprofiles[i]);
+    if (!query.step()) return std::nullopt;
+    auto plan = nlohmann::json::parse(query.text(0), nullptr, /*allow_exceptions=*/false);
+    if (!plan.is_object()) return std::nullopt;
+    return plan;
+  }
+
+  std::optional<std::int64_t> find_plan_session(const std::string& swprofile, const std::string& plan_key,
+                                                const std::string& run, int plan_session) override {
     Statement query(db_, url_, R"sql(
       SELECT s.id FROM session s JOIN swprofile w ON w.id = s.swprofile_id
-      WHERE w.name = ?1 AND json_extract(s.fingerprint, '$.plan.identity') = ?2
-        AND json_extract(s.fingerprint, '$.plan.session') = ?3
+      WHERE w.name = ?1 AND json_extract(s.fingerprint, '$.plan.key') = ?2
+        AND json_extract(s.fingerprint, '$.plan.run') = ?3
+        AND json_extract(s.fingerprint, '$.plan.session') = ?4
       ORDER BY s.id DESC LIMIT 1)sql");
-    query.bind(1, swprofile).bind(2, plan_identity).bind(3, static_cast<std::int64_t>(plan_session));
+    query.bind(1, swprofile).bind(2, plan_key).bind(3, run).bind(4, static_cast<std::int64_t>(plan_session));
     if (!query.step()) return std::nullopt;
     return query.integer(0);
   }
 
   void discard_benchmark(std::int64_t session, const BenchmarkKey& benchmark) override {
+    require_writable();
     const auto benchmark_id = find_benchmark_id(benchmark);
     if (!benchmark_id) return;
     in_transaction([&] {
@@ -746,6 +633,17 @@ class SqliteStore final : public ResultStore {
         DELETE FROM result WHERE session_id = ?1
         AND resultclass_id IN (SELECT id FROM resultclass WHERE benchmark_id = ?2))sql");
       results.bind(1, session).bind(2, *benchmark_id).run();
+      Statement outcome(db_, url_, "DELETE FROM outcome WHERE session_id = ?1 AND benchmark_id = ?2");
+      outcome.bind(1, session).bind(2, *benchmark_id).run();
+      return 0;
+    });
+  }
+
+  void discard_outcome(std::int64_t session, const BenchmarkKey& benchmark) override {
+    require_writable();
+    const auto benchmark_id = find_benchmark_id(benchmark);
+    if (!benchmark_id) return;
+    in_transaction([&] {
       Statement outcome(db_, url_, "DELETE FROM outcome WHERE session_id = ?1 AND benchmark_id = ?2");
       outcome.bind(1, session).bind(2, *benchmark_id).run();
       return 0;
@@ -771,7 +669,46 @@ class SqliteStore final : public ResultStore {
   const std::string& location() const override { return url_; }
 
  private:
-  void prepare() {
+  void require_writable() const {
+    if (!writable_) throw RunError("store " + url_ + ": opened read-only; this command does not write");
+  }
+
+  // Columns 0-8 of a SessionListing; version-1 stores (read-only, not yet
+  // migrated) have no plan and count as finished, as the migration does.
+  std::string session_listing_sql() const {
+    const char* v2 = version_ >= 2 ? "s.planned, s.finished_at IS NOT NULL" : "NULL, 1";
+    // Column 6 (planned) is read again by session_benchmarks(); it is in the
+    // row so the column numbers stay those of the newest schema.
+    return std::string("SELECT s.id, t.name, p.name, s.idx, s.started_at, s.kernel_release, ") + v2 +
+           ", (SELECT COUNT(*) FROM result r WHERE r.session_id = s.id), s.fingerprint "
+           "FROM session s JOIN sut t ON t.id = s.sut_id JOIN swprofile p ON p.id = s.swprofile_id";
+  }
+
+  SessionListing session_from_row(const Statement& row, bool with_fingerprint) {
+    SessionListing listing;
+    listing.id = row.integer(0);
+    listing.sut = row.text(1);
+    listing.swprofile = row.text(2);
+    listing.session_index = static_cast<int>(row.integer(3));
+    listing.started_at = row.text(4);
+    listing.kernel_release = row.text(5);
+    listing.finished = row.integer(7) != 0;
+    listing.samples = row.integer(8);
+    if (with_fingerprint) {
+      listing.fingerprint = nlohmann::json::parse(row.text(9), nullptr, /*allow_exceptions=*/false);
+    }
+    for (auto& benchmark : session_benchmarks(listing.id)) {
+      if (!benchmark.outcome) listing.gaps.push_back({benchmark.benchmark, benchmark.params, benchmark.repeats});
+    }
+    return listing;
+  }
+
+  void prepare_reads() {
+    session_exists_ = Statement(db_, url_, "SELECT 1 FROM session WHERE id = ?1");
+    find_benchmark_ = Statement(db_, url_, "SELECT id FROM benchmark WHERE name = ?1 AND params = ?2");
+  }
+
+  void prepare_writes() {
     upsert_sut_ = Statement(db_, url_, R"sql(
       INSERT INTO sut(name, hostname, arch, cpu_model, cpu_count, memory_gib, product_name)
       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
@@ -780,13 +717,11 @@ class SqliteStore final : public ResultStore {
       INSERT INTO swprofile(name) VALUES (?1)
       ON CONFLICT DO UPDATE SET name = excluded.name RETURNING id)sql");
     insert_session_ = Statement(db_, url_, R"sql(
-      INSERT INTO session(sut_id, swprofile_id, idx, started_at, kernel_release, fingerprint)
+      INSERT INTO session(sut_id, swprofile_id, idx, started_at, kernel_release, fingerprint, planned)
       VALUES (?1, ?2,
               (SELECT COALESCE(MAX(idx) + 1, 0) FROM session WHERE sut_id = ?1 AND swprofile_id = ?2),
-              ?3, ?4, ?5)
+              ?3, ?4, ?5, ?6)
       RETURNING id)sql");
-    session_exists_ = Statement(db_, url_, "SELECT 1 FROM session WHERE id = ?1");
-    find_benchmark_ = Statement(db_, url_, "SELECT id FROM benchmark WHERE name = ?1 AND params = ?2");
     upsert_benchmark_ = Statement(db_, url_, R"sql(
       INSERT INTO benchmark(name, params) VALUES (?1, ?2)
       ON CONFLICT DO UPDATE SET name = excluded.name RETURNING id)sql");
@@ -922,7 +857,10 @@ class SqliteStore final : public ResultStore {
   }
 
   std::string url_;
+  Connection connection_;
   sqlite3* db_;
+  bool writable_;
+  int version_;
   Statement upsert_sut_, upsert_swprofile_, insert_session_, session_exists_, find_benchmark_,
       upsert_benchmark_, upsert_resultclass_, insert_result_, insert_results_, upsert_outcome_;
   std::vector<std::int64_t> class_ids_;  // of the repeat being stored, reused
@@ -934,12 +872,19 @@ class SqliteStore final : public ResultStore {
 
 std::unique_ptr<ResultStore> open_sqlite_store(const std::string& url, const std::string& path,
                                                OpenMode mode) {
-  const FileState state = inspect(url, path);
-  if (state != FileState::KbenchStore && mode == OpenMode::MustExist) {
+  const FileInspection inspection = inspect_store_file(url, path);
+  const FileState state = inspection.state;
+  if (state != FileState::KbenchStore && mode != OpenMode::CreateIfMissing) {
     throw InputError("store " + url + ": " +
                      (state == FileState::Missing ? path + " does not exist"
                                                   : path + " is an empty file, not a kbench store") +
                      "; expected a store written by `kbench run` (see --store / KBENCH_STORE)");
+  }
+  if (mode == OpenMode::ReadOnly) {
+    auto store = std::make_unique<SqliteStore>(url, open_read_only(url, path), /*writable=*/false,
+                                               inspection.schema_version);
+    store->initialise(inspection.schema_version);
+    return store;
   }
   if (state == FileState::Missing) {
     const fs::path parent = fs::path(path).parent_path();
@@ -949,16 +894,9 @@ std::unique_ptr<ResultStore> open_sqlite_store(const std::string& url, const std
       throw InputError("store " + url + ": cannot create directory " + parent.string() + ": " + error.message());
     }
   }
-  const int flags = SQLITE_OPEN_READWRITE | (state == FileState::KbenchStore ? 0 : SQLITE_OPEN_CREATE);
-  sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
-  if (rc != SQLITE_OK) {
-    const std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    sqlite3_close_v2(db);
-    throw InputError("store " + url + ": cannot open " + path + " for writing: " + message);
-  }
-  auto store = std::make_unique<SqliteStore>(url, db);
-  store->initialise(state != FileState::KbenchStore);
+  auto store = std::make_unique<SqliteStore>(url, open_read_write(url, path, state != FileState::KbenchStore),
+                                             /*writable=*/true, inspection.schema_version);
+  store->initialise(inspection.schema_version);
   return store;
 }
 

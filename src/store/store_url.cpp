@@ -1,6 +1,8 @@
 // Store URLs, the default store location and the outcome words: everything
 // about choosing a store that does not depend on the backend.
+#include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "common/errors.h"
@@ -12,7 +14,21 @@ namespace kbench::store {
 namespace {
 
 constexpr const char* kKnownSchemes =
-    "known: sqlite:///abs/path.db, sqlite://relative/path.db or a plain file path";
+    "expected sqlite:///abs/path.db, sqlite://relative/path.db or a plain file path";
+
+// "name:" at the start, as RFC 3986 spells a scheme: what a URL with a
+// mistyped "//" looks like. A path whose first component holds a colon can
+// be written "./a:b.db".
+std::optional<std::string> leading_scheme(const std::string& url) {
+  const auto colon = url.find(':');
+  if (colon == std::string::npos || colon == 0) return std::nullopt;
+  if (!std::isalpha(static_cast<unsigned char>(url[0]))) return std::nullopt;
+  for (std::size_t i = 1; i < colon; ++i) {
+    const unsigned char c = static_cast<unsigned char>(url[i]);
+    if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return std::nullopt;
+  }
+  return url.substr(0, colon);
+}
 
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
@@ -41,6 +57,10 @@ StoreUrl parse_store_url(const std::string& url) {
   if (url.empty()) throw InputError(std::string("store URL is empty; ") + kKnownSchemes);
   const auto separator = url.find("://");
   if (separator == std::string::npos) {
+    if (const auto scheme = leading_scheme(url)) {
+      throw InputError("store URL '" + url + "': '" + *scheme + ":' without '//'; " + kKnownSchemes +
+                       " (./" + url + " for a file of that name)");
+    }
     // A plain path: the common case of `--store results.db`.
     return {"sqlite", url};
   }

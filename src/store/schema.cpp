@@ -1,0 +1,145 @@
+// Schema versions and migrations (docs/resultstore.md, "Versioning").
+#include "store/schema.h"
+
+#include "common/errors.h"
+#include "store/result_store.h"
+
+namespace kbench::store {
+
+namespace {
+
+// The tables of version 1, unchanged since: a new store gets these and then
+// the same migrations an old store gets, so both end up identical.
+constexpr const char* kVersion1Sql = R"sql(
+CREATE TABLE kbench_meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE sut (
+  id           INTEGER PRIMARY KEY,
+  name         TEXT NOT NULL,
+  hostname     TEXT NOT NULL,
+  arch         TEXT NOT NULL,
+  cpu_model    TEXT NOT NULL,
+  cpu_count    INTEGER NOT NULL,
+  memory_gib   INTEGER NOT NULL,
+  product_name TEXT NOT NULL,
+  UNIQUE (name, hostname, arch, cpu_model, cpu_count, memory_gib, product_name)
+);
+CREATE TABLE swprofile (
+  id   INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE session (
+  id             INTEGER PRIMARY KEY,
+  sut_id         INTEGER NOT NULL REFERENCES sut(id),
+  swprofile_id   INTEGER NOT NULL REFERENCES swprofile(id),
+  idx            INTEGER NOT NULL CHECK (idx >= 0),
+  started_at     TEXT NOT NULL,
+  kernel_release TEXT NOT NULL,
+  fingerprint    TEXT NOT NULL,
+  UNIQUE (sut_id, swprofile_id, idx)
+);
+CREATE INDEX session_by_swprofile ON session(swprofile_id);
+CREATE TABLE benchmark (
+  id     INTEGER PRIMARY KEY,
+  name   TEXT NOT NULL,
+  params TEXT NOT NULL,
+  UNIQUE (name, params)
+);
+CREATE TABLE resultclass (
+  id           INTEGER PRIMARY KEY,
+  benchmark_id INTEGER NOT NULL REFERENCES benchmark(id),
+  name         TEXT NOT NULL,
+  unit         TEXT NOT NULL,
+  better       TEXT NOT NULL CHECK (better IN ('higher', 'lower')),
+  UNIQUE (benchmark_id, name, unit)
+);
+CREATE TABLE result (
+  session_id     INTEGER NOT NULL REFERENCES session(id),
+  resultclass_id INTEGER NOT NULL REFERENCES resultclass(id),
+  repeat         INTEGER NOT NULL CHECK (repeat >= 0),
+  value          REAL NOT NULL,
+  recorded_at    INTEGER NOT NULL,
+  PRIMARY KEY (session_id, resultclass_id, repeat)
+) WITHOUT ROWID;
+CREATE TABLE outcome (
+  session_id   INTEGER NOT NULL REFERENCES session(id),
+  benchmark_id INTEGER NOT NULL REFERENCES benchmark(id),
+  status       TEXT NOT NULL CHECK (status IN ('ok', 'skipped', 'failed')),
+  reason       TEXT NOT NULL,
+  stderr_tail  TEXT NOT NULL,
+  recorded_at  INTEGER NOT NULL,
+  PRIMARY KEY (session_id, benchmark_id)
+) WITHOUT ROWID;
+)sql";
+
+}  // namespace
+
+const SchemaDialect& sqlite_dialect() {
+  static const SchemaDialect dialect{
+      {kVersion1Sql},
+      {
+          // 1 -> 2: sessions know what they were to run and whether they got
+          // to the end. Version-1 sessions predate this: they are taken as
+          // finished with an unknown plan, so only a benchmark with samples
+          // but no outcome (interrupted) shows up as missing.
+          Migration{1,
+                    {"ALTER TABLE session ADD COLUMN planned TEXT",
+                     "ALTER TABLE session ADD COLUMN finished_at TEXT",
+                     "UPDATE session SET finished_at = started_at"}},
+      }};
+  return dialect;
+}
+
+std::optional<int> parse_schema_version(const std::string& text) {
+  if (text.empty() || text.size() > 9) return std::nullopt;
+  int version = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    version = version * 10 + (c - '0');
+  }
+  if (version < 1) return std::nullopt;
+  return version;
+}
+
+int checked_schema_version(const std::string& location, const std::optional<std::string>& stored) {
+  const std::string text = stored.value_or("");
+  const auto version = parse_schema_version(text);
+  if (!version) {
+    throw InputError("store " + location + " is not a kbench store (schema_version '" + text +
+                     "' in kbench_meta is not a positive integer)");
+  }
+  if (*version > kSchemaVersion) {
+    throw InputError("store " + location + " has schema version " + std::to_string(*version) +
+                     ", but this kbench reads schema version " + std::to_string(kSchemaVersion) +
+                     " and older; use a newer kbench (the store was not changed)");
+  }
+  return *version;
+}
+
+int create_or_migrate(SchemaConnection& connection, const SchemaDialect& dialect, const std::string& location,
+                      const std::string& created_at) {
+  const auto stored = connection.meta("schema_version");
+  int version = 1;
+  int found = 0;
+  if (!stored) {
+    for (const auto& sql : dialect.create_initial) connection.execute(sql);
+    connection.set_meta("created_at", created_at);
+  } else {
+    found = version = checked_schema_version(location, stored);
+  }
+  for (const auto& step : dialect.migrations) {
+    if (step.from != version) continue;
+    for (const auto& sql : step.statements) connection.execute(sql);
+    version = step.from + 1;
+  }
+  if (version != kSchemaVersion) {
+    throw RunError("store " + location + ": no migration from schema version " + std::to_string(version) +
+                   " to " + std::to_string(kSchemaVersion) + " in this build");
+  }
+  connection.set_meta("schema_version", std::to_string(version));
+  return found;
+}
+
+}  // namespace kbench::store
