@@ -17,7 +17,7 @@ struct CompareCommandOptions {
   std::string method = "welch";
   std::string fdr = "0.05";
   std::string sign = "better";
-  double min_change = 0;
+  std::string min_change = "0";
   store::SampleQuery filter;  // --sut/--benchmark/--resultclass
   std::string sessions = "auto";
   std::string store_url;
@@ -37,8 +37,7 @@ void compare_command(const CompareCommandOptions& options) {
     throw InputError("--sign " + options.sign + ": expected better or raw");
   }
   compare.sign = options.sign == "raw" ? report::SignConvention::Raw : report::SignConvention::Better;
-  if (options.min_change < 0) throw InputError("--min-change: expected a percentage >= 0");
-  compare.min_change_pct = options.min_change;
+  compare.min_change_pct = parse_decimal("--min-change", options.min_change, 0);
   compare.sessions = analysis::parse_session_mode(options.sessions);
   const auto renderer = report::make_renderer(options.format);
 

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/errors.h"
 #include "store/result_store.h"
 
@@ -51,7 +52,7 @@ void add_list_command(CLI::App& app) {
   cmd->add_option("kind", options->what, "sut, swprofile or benchmark")
       ->required()
       ->check(CLI::IsMember({"sut", "swprofile", "benchmark"}));
-  cmd->add_option("--id", options->glob, "only names matching this glob");
+  add_glob_option(*cmd, "--id", options->glob, "only names matching this glob");
   add_store_option(*cmd, options->store_url);
   cmd->footer("Examples:\n  kbench list swprofile\n  kbench list benchmark --id 'syscall/*'");
   cmd->callback([options] { list_command(*options); });
