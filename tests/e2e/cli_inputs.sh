@@ -81,6 +81,45 @@ for v in nan inf abc -1; do
 done
 expect_message "hex --fdr" "--fdr 0x0.1p0: expected a level" "$KBENCH" compare A B --fdr 0x0.1p0 --store "sqlite://$S"
 [ ! -e "$WORK/new.db" ] && pass || fail "a refused run created the store"
+
+# Output that cannot be written: one line naming why, exit 1 (it used to be 0).
+# expect_write_failure NAME REASON CMD... (stdout redirected by the caller's CMD)
+expect_write_failure() {
+  local name=$1 reason=$2 status=$3
+  if [ "$status" -ne 1 ]; then fail "$name: exit status $status, expected 1"; return; fi
+  if [ "$(wc -l <"$WORK/err")" -ne 1 ]; then fail "$name: stderr is not one line:"; cat "$WORK/err" >&2; return; fi
+  expect_contains "$WORK/err" "kbench: cannot write to standard output: $reason"
+}
+"$KBENCH" export --store "sqlite://$S" >/dev/full 2>"$WORK/err"
+expect_write_failure "export > /dev/full" "No space left on device" $?
+"$KBENCH" compare A B --store "sqlite://$S" >/dev/full 2>"$WORK/err"
+expect_write_failure "compare > /dev/full" "No space left on device" $?
+"$KBENCH" noise A --format json --store "sqlite://$S" >/dev/full 2>"$WORK/err"
+expect_write_failure "noise > /dev/full" "No space left on device" $?
+"$KBENCH" list swprofile --store "sqlite://$S" >&- 2>"$WORK/err"
+expect_write_failure "list with stdout closed" "Bad file descriptor" $?
+"$KBENCH" --help >/dev/full 2>"$WORK/err"
+expect_write_failure "--help > /dev/full" "No space left on device" $?
+# Bad input keeps its own status and line when nothing was written.
+expect_bad_input "bad input to /dev/full" bash -c '"$0" compare A --store "sqlite://$1" >/dev/full' "$KBENCH" "$S"
+
+# A reader that went away: quiet, status 141 (SIGPIPE), as coreutils; also when
+# kbench was started with SIGPIPE ignored. A FIFO whose only reader has been
+# closed makes every write fail at once, with no race against a reader.
+mkfifo "$WORK/fifo"
+exec 3<>"$WORK/fifo" 4>"$WORK/fifo" 3<&-
+for ignore in no yes; do
+  if [ $ignore = yes ]; then (trap '' PIPE; exec "$KBENCH" export --store "sqlite://$S" >&4 2>"$WORK/err")
+  else "$KBENCH" export --store "sqlite://$S" >&4 2>"$WORK/err"; fi
+  status=$?
+  [ "$status" -eq 141 ] && pass || fail "export to a closed pipe (SIGPIPE ignored: $ignore): status $status, expected 141"
+  [ ! -s "$WORK/err" ] && pass || fail "export to a closed pipe (SIGPIPE ignored: $ignore) said: $(cat "$WORK/err")"
+done
+exec 4>&-
+# An ordinary pipe still gets everything, exit 0.
+"$KBENCH" export --store "sqlite://$S" 2>"$WORK/err" | cat >"$WORK/out"
+[ "${PIPESTATUS[0]}" -eq 0 ] && [ "$(wc -l <"$WORK/out")" -eq 13 ] && pass || fail "export through a pipe: $(wc -l <"$WORK/out") lines"
+
 [ "$(md5sum "$S")" = "$before" ] && pass || fail "the store was changed by refused commands"
 
 finish
