@@ -14,7 +14,7 @@ namespace {
 struct CompareCommandOptions {
   std::vector<std::string> profiles;  // base first
   std::string format = "grid";
-  std::string method = "welch";
+  std::string method = "welch";  // parsed once, in compare_command
   std::string fdr = "0.05";
   std::string sign = "better";
   std::string min_change = "0";
@@ -30,8 +30,7 @@ void compare_command(const CompareCommandOptions& options) {
   analysis::CompareOptions compare;
   compare.base = options.profiles.front();
   compare.tests.assign(options.profiles.begin() + 1, options.profiles.end());
-  analysis::validate_method(options.method);
-  compare.method = options.method;
+  compare.method = analysis::parse_test_method(options.method);
   compare.fdr = parse_fdr(options.fdr);
   if (options.sign != "better" && options.sign != "raw") {
     throw InputError("--sign " + options.sign + ": expected better or raw");
@@ -72,7 +71,8 @@ void add_compare_command(CLI::App& app) {
   std::string formats;
   for (const auto& name : report::renderer_names()) formats += (formats.empty() ? "" : "|") + name;
   cmd->add_option("--format", options->format, "output format: " + formats);
-  cmd->add_option("--method", options->method, "significance test: welch (default), mwu, ci-overlap");
+  cmd->add_option("--method", options->method,
+                  "significance test: " + analysis::method_names() + " (default: welch)");
   cmd->add_option("--fdr", options->fdr,
                   "Benjamini-Hochberg false discovery rate over all rows (default 0.05), or off");
   cmd->add_option("--sign", options->sign, "better: positive change means better (default); raw");

@@ -175,8 +175,7 @@ void noise_command(const NoiseCommandOptions& options) {
   }
   analysis::NoiseOptions noise;
   noise.profile = options.profile;
-  analysis::validate_method(options.method);
-  noise.compare.method = options.method;
+  noise.compare.method = analysis::parse_test_method(options.method);
   noise.compare.fdr = parse_fdr(options.fdr);
   noise.compare.sessions = analysis::parse_session_mode(options.sessions);
 
@@ -201,7 +200,7 @@ void add_noise_command(CLI::App& app) {
       "noise", "A/A view of one swprofile: the smallest change kbench can detect here (noise floor)");
   cmd->add_option("profile", options->profile, "swprofile name")->required();
   cmd->add_option("--format", options->format, "grid (default), csv or json");
-  cmd->add_option("--method", options->method, "test of the A/A comparison: welch (default), mwu, ci-overlap");
+  cmd->add_option("--method", options->method, "test of the A/A comparison: " + analysis::method_names() + " (default: welch)");
   cmd->add_option("--fdr", options->fdr, "Benjamini-Hochberg level (default 0.05), or off");
   cmd->add_option("--sessions", options->sessions, "auto (default), pooled or means, as for compare");
   add_sample_filter_options(*cmd, options->filter);
