@@ -11,6 +11,7 @@ using kbench::Better;
 using kbench::analysis::build_comparison;
 using kbench::analysis::CompareOptions;
 using kbench::analysis::natural_less;
+using kbench::analysis::TestMethod;
 using kbench::report::Verdict;
 using kbench::store::SampleRow;
 
@@ -91,14 +92,14 @@ TEST(Compare, TooFewSamplesGiveNoMarkAndAReason) {
   std::vector<SampleRow> rows;
   add(rows, "m", "base", "b/x", "mean", "ns", Better::Lower, {100.0});
   add(rows, "m", "test", "b/x", "mean", "ns", Better::Lower, {200.0});
-  for (const std::string method : {"welch", "mwu", "ci-overlap"}) {
+  for (const TestMethod method : {TestMethod::Welch, TestMethod::MannWhitney, TestMethod::CiOverlap}) {
     auto options = base_vs_test();
     options.method = method;
     const auto report = build_comparison(rows, options);
     const auto& cell = report.tables[0].rows[0].cells[0];
-    EXPECT_EQ(cell.verdict, Verdict::None) << method;
-    EXPECT_FALSE(cell.note.empty()) << method;
-    EXPECT_EQ(report.legend.rows_tested, 0) << method;
+    EXPECT_EQ(cell.verdict, Verdict::None) << kbench::analysis::method_name(method);
+    EXPECT_FALSE(cell.note.empty()) << kbench::analysis::method_name(method);
+    EXPECT_EQ(report.legend.rows_tested, 0) << kbench::analysis::method_name(method);
   }
 }
 
@@ -154,7 +155,7 @@ TEST(Compare, CiOverlapMarksOnlyDisjointIntervals) {
   add(rows, "m", "base", "b/x", "near", "ns", Better::Lower, kBase);
   add(rows, "m", "test", "b/x", "near", "ns", Better::Lower, {100.5, 101.5, 99.5, 101.0, 100.0});
   auto options = base_vs_test();
-  options.method = "ci-overlap";
+  options.method = TestMethod::CiOverlap;
   const auto report = build_comparison(rows, options);
   EXPECT_EQ(report.tables[0].rows[0].cells[0].verdict, Verdict::Regression);  // far
   EXPECT_EQ(report.tables[0].rows[1].cells[0].verdict, Verdict::None);        // near
@@ -195,9 +196,15 @@ TEST(Compare, OneTablePerSutWhereTheBaseHasData) {
 }
 
 TEST(Compare, UnknownMethodIsInputError) {
-  auto options = base_vs_test();
-  options.method = "bayes";
-  EXPECT_THROW(build_comparison({}, options), kbench::InputError);
+  EXPECT_THROW(kbench::analysis::parse_test_method("bayes"), kbench::InputError);
+  EXPECT_THROW(kbench::analysis::parse_test_method("Welch"), kbench::InputError);
+}
+
+TEST(Compare, MethodNamesReadBackToTheirMethod) {
+  for (const TestMethod method : {TestMethod::Welch, TestMethod::MannWhitney, TestMethod::CiOverlap}) {
+    EXPECT_EQ(kbench::analysis::parse_test_method(std::string(kbench::analysis::method_name(method))), method);
+  }
+  EXPECT_EQ(kbench::analysis::method_names(), "welch, mwu, ci-overlap");
 }
 
 // --- sessions -----------------------------------------------------------------
@@ -342,7 +349,7 @@ TEST(CompareSessions, MeansModeTestsSessionMeansEvenWithoutASessionEffect) {
 TEST(CompareSessions, CiOverlapUsesSessionMeansWhenNoisy) {
   const auto rows = strong_session_effect();
   auto options = base_vs_test();
-  options.method = "ci-overlap";
+  options.method = TestMethod::CiOverlap;
   options.sessions = SessionMode::Pooled;
   EXPECT_EQ(build_comparison(rows, options).tables[0].rows[0].cells[0].verdict, Verdict::Regression);
   options.sessions = SessionMode::Auto;

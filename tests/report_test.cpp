@@ -178,7 +178,7 @@ Report seed_report() {
   table.columns.push_back(column);
   Report report;
   report.tables.push_back(table);
-  report.legend.method = "welch";
+  report.legend.method = kbench::analysis::TestMethod::Welch;
   report.legend.fdr = 0.05;
   report.legend.rows_tested = column.geomean_rows;
   return report;
@@ -228,7 +228,7 @@ Report two_column_report() {
   table.columns = {ColumnSummary{1, 1, 0.54, 5}, ColumnSummary{0, 1, -0.31, 5}};
   Report report;
   report.tables.push_back(table);
-  report.legend.method = "welch";
+  report.legend.method = kbench::analysis::TestMethod::Welch;
   report.legend.fdr = 0.05;
   report.legend.rows_tested = 11;
   return report;
@@ -365,13 +365,13 @@ TEST(ReportGrid, RawSignConventionIsStated) {
 
 TEST(ReportGrid, LegendVariants) {
   Report report = two_column_report();
-  report.legend.method = "ci-overlap";
+  report.legend.method = kbench::analysis::TestMethod::CiOverlap;
   report.legend.min_change_pct = 2;
   std::string rendered = render(report, "grid");
   EXPECT_NE(rendered.find("Method: disjoint 95% confidence intervals of the means (ci-overlap), 11 rows compared."),
             std::string::npos);
   EXPECT_NE(rendered.find("changes below 2.00% unmarked"), std::string::npos);
-  report.legend.method = "mwu";
+  report.legend.method = kbench::analysis::TestMethod::MannWhitney;
   report.legend.fdr = 0.1;
   rendered = render(report, "grid");
   EXPECT_NE(rendered.find("Method: Mann-Whitney U test, Benjamini-Hochberg FDR q=0.1 over 11 rows tested."),
@@ -447,7 +447,7 @@ TEST(ReportDelta, SeedCellsAndLayout) {
   }
   table.columns.push_back({});
   report.tables.push_back(table);
-  report.legend.method = "welch";
+  report.legend.method = kbench::analysis::TestMethod::Welch;
   const std::string rendered = render(report, "delta");
   EXPECT_NE(rendered.find("| 24.78 | 13.70 | 11.08 (-44.7%) |"), std::string::npos) << rendered;
   EXPECT_NE(rendered.find("| 2.00  | 1.68  | 0.32 (-16.0%)  |"), std::string::npos) << rendered;

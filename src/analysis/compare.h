@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/test_method.h"
 #include "report/model.h"
 #include "store/result_store.h"
 
@@ -24,16 +25,13 @@ std::string to_string(SessionMode mode);
 struct CompareOptions {
   std::string base;
   std::vector<std::string> tests;
-  std::string method = "welch";     // welch | mwu | ci-overlap
+  TestMethod method = TestMethod::Welch;
   std::optional<double> fdr = 0.05; // Benjamini-Hochberg level; nullopt: off
   double alpha = 0.05;              // per-row level when fdr is off
   report::SignConvention sign = report::SignConvention::Better;
   double min_change_pct = 0;        // smaller changes stay unmarked
   SessionMode sessions = SessionMode::Auto;
 };
-
-// Known method names; throws InputError for anything else.
-void validate_method(const std::string& method);
 
 // Rows of every SUT on which the base profile has data. Samples of other
 // profiles are ignored.

@@ -16,10 +16,10 @@ namespace {
 struct CompareCommandOptions {
   std::vector<std::string> profiles;  // base first
   std::string format = "grid";
-  std::string method = "welch";
+  std::string method = "welch";  // parsed once, in compare_command
   std::string fdr = "0.05";
   std::string sign = "better";
-  double min_change = 0;
+  std::string min_change = "0";
   store::SampleQuery filter;  // --sut/--benchmark/--resultclass
   std::string sessions = "auto";
   std::string store_url;
@@ -32,15 +32,13 @@ void compare_command(const CompareCommandOptions& options) {
   analysis::CompareOptions compare;
   compare.base = options.profiles.front();
   compare.tests.assign(options.profiles.begin() + 1, options.profiles.end());
-  analysis::validate_method(options.method);
-  compare.method = options.method;
+  compare.method = analysis::parse_test_method(options.method);
   compare.fdr = parse_fdr(options.fdr);
   if (options.sign != "better" && options.sign != "raw") {
     throw InputError("--sign " + options.sign + ": expected better or raw");
   }
   compare.sign = options.sign == "raw" ? report::SignConvention::Raw : report::SignConvention::Better;
-  if (options.min_change < 0) throw InputError("--min-change: expected a percentage >= 0");
-  compare.min_change_pct = options.min_change;
+  compare.min_change_pct = parse_decimal("--min-change", options.min_change, 0);
   compare.sessions = analysis::parse_session_mode(options.sessions);
   const auto renderer = report::make_renderer(options.format);
 
@@ -82,7 +80,8 @@ void add_compare_command(CLI::App& app) {
   std::string formats;
   for (const auto& name : report::renderer_names()) formats += (formats.empty() ? "" : "|") + name;
   cmd->add_option("--format", options->format, "output format: " + formats);
-  cmd->add_option("--method", options->method, "significance test: welch (default), mwu, ci-overlap");
+  cmd->add_option("--method", options->method,
+                  "significance test: " + analysis::method_names() + " (default: welch)");
   cmd->add_option("--fdr", options->fdr,
                   "Benjamini-Hochberg false discovery rate over all rows (default 0.05), or off");
   cmd->add_option("--sign", options->sign, "better: positive change means better (default); raw");

@@ -77,8 +77,8 @@ void add_list_command(CLI::App& app) {
   cmd->add_option("kind", options->what, "sut, swprofile, benchmark or sessions")
       ->required()
       ->check(CLI::IsMember({"sut", "swprofile", "benchmark", "session", "sessions"}));
-  cmd->add_option("--id", options->glob, "only names matching this glob");
-  cmd->add_option("--swprofile", options->swprofile_glob, "sessions: only swprofiles matching this glob");
+  add_glob_option(*cmd, "--id", options->glob, "only names matching this glob");
+  add_glob_option(*cmd, "--swprofile", options->swprofile_glob, "sessions: only swprofiles matching this glob");
   add_store_option(*cmd, options->store_url);
   cmd->footer(
       "Examples:\n  kbench list swprofile\n  kbench list benchmark --id 'syscall/*'\n"

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/session_report.h"
 #include "cli/suites.h"
 #include "common/errors.h"
@@ -123,9 +124,6 @@ std::string resume_command(const RunOptions& options, const std::string& store_u
 
 void run_command(const RunOptions& options) {
   validate_profile_name(options.swprofile);
-  if (options.warmups && *options.warmups < 0) throw InputError("--warmups: expected an integer >= 0");
-  if (options.repeats && *options.repeats < 1) throw InputError("--repeats: expected an integer >= 1");
-  if (!options.timeout.empty()) plan::parse_duration(options.timeout, "--timeout");
   if (options.size) parse_size_name(*options.size, "--size");
   const plan::Plan suite = plan::load_plan(suite_plan_path(options.suite));
 
@@ -161,11 +159,12 @@ void add_run_command(CLI::App& app) {
       ->required();
   cmd->add_option("--suite", options->suite, "shipped plan to run: quick or default")
       ->check(CLI::IsMember({"quick", "default"}));
-  cmd->add_option("--benchmark", options->benchmark_glob,
+  add_glob_option(*cmd, "--benchmark", options->benchmark_glob,
                   "run only benchmarks matching this glob, e.g. 'syscall/*'");
-  cmd->add_option("--warmups", options->warmups, "warmup iterations per benchmark (discarded)");
-  cmd->add_option("--repeats", options->repeats, "measured iterations per benchmark");
-  cmd->add_option("--timeout", options->timeout, "per-benchmark timeout, e.g. 90s or 10m");
+  add_integer_option(*cmd, "--warmups", options->warmups, 0, kMaxWarmups,
+                     "warmup iterations per benchmark (discarded)");
+  add_integer_option(*cmd, "--repeats", options->repeats, 1, kMaxRepeats, "measured iterations per benchmark");
+  add_timeout_option(*cmd, "--timeout", options->timeout, "per-benchmark timeout, e.g. 90s or 10m");
   cmd->add_option("--sut", options->sut_name, "name of this SUT in reports (default: hostname)");
   cmd->add_option("--param", options->params,
                   "parameter override key=value for every benchmark selected (repeatable); see kbench catalogue")

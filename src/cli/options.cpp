@@ -1,25 +1,129 @@
 #include "cli/options.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
 #include "cli/commands.h"
 #include "common/errors.h"
+#include "plan/plan.h"
 
 namespace kbench::cli {
 
+namespace {
+
+std::string quoted(const std::string& option, const std::string& text) { return option + " '" + text + "'"; }
+
+}  // namespace
+
 std::optional<double> parse_fdr(const std::string& text) {
   if (text == "off") return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const double q = std::stod(text, &used);
-    if (used == text.size() && q > 0 && q < 1) return q;
-  } catch (const std::exception&) {
-  }
+  double q = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, q, std::chars_format::general);
+  if (error == std::errc() && stop == end && q > 0 && q < 1) return q;
   throw InputError("--fdr " + text + ": expected a level between 0 and 1 (e.g. 0.05) or off");
 }
 
+int parse_integer(const std::string& option, const std::string& text, int min, int max) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error == std::errc() && stop == end && !text.empty() && value >= min && value <= max) return value;
+  throw InputError(fmt::format("{}: expected a whole number from {} to {}", quoted(option, text), min, max));
+}
+
+double parse_decimal(const std::string& option, const std::string& text, double min) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value, std::chars_format::general);
+  if (error == std::errc() && stop == end && std::isfinite(value) && value >= min) return value;
+  throw InputError(fmt::format("{}: expected a number >= {}", quoted(option, text), min));
+}
+
+std::chrono::seconds parse_timeout(const std::string& option, const std::string& text) {
+  const std::string expected = fmt::format("{}: expected a duration in whole seconds from {}s to {}h, e.g. 90s, 10m or 1h30m",
+                                           quoted(option, text), kMinTimeout.count(),
+                                           std::chrono::duration_cast<std::chrono::hours>(kMaxTimeout).count());
+  // More digits than any accepted duration has would overflow the parser.
+  if (text.size() > 32) throw InputError(expected);
+  std::chrono::milliseconds parsed{0};
+  try {
+    parsed = plan::parse_duration(text, option);
+  } catch (const std::exception&) {
+    throw InputError(expected);
+  }
+  if (parsed < kMinTimeout || parsed > kMaxTimeout || parsed.count() % 1000 != 0) throw InputError(expected);
+  return std::chrono::duration_cast<std::chrono::seconds>(parsed);
+}
+
+std::string parse_glob(const std::string& option, const std::string& text) {
+  if (text.empty()) throw InputError(option + " '': expected a non-empty glob, e.g. '*' for all");
+  const auto invalid = [&](const std::string& what) {
+    return InputError(quoted(option, text) + ": expected a glob " + what);
+  };
+  std::string canonical;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\') throw invalid("without backslashes (write [*] for a literal *)");
+    if (text[i] != '[') {
+      canonical += text[i];
+      continue;
+    }
+    // A set: "[", an optional negation, an optional leading ']' (a member, not
+    // the end), then members up to the closing ']'.
+    std::size_t j = i + 1;
+    canonical += '[';
+    if (j < text.size() && (text[j] == '!' || text[j] == '^')) {
+      canonical += '^';
+      ++j;
+    }
+    if (j < text.size() && text[j] == ']') canonical += text[j++];
+    for (; j < text.size() && text[j] != ']'; ++j) {
+      if (text[j] == '\\') throw invalid("without backslashes (write [*] for a literal *)");
+      if (text[j] == '[' && j + 1 < text.size() && text[j + 1] == ':') {
+        throw invalid("without character classes such as [:alpha:] (list the characters, e.g. [a-z])");
+      }
+      canonical += text[j];
+    }
+    if (j == text.size()) {
+      throw invalid(fmt::format("whose '[' (character {}) is closed by a ']' (write [[] for a literal [)", i + 1));
+    }
+    canonical += ']';
+    i = j;
+  }
+  return canonical;
+}
+
+void add_glob_option(CLI::App& command, const std::string& name, std::string& into, const std::string& description) {
+  command.add_option_function<std::string>(
+      name, [&into, name](const std::string& text) { into = parse_glob(name, text); }, description);
+}
+
+void add_integer_option(CLI::App& command, const std::string& name, std::optional<int>& into, int min, int max,
+                        const std::string& description) {
+  command.add_option_function<std::string>(
+      name, [&into, name, min, max](const std::string& text) { into = parse_integer(name, text, min, max); },
+      fmt::format("{} ({} to {})", description, min, max));
+}
+
+void add_timeout_option(CLI::App& command, const std::string& name, std::string& into,
+                        const std::string& description) {
+  command.add_option_function<std::string>(
+      name,
+      [&into, name](const std::string& text) {
+        parse_timeout(name, text);
+        into = text;
+      },
+      fmt::format("{} ({}s to {}h, whole seconds)", description, kMinTimeout.count(),
+                  std::chrono::duration_cast<std::chrono::hours>(kMaxTimeout).count()));
+}
+
 void add_sample_filter_options(CLI::App& command, store::SampleQuery& filter) {
-  command.add_option("--sut", filter.sut_glob, "only SUTs matching this glob");
-  command.add_option("--benchmark", filter.benchmark_glob, "only benchmarks matching this glob");
-  command.add_option("--resultclass", filter.resultclass_glob, "only result classes matching this glob");
+  add_glob_option(command, "--sut", filter.sut_glob, "only SUTs matching this glob");
+  add_glob_option(command, "--benchmark", filter.benchmark_glob, "only benchmarks matching this glob");
+  add_glob_option(command, "--resultclass", filter.resultclass_glob,
+                  "only result classes matching this glob, e.g. 'p99*'");
 }
 
 OpenedStore open_existing_store(const std::string& store_url_option) {

@@ -2,6 +2,7 @@
 // Options and checks that several commands share, so that each is parsed and
 // worded the same way wherever it appears.
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,11 +12,45 @@
 
 namespace kbench::cli {
 
+// Accepted ranges of the numeric options, said in their --help and errors.
+inline constexpr int kMaxRepeats = 10000;
+inline constexpr int kMaxWarmups = 10000;
+inline constexpr std::chrono::seconds kMinTimeout{1};
+inline constexpr std::chrono::seconds kMaxTimeout{24 * 3600};
+
+// Each parser below throws InputError "<option> '<text>': expected ..." and
+// returns the value otherwise.
+
 // --fdr: a level in (0, 1) or "off" (no correction).
 std::optional<double> parse_fdr(const std::string& text);
 
-// --sut, --benchmark, --resultclass: globs written straight into the query;
-// the caller sets the swprofiles.
+// A decimal integer in [min, max]: digits with an optional leading '-' (no
+// hex, exponent, '+' or blanks, which CLI11 would take or word differently).
+int parse_integer(const std::string& option, const std::string& text, int min, int max);
+
+// A finite decimal number >= min (no hex, inf or nan).
+double parse_decimal(const std::string& option, const std::string& text, double min);
+
+// A duration such as 90s, 10m or 1h30m, in whole seconds from kMinTimeout to
+// kMaxTimeout: a benchmark's timeout is kept in seconds, so 1ms would be 0s.
+std::chrono::seconds parse_timeout(const std::string& option, const std::string& text);
+
+// A non-empty shell glob that fnmatch (kbench run, against the catalogue) and
+// SQLite's GLOB (the store) read the same way: every '[' closed by a ']', no
+// backslash escapes (SQLite has none) and no [:class:]. Returns it with "[!"
+// written "[^", which both read as a negated set (SQLite knows only '^').
+std::string parse_glob(const std::string& option, const std::string& text);
+
+// Options whose value is checked as CLI11 parses it, so a bad value is one
+// InputError line (exit 2) before anything runs.
+void add_glob_option(CLI::App& command, const std::string& name, std::string& into, const std::string& description);
+void add_integer_option(CLI::App& command, const std::string& name, std::optional<int>& into, int min, int max,
+                        const std::string& description);
+void add_timeout_option(CLI::App& command, const std::string& name, std::string& into,
+                        const std::string& description);
+
+// --sut, --benchmark, --resultclass: checked globs written straight into the
+// query; the caller sets the swprofiles.
 void add_sample_filter_options(CLI::App& command, store::SampleQuery& filter);
 
 // The store named by --store (or the default), which must already exist;

@@ -104,19 +104,10 @@ std::vector<std::string> Footnotes::lines() const {
   return result;
 }
 
-namespace {
-std::string method_title(const std::string& method) {
-  if (method == "welch") return "Welch's t-test";
-  if (method == "mwu") return "Mann-Whitney U test";
-  if (method == "ci-overlap") return "disjoint 95% confidence intervals of the means (ci-overlap)";
-  return method;
-}
-}  // namespace
-
 std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw) {
   std::vector<std::string> lines;
-  std::string method = "Method: " + method_title(legend.method);
-  if (legend.method == "ci-overlap") {
+  std::string method = "Method: " + std::string(analysis::method_title(legend.method));
+  if (!analysis::gives_p_values(legend.method)) {
     method += fmt::format(", {} rows compared", legend.rows_tested);
   } else if (legend.fdr) {
     method += fmt::format(", Benjamini-Hochberg FDR q={} over {} rows tested", format_exact(*legend.fdr),

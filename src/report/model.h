@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/test_method.h"
 #include "common/result_class.h"
 #include "stats/stats.h"
 
@@ -55,7 +56,7 @@ struct Table {
 };
 
 struct Legend {
-  std::string method;                  // "welch", "mwu", "ci-overlap"
+  analysis::TestMethod method = analysis::TestMethod::Welch;
   std::optional<double> fdr;           // BH q level; nullopt: off
   double alpha = 0.05;                 // per-row level when fdr is off
   SignConvention sign = SignConvention::Better;

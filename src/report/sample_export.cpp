@@ -1,0 +1,81 @@
+// Columns: sut, swprofile, session, session_index, benchmark, params,
+// result_class, unit, direction, repeat, value; values in round-trip form.
+#include "report/sample_export.h"
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "common/errors.h"
+#include "report/format.h"
+
+namespace kbench::report {
+
+namespace {
+
+// "k=v;k=v": the benchmark's effective parameters; one benchmark name may have
+// been run with several parameter sets, and then only this tells them apart.
+std::string params_text(const Params& params) {
+  std::string text;
+  for (const auto& [key, value] : params) text += (text.empty() ? "" : ";") + key + "=" + value;
+  return text;
+}
+
+class CsvSampleWriter : public SampleWriter {
+ public:
+  explicit CsvSampleWriter(std::ostream& out) : out_(out) {}
+  void begin() override {
+    out_ << "sut,swprofile,session,session_index,benchmark,params,result_class,unit,direction,repeat,value\n";
+  }
+  void write(const store::SampleRow& s) override {
+    line_.clear();
+    line_ += csv_field(s.sut) + ',' + csv_field(s.swprofile) + ',' + std::to_string(s.session) + ',' +
+             std::to_string(s.session_index) + ',' + csv_field(s.benchmark) + ',' + csv_field(params_text(s.params)) +
+             ',' + csv_field(s.result_class.name) + ',' + csv_field(s.result_class.unit) + ',' +
+             std::string(kbench::to_string(s.result_class.better)) + ',' + std::to_string(s.repeat) + ',' +
+             format_exact(s.value) + '\n';
+    out_ << line_;
+  }
+  void end() override {}
+
+ private:
+  std::ostream& out_;
+  std::string line_;  // reused: one allocation for the whole export
+};
+
+// One array, written object by object. Values are doubles written in
+// round-trip form.
+class JsonSampleWriter : public SampleWriter {
+ public:
+  explicit JsonSampleWriter(std::ostream& out) : out_(out) {}
+  void begin() override { out_ << "["; }
+  void write(const store::SampleRow& s) override {
+    nlohmann::ordered_json sample = {{"sut", s.sut},
+                                     {"swprofile", s.swprofile},
+                                     {"session", s.session},
+                                     {"session_index", s.session_index},
+                                     {"benchmark", s.benchmark},
+                                     {"params", s.params},
+                                     {"result_class", s.result_class.name},
+                                     {"unit", s.result_class.unit},
+                                     {"direction", std::string(kbench::to_string(s.result_class.better))},
+                                     {"repeat", s.repeat},
+                                     {"value", s.value}};
+    out_ << (first_ ? "\n" : ",\n") << sample.dump();
+    first_ = false;
+  }
+  void end() override { out_ << (first_ ? "]\n" : "\n]\n"); }
+
+ private:
+  std::ostream& out_;
+  bool first_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<SampleWriter> make_sample_writer(const std::string& format, std::ostream& out) {
+  if (format == "csv") return std::make_unique<CsvSampleWriter>(out);
+  if (format == "json") return std::make_unique<JsonSampleWriter>(out);
+  throw InputError("--format " + format + ": expected csv or json");
+}
+
+}  // namespace kbench::report
