@@ -18,6 +18,7 @@ namespace {
 struct ShowOptions {
   std::string profile;
   bool relative = false;
+  bool all_columns = false;
   std::string store_url;
 };
 
@@ -52,7 +53,7 @@ void render_relative(const report::ProfileTable& table, std::ostream& out) {
                  new_group);
     previous = &row.benchmark;
   }
-  out << "Results for SUT Class " << table.sut << ", swprofile " << table.swprofile
+  out << report::sut_heading(table.sut, table.sut_scope) << ", swprofile " << table.swprofile
       << " (min, ci95min, ci95max, max in percent of the mean):\n";
   if (!text.empty()) text.render_grid(out);
   for (const std::string& entry : table.skipped) out << "skipped: " << entry << '\n';
@@ -77,7 +78,7 @@ void show_command(const ShowOptions& options) {
   }
   for (const auto& table : tables) {
     if (options.relative) render_relative(table, std::cout);
-    else report::render_profile_grid(table, std::cout);
+    else report::render_profile_grid(table, std::cout, {options.all_columns});
   }
   print_incomplete_sessions(*store, {options.profile}, std::cout);
 }
@@ -90,8 +91,9 @@ void add_show_command(CLI::App& app) {
   cmd->add_option("profile", options->profile, "swprofile name")->required();
   cmd->add_flag("--relative", options->relative,
                 "min, ci95min, ci95max and max as percent of the mean (mean stays absolute)");
+  cmd->add_flag("--all-columns", options->all_columns, "also min, ci95min, ci95max and max (a wider table)");
   add_store_option(*cmd, options->store_url);
-  cmd->footer("Examples:\n  kbench show base\n  kbench show base --relative");
+  cmd->footer("Examples:\n  kbench show base\n  kbench show base --all-columns\n  kbench show base --relative");
   cmd->callback([options] { show_command(*options); });
 }
 

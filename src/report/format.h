@@ -4,6 +4,7 @@
 // a kbench table can be pasted next to one made by the tools the field uses.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "report/model.h"
 
@@ -31,8 +32,33 @@ std::string format_exact(double value);
 // "1 improvement", "21 improvements".
 std::string count_noun(int count, std::string_view singular, std::string_view plural);
 
-// Number of terminal columns `text` takes: UTF-8 code points ("↑" is one).
+// Number of terminal columns `text` takes, as a terminal draws it: East Asian
+// wide and fullwidth characters (CJK, Hangul, fullwidth forms, most emoji)
+// take 2, combining marks and zero-width characters 0, every other code point
+// 1 ("↑" is one, "µ" is one). A byte that is not valid UTF-8 counts as 1.
 std::size_t display_width(std::string_view text);
+
+// Byte length of the longest prefix of `text` that fits in `columns` display
+// columns without splitting a character or separating it from the combining
+// marks that follow it. At least one character when `columns` > 0, so a
+// character wider than the room still makes progress.
+std::size_t prefix_bytes_for_width(std::string_view text, std::size_t columns);
+
+// Word wrap to `width` display columns; continuation lines start with `indent`
+// spaces. A word longer than a line is split (after its last '/' that fits
+// when it has one, so "mmtests/sysbench-thread" breaks between family and
+// name), never cut: joining the pieces gives the word back.
+std::vector<std::string> wrap_text(std::string_view text, std::size_t width, std::size_t indent = 0);
+
+// Engineering form of `value` for a result class `unit` (the single-profile
+// table): the value scaled so that `reference` (the row's mean) lands in
+// [1, 1000), two decimals, and the scaled unit — "4.99 GB/s" for 4990421148.88
+// bytes/sec, "1.46 µs" for 1460.94 ns, "3.10 ms" for 0.0031 seconds. Units
+// kbench does not know keep their name in the label and get an SI suffix on
+// large values only: "1.62M" for 1618849.98 ops/sec, "3.05k" for 3053.64 ticks.
+// Every value of a row is formatted with the same `reference`, so the row
+// reads in one unit. NaN: "".
+std::string format_engineering(double value, std::string_view unit, double reference);
 
 std::string_view verdict_name(Verdict verdict);  // "none", "improvement", "regression"
 

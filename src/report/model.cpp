@@ -82,7 +82,11 @@ void write_raw_change_notes(const Table& table, const Legend& legend, const Foot
   for (const std::string& line : summary_lines(table)) out << line << '\n';
 }
 
-std::string table_heading(const Table& table) { return "Results for SUT Class " + table.sut + ":"; }
+std::string sut_heading(const std::string& sut, SutScope scope) {
+  return (scope == SutScope::SutClass ? "Results for SUT Class " : "Results for SUT ") + sut;
+}
+
+std::string table_heading(const Table& table) { return sut_heading(table.sut, table.sut_scope) + ":"; }
 
 std::string Footnotes::marker(const std::string& text) {
   auto [it, inserted] = numbers_.emplace(text, static_cast<int>(texts_.size()) + 1);

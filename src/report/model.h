@@ -47,12 +47,18 @@ struct ColumnSummary {
   int geomean_rows = 0;
 };
 
+// What a table's `sut` names: one SUT (every table kbench builds from its
+// store), or a class of machines pooled together, as in the seed report
+// ("Results for SUT Class aws-m7g.metal:"). The heading says which.
+enum class SutScope { Sut, SutClass };
+
 struct Table {
   std::string sut;
   std::string base_profile;
   std::vector<std::string> test_profiles;
   std::vector<Row> rows;                // sorted by benchmark, then result class
   std::vector<ColumnSummary> columns;   // one per test profile
+  SutScope sut_scope = SutScope::Sut;
 };
 
 struct Legend {
@@ -83,7 +89,12 @@ struct ProfileTable {
   std::vector<ProfileRow> rows;
   std::vector<std::string> skipped;  // "benchmark: reason"
   std::vector<std::string> failed;   // "benchmark: reason"
+  SutScope sut_scope = SutScope::Sut;
 };
+
+// "Results for SUT vm" / "Results for SUT Class aws-m7g.metal": the words
+// before the colon of every table heading.
+std::string sut_heading(const std::string& sut, SutScope scope);
 
 class Renderer {
  public:
@@ -95,8 +106,14 @@ class Renderer {
 std::unique_ptr<Renderer> make_renderer(const std::string& format);
 std::vector<std::string> renderer_names();
 
-// The single-profile table in the grid layout:
-// Benchmark | Result Class | min | ci95min | mean | ci95max | max | cv | count
-void render_profile_grid(const ProfileTable& table, std::ostream& out);
+struct ProfileGridOptions {
+  // false: Benchmark | Result Class | mean | ±ci95 | cv | count, which fits a
+  // terminal; true: also min, ci95min, ci95max and max.
+  bool all_columns = false;
+};
+
+// The single-profile table (kbench run, kbench show) in the grid layout,
+// values in engineering units (docs/reports.md).
+void render_profile_grid(const ProfileTable& table, std::ostream& out, const ProfileGridOptions& options = {});
 
 }  // namespace kbench::report

@@ -25,7 +25,8 @@ class PerTableRenderer : public Renderer {
   virtual void render_table(const Table& table, const Legend& legend, std::ostream& out) const = 0;
 };
 
-// "Results for SUT Class <sut>:" — the seed's heading above every table.
+// "Results for SUT <sut>:", or "Results for SUT Class <class>:" as in the seed
+// when the table pools a class of machines.
 std::string table_heading(const Table& table);
 
 // Numbered footnotes for cells that carry no mark for a reason (too few

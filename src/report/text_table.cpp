@@ -22,18 +22,30 @@ std::string pad(const std::string& text, std::size_t width, Align align) {
   return align == Align::Left ? text + fill : fill + text;
 }
 
-std::vector<std::size_t> TextTable::widths(std::size_t header_extra) const {
+std::vector<std::string> TextTable::cell_lines(const std::string& cell, std::size_t column) const {
+  const std::size_t limit = columns_[column].max_width;
+  if (limit == 0 || display_width(cell) <= limit) return {cell};
+  return wrap_text(cell, limit, columns_[column].wrap_indent);
+}
+
+std::vector<std::size_t> TextTable::widths(std::size_t header_extra, bool wrapped) const {
   std::vector<std::size_t> result;
   for (std::size_t c = 0; c < columns_.size(); ++c) {
     std::size_t width = display_width(columns_[c].header) + header_extra;
-    for (const Line& row : rows_) width = std::max(width, display_width(row.cells[c]));
+    for (const Line& row : rows_) {
+      if (!wrapped) {
+        width = std::max(width, display_width(row.cells[c]));
+        continue;
+      }
+      for (const std::string& line : cell_lines(row.cells[c], c)) width = std::max(width, display_width(line));
+    }
     result.push_back(width);
   }
   return result;
 }
 
 void TextTable::render_grid(std::ostream& out) const {
-  const std::vector<std::size_t> width = widths(2);
+  const std::vector<std::size_t> width = widths(2, true);
   auto rule = [&](char fill) {
     out << '+';
     for (std::size_t w : width) out << std::string(w + 2, fill) << '+';
@@ -52,13 +64,23 @@ void TextTable::render_grid(std::ostream& out) const {
   rule('=');
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     if (r > 0 && rows_[r].new_group) rule('-');
-    line(rows_[r].cells);
+    std::vector<std::vector<std::string>> wrapped;
+    std::size_t height = 1;
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      wrapped.push_back(cell_lines(rows_[r].cells[c], c));
+      height = std::max(height, wrapped.back().size());
+    }
+    for (std::size_t i = 0; i < height; ++i) {
+      std::vector<std::string> cells;
+      for (const auto& lines : wrapped) cells.push_back(i < lines.size() ? lines[i] : "");
+      line(cells);
+    }
   }
   if (!rows_.empty()) rule('-');
 }
 
 void TextTable::render_piped(std::ostream& out, bool separator) const {
-  const std::vector<std::size_t> width = widths(0);
+  const std::vector<std::size_t> width = widths(0, false);
   auto line = [&](const std::vector<std::string>& cells) {
     out << '|';
     for (std::size_t c = 0; c < cells.size(); ++c) out << ' ' << pad(cells[c], width[c], Align::Left) << " |";

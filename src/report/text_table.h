@@ -11,6 +11,12 @@ enum class Align { Left, Right };
 struct TextColumn {
   std::string header;
   Align align = Align::Left;
+  // Grid only: a cell wider than this many display columns is word-wrapped
+  // onto more lines of its row, continuation lines indented by
+  // `wrap_indent`; 0: no limit. Pipe tables cannot break a cell, so they
+  // ignore it.
+  std::size_t max_width = 0;
+  std::size_t wrap_indent = 2;
 };
 
 class TextTable {
@@ -23,8 +29,10 @@ class TextTable {
   bool empty() const { return rows_.empty(); }
 
   // Python tabulate's "grid" layout as in the seed report: column width =
-  // max(header + 2, widest cell), one space of padding, the header aligned like
-  // its column, `+===+` under the header and `+---+` between groups only.
+  // max(header + 2, widest cell line), one space of padding, the header
+  // aligned like its column, `+===+` under the header and `+---+` between
+  // groups only. A wrapped cell's lines stand under each other, the other
+  // cells of the row on its first line. Widths are display columns.
   void render_grid(std::ostream& out) const;
 
   // The seed patch's markdown: every column left-aligned and padded to its
@@ -39,7 +47,8 @@ class TextTable {
     std::vector<std::string> cells;
     bool new_group = false;
   };
-  std::vector<std::size_t> widths(std::size_t header_extra) const;
+  std::vector<std::size_t> widths(std::size_t header_extra, bool wrapped) const;
+  std::vector<std::string> cell_lines(const std::string& cell, std::size_t column) const;
   void render_piped(std::ostream& out, bool separator) const;
 
   std::vector<TextColumn> columns_;

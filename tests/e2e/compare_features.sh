@@ -24,7 +24,8 @@ expect_contains "$WORK/cmp.grid" "C: "
 expect_contains "$WORK/cmp.markdown" "| Metric"
 expect_contains "$WORK/cmp.delta" "| scenario"
 expect_contains "$WORK/cmp.delta" "new2: C"
-expect_contains "$WORK/cmp.mail" "A: B"
+expect_contains "$WORK/cmp.mail" "B: B"              # keys never name another profile (base is A)
+expect_contains "$WORK/cmp.mail" "C: C"
 long=$(awk 'length > 80' "$WORK/cmp.mail" | wc -l)
 [ "$long" -eq 0 ] && pass || fail "mail has $long lines over 80 columns"
 expect_contains "$WORK/cmp.csv" "session_noisy"

@@ -13,7 +13,7 @@ run() {
 run A || fail "kbench run A exited $?: $(tail -5 "$WORK/run-A.err")"
 run B || fail "kbench run B exited $?: $(tail -5 "$WORK/run-B.err")"
 for p in A B; do
-  for text in "Results for SUT Class" "| Benchmark" "ci95min" "syscall/getpid" "syscall/getppid" \
+  for text in "Results for SUT " "| Benchmark" "±ci95" "syscall/getpid" "syscall/getppid" \
               "syscall/invalid" "perf/syscall" "mean (ns)" "p99.9 (ns)" "basic (ops/sec)" "execve (ops/sec)"; do
     expect_contains "$WORK/run-$p.out" "$text"
   done
@@ -37,7 +37,7 @@ n=$(sqlite3 "$DB" "select count(*) from result r join session s on s.id=r.sessio
 [ "$n" -eq 45 ] && pass || fail "swprofile A has $n samples after its second session, expected 45"
 
 "$KBENCH" compare A B >"$WORK/grid.out" 2>"$WORK/grid.err" || fail "compare exited $?: $(cat "$WORK/grid.err")"
-for text in "Results for SUT Class" "| Benchmark " "| Result Class " "A (base)" "+=====" \
+for text in "Results for SUT " "| Benchmark " "| Result Class " "A (base)" "+=====" \
             "| syscall/getpid " "| perf/syscall " "Welch" "Benjamini-Hochberg" "positive = better"; do
   expect_contains "$WORK/grid.out" "$text"
 done
