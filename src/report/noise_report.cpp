@@ -64,7 +64,7 @@ void render_grid(const analysis::NoiseReport& report, std::ostream& out) {
                    new_group);
       previous = &row.benchmark;
     }
-    out << "Noise of swprofile " << report.profile << " on SUT Class " << table.sut << " (" << table.split
+    out << "Noise of swprofile " << report.profile << " on SUT " << table.sut << " (" << table.split
         << "):\n";
     if (!text.empty()) text.render_grid(out);
     for (const std::string& line : notes.lines()) out << line << '\n';
