@@ -82,7 +82,7 @@ Cell cell_with_change(double base_mean, double raw_pct, Verdict verdict = Verdic
 
 // ---------------------------------------------------------------------------
 // The seed: rows of the aws-m7g.metal table of
-// shared/seeds/report-preemptible-this-cpu.txt (the lmbench, micromm,
+// tests/golden/grid-seed-aws-m7g.txt (the lmbench, micromm,
 // mmtests/sysbench-thread, perf/futex, perf/mem and perf/sched groups; the
 // sysbench-thread and vmalloc groups hold the widest cells, so the column
 // widths equal the seed's). Base means and the printed change (better is

@@ -1,4 +1,4 @@
-// The layout of shared/seeds/context-switch-codegen.txt:
+// The layout of tests/golden/seed-delta-context-switch.txt:
 // `| scenario | old | new | delta |` with delta "1.54 (-11.1%)" = the absolute
 // difference and the raw change in percent, one decimal as in the seed.
 #include <cmath>

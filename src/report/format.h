@@ -1,6 +1,6 @@
 #pragma once
 // Number and text formatting shared by the text renderers. The precision rules
-// reproduce the seed report (shared/seeds/report-preemptible-this-cpu.txt), so
+// reproduce the seed report (tests/golden/grid-seed-aws-m7g.txt), so
 // a kbench table can be pasted next to one made by the tools the field uses.
 #include <string>
 #include <string_view>

@@ -1,4 +1,4 @@
-// The seed report's layout (shared/seeds/report-preemptible-this-cpu.txt).
+// The seed report's layout (tests/golden/grid-seed-aws-m7g.txt).
 #include <cmath>
 #include <fmt/format.h>
 #include <ostream>

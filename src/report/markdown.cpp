@@ -1,4 +1,4 @@
-// The seed patch's layout (shared/seeds/patch-inline-el0-svc-common.txt):
+// The seed patch's layout (tests/golden/seed-markdown-el0-svc.txt):
 // raw values and the raw change with an arrow for the direction of the value.
 #include <cmath>
 #include <ostream>
