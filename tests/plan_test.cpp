@@ -63,13 +63,28 @@ TEST(Plan, ErrorsNameFileLineKeyAndExpectation) {
   EXPECT_EQ(error_of("benchmarks:\n  - getpid\n"),
             "p.yaml:2: benchmarks[]: expected a benchmark name of the form suite/name, got 'getpid'");
   EXPECT_EQ(error_of("defaults:\n  benchmark:\n    repeats: many\nbenchmarks: [a/b]\n"),
-            "p.yaml:3: defaults.benchmark.repeats: expected an integer >= 1, got 'many'");
+            "p.yaml:3: defaults.benchmark.repeats: expected an integer from 1 to 10000, got 'many'");
   EXPECT_EQ(error_of("swprofiles:\n  - name: a\n  - name: a\nbenchmarks: [a/b]\n"),
             "p.yaml:3: swprofiles[].name: expected unique names, 'a' appears twice");
   EXPECT_EQ(error_of("defaults: {benchmark: {timeout: soon}}\nbenchmarks: [a/b]\n"),
-            "p.yaml:1: defaults.benchmark.timeout: expected a duration such as 90s, 10m or 1h, got 'soon'");
+            "p.yaml:1: defaults.benchmark.timeout: expected a duration in whole seconds from 1s to 24h such as 90s, 10m or 1h, got 'soon'");
   EXPECT_NE(error_of("benchmarks: [a/b\n").find("p.yaml:"), std::string::npos);
   EXPECT_EQ(error_of("sut: {}\n"), "p.yaml:1: benchmarks: expected a list of benchmarks");
+}
+
+// The command line refuses these (--timeout 1ms, --repeats 99999999999); a
+// plan must refuse them too rather than run a 0 s timeout.
+TEST(Plan, SettingsHaveTheCommandLinesRanges) {
+  EXPECT_EQ(error_of("defaults: {benchmark: {timeout: 1ms}}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: defaults.benchmark.timeout: expected a duration in whole seconds from 1s to 24h such as 90s, "
+            "10m or 1h, got '1ms'");
+  EXPECT_EQ(error_of("defaults: {benchmark: {repeats: 99999999999}}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: defaults.benchmark.repeats: expected an integer from 1 to 10000, got '99999999999'");
+  EXPECT_EQ(error_of("defaults: {benchmark: {sessions: 10001}}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: defaults.benchmark.sessions: expected an integer from 1 to 10000, got '10001'");
+  EXPECT_EQ(kbench::plan::parse_timeout("1h30m", "t"), std::chrono::seconds(5400));
+  EXPECT_THROW(kbench::plan::parse_timeout("1500ms", "t"), InputError);
+  EXPECT_THROW(kbench::plan::parse_timeout("25h", "t"), InputError);
 }
 
 TEST(Plan, Durations) {

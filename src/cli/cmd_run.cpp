@@ -80,7 +80,7 @@ plan::Plan build_run_plan(const RunOptions& options, const plan::Plan& suite, co
   }
   std::optional<std::chrono::seconds> timeout;
   if (!options.timeout.empty()) {
-    timeout = std::chrono::duration_cast<std::chrono::seconds>(plan::parse_duration(options.timeout, "--timeout"));
+    timeout = plan::parse_timeout(options.timeout, "--timeout");
   }
   const Params overrides = parse_param_options(options.params);
   for (auto& entry : run_plan.benchmarks) {

@@ -43,19 +43,7 @@ double parse_decimal(const std::string& option, const std::string& text, double 
 }
 
 std::chrono::seconds parse_timeout(const std::string& option, const std::string& text) {
-  const std::string expected = fmt::format("{}: expected a duration in whole seconds from {}s to {}h, e.g. 90s, 10m or 1h30m",
-                                           quoted(option, text), kMinTimeout.count(),
-                                           std::chrono::duration_cast<std::chrono::hours>(kMaxTimeout).count());
-  // More digits than any accepted duration has would overflow the parser.
-  if (text.size() > 32) throw InputError(expected);
-  std::chrono::milliseconds parsed{0};
-  try {
-    parsed = plan::parse_duration(text, option);
-  } catch (const std::exception&) {
-    throw InputError(expected);
-  }
-  if (parsed < kMinTimeout || parsed > kMaxTimeout || parsed.count() % 1000 != 0) throw InputError(expected);
-  return std::chrono::duration_cast<std::chrono::seconds>(parsed);
+  return plan::parse_timeout(text, option);
 }
 
 std::string parse_glob(const std::string& option, const std::string& text) {

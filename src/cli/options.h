@@ -8,15 +8,19 @@
 #include <string>
 #include <vector>
 
+#include "plan/plan.h"
 #include "store/result_store.h"
 
 namespace kbench::cli {
 
 // Accepted ranges of the numeric options, said in their --help and errors.
-inline constexpr int kMaxRepeats = 10000;
-inline constexpr int kMaxWarmups = 10000;
-inline constexpr std::chrono::seconds kMinTimeout{1};
-inline constexpr std::chrono::seconds kMaxTimeout{24 * 3600};
+// The limits live with the plan format, so a plan and the command line accept
+// the same values.
+using plan::kMaxRepeats;
+using plan::kMaxWarmups;
+using plan::kMaxSessions;
+using plan::kMinTimeout;
+using plan::kMaxTimeout;
 
 // Each parser below throws InputError "<option> '<text>': expected ..." and
 // returns the value otherwise.

@@ -43,15 +43,15 @@ struct Context {
     return node.as<std::string>();
   }
 
-  int positive_int(const YAML::Node& node, const std::string& key, int minimum) const {
+  int positive_int(const YAML::Node& node, const std::string& key, int minimum, int maximum) const {
     const std::string text = scalar(node, key);
     try {
       std::size_t used = 0;
       const int value = std::stoi(text, &used);
-      if (used == text.size() && value >= minimum) return value;
+      if (used == text.size() && value >= minimum && value <= maximum) return value;
     } catch (const std::exception&) {
     }
-    fail(node, key, "an integer >= " + std::to_string(minimum) + ", got '" + text + "'");
+    fail(node, key, "an integer from " + std::to_string(minimum) + " to " + std::to_string(maximum) + ", got '" + text + "'");
   }
 
   // yaml-cpp keeps both entries of a repeated key and lookups find the
@@ -84,15 +84,16 @@ struct Context {
 
   void settings(const YAML::Node& node, const std::string& path, BenchmarkSettings& into) const {
     only_keys(node, path, {"warmups", "repeats", "sessions", "timeout", "size"});
-    if (node["warmups"]) into.warmups = positive_int(node["warmups"], path + ".warmups", 0);
-    if (node["repeats"]) into.repeats = positive_int(node["repeats"], path + ".repeats", 1);
-    if (node["sessions"]) into.sessions = positive_int(node["sessions"], path + ".sessions", 1);
+    if (node["warmups"]) into.warmups = positive_int(node["warmups"], path + ".warmups", 0, kMaxWarmups);
+    if (node["repeats"]) into.repeats = positive_int(node["repeats"], path + ".repeats", 1, kMaxRepeats);
+    if (node["sessions"]) into.sessions = positive_int(node["sessions"], path + ".sessions", 1, kMaxSessions);
     if (node["timeout"]) {
       const auto text = scalar(node["timeout"], path + ".timeout");
       try {
-        into.timeout = std::chrono::duration_cast<std::chrono::seconds>(parse_duration(text, path + ".timeout"));
+        into.timeout = parse_timeout(text, path + ".timeout");
       } catch (const InputError&) {
-        fail(node["timeout"], path + ".timeout", "a duration such as 90s, 10m or 1h, got '" + text + "'");
+        fail(node["timeout"], path + ".timeout",
+             "a duration in whole seconds from 1s to 24h such as 90s, 10m or 1h, got '" + text + "'");
       }
     }
     if (node["size"]) {
@@ -128,6 +129,23 @@ std::chrono::milliseconds parse_duration(const std::string& text, const std::str
     throw InputError(what + " '" + text + "': expected a duration such as 90s, 10m or 1h30m");
   }
   return total;
+}
+
+std::chrono::seconds parse_timeout(const std::string& text, const std::string& what) {
+  const InputError expected(what + " '" + text + "': expected a duration in whole seconds from " +
+                            std::to_string(kMinTimeout.count()) + "s to " +
+                            std::to_string(std::chrono::duration_cast<std::chrono::hours>(kMaxTimeout).count()) +
+                            "h, e.g. 90s, 10m or 1h30m");
+  // More digits than any accepted duration has would overflow the parser.
+  if (text.size() > 32) throw expected;
+  std::chrono::milliseconds parsed{0};
+  try {
+    parsed = parse_duration(text, what);
+  } catch (const std::exception&) {
+    throw expected;
+  }
+  if (parsed < kMinTimeout || parsed > kMaxTimeout || parsed.count() % 1000 != 0) throw expected;
+  return std::chrono::duration_cast<std::chrono::seconds>(parsed);
 }
 
 namespace {

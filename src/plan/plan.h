@@ -70,4 +70,15 @@ std::string read_plan_text(const std::string& path);
 // "10m", "30s", "1h", "1h30m", "500ms" -> duration; throws InputError naming `what`.
 std::chrono::milliseconds parse_duration(const std::string& text, const std::string& what);
 
+// What a plan and the command line accept for a benchmark's settings.
+inline constexpr int kMaxRepeats = 10000;
+inline constexpr int kMaxWarmups = 10000;
+inline constexpr int kMaxSessions = 10000;
+inline constexpr std::chrono::seconds kMinTimeout{1};
+inline constexpr std::chrono::seconds kMaxTimeout{24 * 3600};
+
+// A benchmark timeout: a duration in whole seconds from kMinTimeout to
+// kMaxTimeout. Throws InputError "<what> '<text>': expected ..." otherwise.
+std::chrono::seconds parse_timeout(const std::string& text, const std::string& what);
+
 }  // namespace kbench::plan
