@@ -23,10 +23,16 @@ struct Context {
     throw InputError(where + ": " + key + ": expected " + expected);
   }
 
+  // yaml-cpp throws its own "bad conversion" for a key like [a] or {b: c}.
+  std::string key_name(const YAML::Node& key, const std::string& path) const {
+    if (!key.IsScalar()) fail(key, path, "a plain name as the key, not a list or mapping");
+    return key.as<std::string>();
+  }
+
   void only_keys(const YAML::Node& map, const std::string& path, const std::set<std::string>& allowed) const {
     if (!map.IsMap()) fail(map, path, "a mapping");
     for (const auto& item : map) {
-      const auto key = item.first.as<std::string>();
+      const auto key = key_name(item.first, path.empty() ? "plan" : path);
       if (!allowed.count(key)) {
         std::string known;
         for (const auto& k : allowed) known += (known.empty() ? "" : ", ") + k;
@@ -55,7 +61,8 @@ struct Context {
     if (!node.IsMap()) fail(node, key, "a mapping of names to values");
     std::map<std::string, std::string> out;
     for (const auto& item : node) {
-      out[item.first.as<std::string>()] = scalar(item.second, key + "." + item.first.as<std::string>());
+      const std::string name = key_name(item.first, key);
+      out[name] = scalar(item.second, key + "." + name);
     }
     return out;
   }
@@ -108,7 +115,8 @@ std::chrono::milliseconds parse_duration(const std::string& text, const std::str
   return total;
 }
 
-Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors) {
+namespace {
+Plan parse_plan_document(const std::string& yaml_text, const std::string& name_for_errors) {
   Context ctx{name_for_errors};
   YAML::Node root;
   try {
@@ -201,6 +209,19 @@ Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors
     plan.benchmarks.push_back(std::move(entry));
   }
   return plan;
+}
+
+}  // namespace
+
+Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors) {
+  try {
+    return parse_plan_document(yaml_text, name_for_errors);
+  } catch (const YAML::Exception& e) {
+    // A node of a shape no check above expected (yaml-cpp's conversions
+    // throw): still bad input in this file, never an internal error.
+    throw InputError(name_for_errors + ":" + std::to_string(e.mark.line + 1) + ": expected the plan format (" +
+                     e.msg + ")");
+  }
 }
 
 Plan load_plan(const std::string& path) {
