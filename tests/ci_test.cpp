@@ -36,5 +36,15 @@ TEST(PlanFuzzFindings, AListAsASwprofileKeyIsBadInput) {
   expect_input_error("swprofiles:\n  - {name: a, [k]: v}\n", "fuzz.yaml:2: swprofiles[]: expected a plain name");
 }
 
+TEST(PlanFuzzFindings, AHugeDurationIsBadInput) {
+  expect_input_error("defaults: {benchmark: {timeout: 10999999999999999999999m}}\n",
+                     "fuzz.yaml:1: defaults.benchmark.timeout: expected a duration");
+  EXPECT_THROW(parse_duration("99999999999999999999999m", "--timeout"), InputError);
+  std::string many_parts;  // each part fits, their sum would overflow
+  for (int i = 0; i < 3000; ++i) many_parts += "999999999h";
+  EXPECT_THROW(parse_duration(many_parts, "--timeout"), InputError);
+  EXPECT_EQ(parse_duration("1h30m", "--timeout"), std::chrono::minutes(90));
+}
+
 }  // namespace
 }  // namespace kbench::plan

@@ -101,6 +101,8 @@ std::chrono::milliseconds parse_duration(const std::string& text, const std::str
   std::size_t consumed = 0;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), part); it != std::sregex_iterator(); ++it) {
     if (static_cast<std::size_t>(it->position()) != consumed) break;
+    // More digits would throw out of stoll or overflow the sum (found by plan_fuzz).
+    if ((*it)[1].length() > 9 || total > std::chrono::hours(24 * 365 * 100)) break;
     const long long n = std::stoll((*it)[1]);
     const std::string unit = (*it)[2];
     if (unit == "ms") total += std::chrono::milliseconds(n);
