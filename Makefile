@@ -1,10 +1,14 @@
 # The two commands of the README. Both install missing Debian packages first.
-BUILD     ?= build
-JOBS      ?= $(shell nproc)
-SWPROFILE ?= $(shell uname -r)
-SUITE     ?= quick
+BUILD      ?= build
+BUILD_ASAN ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+JOBS       ?= $(shell nproc)
+SWPROFILE  ?= $(shell uname -r)
+SUITE      ?= quick
+# Seconds each libFuzzer target runs in `make test`.
+FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build run test clean
+.PHONY: all deps build run test test-asan test-fuzz clean
 
 all: build
 
@@ -20,8 +24,28 @@ build: deps
 run: build
 	$(BUILD)/kbench run --swprofile "$(SWPROFILE)" --suite $(SUITE)
 
-test: build
-	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+# Everything: the sanitizer and fuzz checks first, then the whole suite with a
+# stock Debian kernel for the QEMU tests (its summary is the last word).
+test: build test-asan test-fuzz
+	@kernel=$$(scripts/fetch-test-kernel.sh) && echo "test kernel: $$kernel" && \
+	  cd $(BUILD) && KBENCH_TEST_KERNEL=$$kernel ctest --output-on-failure -j$(JOBS)
+
+# The unit tests built with ASan+UBSan; not the end-to-end scripts nor the
+# VM boots, which the plain build runs. The agent is dynamic here (ASan's
+# runtime cannot be linked statically), so the static-link check is left to
+# the plain build.
+test-asan: deps
+	@cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBENCH_SANITIZE=ON >/dev/null
+	@cmake --build $(BUILD_ASAN) -j$(JOBS)
+	cd $(BUILD_ASAN) && env -u KBENCH_TEST_KERNEL \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j$(JOBS) -E '^e2e_|^Qemu(Boot|Session)\.|^Agent\.IsStaticallyLinked$$'
+
+# Each libFuzzer target for FUZZ_SECONDS; a crash fails.
+test-fuzz: deps
+	@cmake -S . -B $(BUILD_FUZZ) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBENCH_FUZZ=ON >/dev/null
+	@cmake --build $(BUILD_FUZZ) -j$(JOBS) --target fuzz_targets
+	@scripts/run-fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

@@ -4,9 +4,14 @@
 # only, nothing is installed), vmlinuz (and its config) extracted with dpkg-deb
 # into a cache dir.
 # Prints the path of the kernel image. Usage: fetch-test-kernel.sh [CACHE_DIR]
+# The cache lives outside the clone, so a fresh clone (CI) reuses it: root's
+# is /var/cache/kbench-test, anyone else's under ~/.cache.
+# `make test` calls this and hands the path to ctest as KBENCH_TEST_KERNEL.
 set -euo pipefail
 
-cache_dir=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/kbench/test-kernel}
+if [ "$(id -u)" -eq 0 ]; then default_cache=/var/cache/kbench-test
+else default_cache=${XDG_CACHE_HOME:-$HOME/.cache}/kbench/test-kernel; fi
+cache_dir=${1:-$default_cache}
 mkdir -p "$cache_dir"
 
 existing=$(ls "$cache_dir"/vmlinuz-* 2>/dev/null | sort -V | tail -n 1 || true)
@@ -16,8 +21,16 @@ if [ -n "$existing" ]; then
 fi
 
 # The flavour with the plain Debian config, not cloud or rt: the newest ABI.
-package=$(apt-cache search --names-only '^linux-image-[0-9][0-9.+a-z-]*-amd64-unsigned$' 2>/dev/null |
-  awk '{print $1}' | grep -v -e cloud -e '-rt-' | sort -V | tail -n 1)
+newest_package() {
+  apt-cache search --names-only '^linux-image-[0-9][0-9.+a-z-]*-amd64-unsigned$' 2>/dev/null |
+    awk '{print $1}' | grep -v -e cloud -e '-rt-' | sort -V | tail -n 1 || true
+}
+package=$(newest_package)
+# A fresh Debian machine has no package lists yet.
+if [ -z "$package" ] && [ "$(id -u)" -eq 0 ]; then
+  apt-get update -qq >&2
+  package=$(newest_package)
+fi
 if [ -z "$package" ]; then
   echo "fetch-test-kernel: no linux-image-*-amd64-unsigned package known to apt (run apt-get update)" >&2
   exit 1

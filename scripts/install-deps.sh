@@ -8,6 +8,8 @@ build_packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libsqlite3-dev sqlite3 libboost-dev libboost-math-dev libpq-dev
   libgtest-dev googletest
+  # `make test`'s fuzz targets: clang with the libFuzzer runtime.
+  clang libclang-rt-dev
 )
 # Reference tools the bench/ scripts measure kbench against, and scipy for
 # regenerating the statistics reference data (tests/data/*.provenance).

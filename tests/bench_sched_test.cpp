@@ -313,7 +313,8 @@ bool agent_knows(const std::string& benchmark) {
 void kill_agent_mid_run(const std::string& benchmark, const std::vector<std::string>& params,
                         std::size_t tasks_expected) {
   if (!agent_knows(benchmark)) {
-    GTEST_SKIP() << agent_path() << " does not exist yet or does not list " << benchmark;
+    // A renamed benchmark must fail this test, not silently skip it.
+    FAIL() << agent_path() << " does not exist or does not list " << benchmark;
   }
   const pid_t agent = fork();
   if (agent == 0) {

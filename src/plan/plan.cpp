@@ -26,10 +26,16 @@ struct Context {
     throw InputError(where + ": " + key + ": expected " + expected);
   }
 
+  // yaml-cpp throws its own "bad conversion" for a key like [a] or {b: c}.
+  std::string key_name(const YAML::Node& key, const std::string& path) const {
+    if (!key.IsScalar()) fail(key, path, "a plain name as the key, not a list or mapping");
+    return key.as<std::string>();
+  }
+
   void only_keys(const YAML::Node& map, const std::string& path, const std::set<std::string>& allowed) const {
     if (!map.IsMap()) fail(map, path, "a mapping");
     for (const auto& item : map) {
-      const auto key = item.first.as<std::string>();
+      const auto key = key_name(item.first, path.empty() ? "plan" : path);
       if (!allowed.count(key)) {
         std::string known;
         for (const auto& k : allowed) known += (known.empty() ? "" : ", ") + k;
@@ -77,7 +83,8 @@ struct Context {
     if (!node.IsMap()) fail(node, key, "a mapping of names to values");
     std::map<std::string, std::string> out;
     for (const auto& item : node) {
-      out[item.first.as<std::string>()] = scalar(item.second, key + "." + item.first.as<std::string>());
+      const std::string name = key_name(item.first, key);
+      out[name] = scalar(item.second, key + "." + name);
     }
     return out;
   }
@@ -117,6 +124,8 @@ std::chrono::milliseconds parse_duration(const std::string& text, const std::str
   std::size_t consumed = 0;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), part); it != std::sregex_iterator(); ++it) {
     if (static_cast<std::size_t>(it->position()) != consumed) break;
+    // More digits would throw out of stoll or overflow the sum (found by plan_fuzz).
+    if ((*it)[1].length() > 9 || total > std::chrono::hours(24 * 365 * 100)) break;
     const long long n = std::stoll((*it)[1]);
     const std::string unit = (*it)[2];
     if (unit == "ms") total += std::chrono::milliseconds(n);
@@ -170,7 +179,14 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
 }  // namespace
 
 Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors) {
-  return parse_plan_text(yaml_text, name_for_errors, false);
+  try {
+    return parse_plan_text(yaml_text, name_for_errors, false);
+  } catch (const YAML::Exception& e) {
+    // A node of a shape no check expected (yaml-cpp's conversions throw):
+    // still bad input in this file, never an internal error.
+    throw InputError(name_for_errors + ":" + std::to_string(e.mark.line + 1) + ": expected the plan format (" +
+                     e.msg + ")");
+  }
 }
 
 namespace {
