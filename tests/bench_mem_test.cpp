@@ -22,8 +22,8 @@
 #include <thread>
 #include <vector>
 
-#include "bench/benchmark.h"
-#include "bench/external/vmalloc.h"
+#include "benchmarks/benchmark.h"
+#include "benchmarks/external/vmalloc.h"
 #include "common/errors.h"
 
 namespace kb = kbench::bench;

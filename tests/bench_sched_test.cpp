@@ -27,7 +27,7 @@
 #include <sstream>
 #include <thread>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/errors.h"
 
 namespace kbench::bench {

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/errors.h"
 
 namespace kb = kbench::bench;

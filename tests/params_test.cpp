@@ -6,7 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/cpu_list.h"
 #include "common/errors.h"
 #include "common/params.h"

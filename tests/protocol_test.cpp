@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/benchmark.h"
-#include "bench/harness.h"
+#include "benchmarks/benchmark.h"
+#include "benchmarks/harness.h"
 #include "common/errors.h"
 #include "common/records.h"
 #include "runner/agent_invocation.h"

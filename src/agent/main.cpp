@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "agent/containment.h"
-#include "bench/benchmark.h"
-#include "bench/harness.h"
+#include "benchmarks/benchmark.h"
+#include "benchmarks/harness.h"
 #include "common/cpu_list.h"
 #include "common/errors.h"
 #include "common/params.h"

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/errors.h"
 #include "timing/clock.h"
 

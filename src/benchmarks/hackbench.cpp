@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "bench/benchmark.h"
-#include "bench/messaging.h"
-#include "bench/sched_tasks.h"
+#include "benchmarks/benchmark.h"
+#include "benchmarks/messaging.h"
+#include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
 
 namespace kbench::bench {

@@ -13,7 +13,7 @@
 #include <memory>
 #include <thread>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/errors.h"
 
 namespace kbench::bench {

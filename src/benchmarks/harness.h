@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/records.h"
 
 namespace kbench::bench {

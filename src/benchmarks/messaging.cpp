@@ -1,4 +1,4 @@
-#include "bench/messaging.h"
+#include "benchmarks/messaging.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,7 +13,7 @@
 #include <cstring>
 #include <memory>
 
-#include "bench/sched_tasks.h"
+#include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
 
 namespace kbench::bench {

@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/errors.h"
 
 namespace kbench::bench {

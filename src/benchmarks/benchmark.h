@@ -1,6 +1,6 @@
 #pragma once
 // The interface every benchmark family implements. One family per file in
-// src/bench/; each file registers its benchmarks with KBENCH_REGISTER.
+// src/benchmarks/; each file registers its benchmarks with KBENCH_REGISTER.
 #include <functional>
 #include <map>
 #include <memory>

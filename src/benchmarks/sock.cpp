@@ -31,7 +31,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
 #include "timing/clock.h"

@@ -19,9 +19,9 @@
 #include <cstring>
 #include <sstream>
 
-#include "bench/benchmark.h"
-#include "bench/messaging.h"
-#include "bench/sched_tasks.h"
+#include "benchmarks/benchmark.h"
+#include "benchmarks/messaging.h"
+#include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS

@@ -1,4 +1,4 @@
-#include "bench/mm_probe.h"
+#include "benchmarks/mm_probe.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
 

@@ -20,8 +20,8 @@
 #include <sstream>
 #include <thread>
 
-#include "bench/benchmark.h"
-#include "bench/sched_tasks.h"
+#include "benchmarks/benchmark.h"
+#include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
 
 namespace kbench::bench {

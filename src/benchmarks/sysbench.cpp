@@ -25,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/errors.h"
 #include "timing/clock.h"
 #include "timing/histogram.h"

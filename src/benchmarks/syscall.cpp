@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
 #include "timing/clock.h"

@@ -4,7 +4,7 @@
 // with -EAGAIN so the module unloads itself. We load it once per distinct
 // (nr_pages, use_huge, test_loop_count) and read the summaries that appear in
 // /dev/kmsg after our own read position.
-#include "bench/external/vmalloc.h"
+#include "benchmarks/external/vmalloc.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -25,7 +25,7 @@
 #include <tuple>
 #include <vector>
 
-#include "bench/benchmark.h"
+#include "benchmarks/benchmark.h"
 #include "common/errors.h"
 
 namespace kbench::bench {

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/benchmark.h"
-#include "bench/mm_probe.h"
+#include "benchmarks/benchmark.h"
+#include "benchmarks/mm_probe.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
 #include "timing/clock.h"

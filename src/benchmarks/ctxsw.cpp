@@ -22,8 +22,8 @@
 #include <climits>
 #include <cstring>
 
-#include "bench/benchmark.h"
-#include "bench/sched_tasks.h"
+#include "benchmarks/benchmark.h"
+#include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
 #include "timing/cycle_counter.h"
 

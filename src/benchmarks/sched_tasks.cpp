@@ -1,4 +1,4 @@
-#include "bench/sched_tasks.h"
+#include "benchmarks/sched_tasks.h"
 
 #include "common/cpu_list.h"
 #include "timing/affinity.h"
