@@ -12,6 +12,7 @@
 #include "common/errors.h"
 #include "report/noise_report.h"
 #include "report/sample_export.h"
+#include "support/test_files.h"
 
 using kbench::Better;
 using kbench::store::SampleRow;
@@ -20,21 +21,8 @@ namespace analysis = kbench::analysis;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(KBENCH_GOLDEN_DIR) + "/" + name;
-  if (std::getenv("KBENCH_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  EXPECT_EQ(read_file(path), actual) << "golden file " << path << " differs (KBENCH_UPDATE_GOLDEN=1 rewrites it)";
-}
+using kbench::testing::read_file;
+using kbench::testing::expect_golden;
 
 // One SUT, four sessions of "base": a quiet row, a row whose sessions differ
 // (session-noisy), a higher-is-better row with a comma in its name (CSV

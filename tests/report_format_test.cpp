@@ -16,26 +16,13 @@
 #include "report/format.h"
 #include "report/model.h"
 #include "report/text_table.h"
+#include "support/test_files.h"
 
 namespace kbench::report {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << path;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(KBENCH_GOLDEN_DIR) + "/" + name;
-  if (std::getenv("KBENCH_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  EXPECT_EQ(read_file(path), actual) << "golden file " << path << " differs (KBENCH_UPDATE_GOLDEN=1 rewrites it)";
-}
+using kbench::testing::read_file;
+using kbench::testing::expect_golden;
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;

@@ -16,26 +16,13 @@
 #include "common/errors.h"
 #include "report/format.h"
 #include "report/model.h"
+#include "support/test_files.h"
 
 namespace kbench::report {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << path;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(KBENCH_GOLDEN_DIR) + "/" + name;
-  if (std::getenv("KBENCH_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  EXPECT_EQ(read_file(path), actual) << "golden file " << path << " differs (KBENCH_UPDATE_GOLDEN=1 rewrites it)";
-}
+using kbench::testing::read_file;
+using kbench::testing::expect_golden;
 
 std::string render(const Report& report, const std::string& format) {
   std::ostringstream out;

@@ -17,31 +17,18 @@
 #include "common/errors.h"
 #include "runner/plan_executor.h"
 #include "store/result_store.h"
+#include "support/test_files.h"
 
 namespace kbench::store {
 namespace {
+
+using kbench::testing::TempDir;
+using kbench::testing::read_file;
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "kbench-hardening-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // A small tmpfs of its own: the only way to make SQLite meet a read-only or
 // full file system when the tests run as root (root ignores mode 0444).
@@ -67,11 +54,6 @@ class TmpfsMount {
   bool mounted_ = false;
   std::string error_;
 };
-
-std::string read_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 void run_sql(const fs::path& file, const std::string& sql) {
   sqlite3* db = nullptr;
@@ -220,7 +202,7 @@ TEST(SchemaMigration, ReadOnlyOpenReadsAVersion1StoreWithoutMigratingIt) {
   TempDir dir;
   const fs::path file = dir.path() / "v1.db";
   write_version1_store(file);
-  const std::string before = read_bytes(file);
+  const std::string before = read_file(file);
   {
     auto store = open_store(file.string(), OpenMode::ReadOnly);
     const auto sessions = store->list_sessions({"base"});
@@ -232,7 +214,7 @@ TEST(SchemaMigration, ReadOnlyOpenReadsAVersion1StoreWithoutMigratingIt) {
     EXPECT_EQ(store->samples(settled).size(), 2u);
     EXPECT_THROW(store->begin_session(start_of("base")), RunError);
   }
-  EXPECT_EQ(read_bytes(file), before);
+  EXPECT_EQ(read_file(file), before);
 }
 
 TEST(SchemaMigration, NewerVersionIsRefusedAndNeverRewritten) {
@@ -241,7 +223,7 @@ TEST(SchemaMigration, NewerVersionIsRefusedAndNeverRewritten) {
   open_store(file.string(), OpenMode::CreateIfMissing);
   run_sql(file, "PRAGMA journal_mode = DELETE; UPDATE kbench_meta SET value = '" +
                     std::to_string(kSchemaVersion + 1) + "' WHERE key = 'schema_version'");
-  const std::string before = read_bytes(file);
+  const std::string before = read_file(file);
   for (const auto mode : {OpenMode::CreateIfMissing, OpenMode::MustExist, OpenMode::ReadOnly}) {
     try {
       open_store(file.string(), mode);
@@ -250,7 +232,7 @@ TEST(SchemaMigration, NewerVersionIsRefusedAndNeverRewritten) {
       EXPECT_THAT(error.what(), HasSubstr("use a newer kbench"));
     }
   }
-  EXPECT_EQ(read_bytes(file), before);
+  EXPECT_EQ(read_file(file), before);
 }
 
 // --- complete and incomplete sessions ---------------------------------------------

@@ -15,35 +15,17 @@
 
 #include "common/errors.h"
 #include "store/result_store.h"
+#include "support/test_files.h"
 
 namespace kbench::store {
 namespace {
 
+using kbench::testing::TempDir;
+using kbench::testing::read_file;
+
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "kbench-store-test-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string read_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 std::set<std::string> directory_entries(const fs::path& dir) {
   std::set<std::string> names;
@@ -440,7 +422,7 @@ TEST_F(StoreTest, EmptyFileIsInitialisedOnlyWhenCreating) {
 TEST_F(StoreTest, TextFileIsNotAStoreAndStaysUntouched) {
   const fs::path text = dir.path() / "notes.txt";
   std::ofstream(text) << "these are my notes, not a database\n";
-  const std::string before = read_bytes(text);
+  const std::string before = read_file(text);
   const auto entries_before = directory_entries(dir.path());
   for (const auto mode : {OpenMode::MustExist, OpenMode::CreateIfMissing}) {
     try {
@@ -451,14 +433,14 @@ TEST_F(StoreTest, TextFileIsNotAStoreAndStaysUntouched) {
       EXPECT_THAT(error.what(), HasSubstr("is not a kbench store"));
     }
   }
-  EXPECT_EQ(read_bytes(text), before);
+  EXPECT_EQ(read_file(text), before);
   EXPECT_EQ(directory_entries(dir.path()), entries_before);
 }
 
 TEST_F(StoreTest, ForeignSqliteDatabaseIsNotAStoreAndStaysUntouched) {
   const fs::path other = dir.path() / "other.db";
   run_sql(other, "CREATE TABLE photos(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos(name) VALUES('cat');");
-  const std::string before = read_bytes(other);
+  const std::string before = read_file(other);
   const auto entries_before = directory_entries(dir.path());
   for (const auto mode : {OpenMode::MustExist, OpenMode::CreateIfMissing}) {
     try {
@@ -469,7 +451,7 @@ TEST_F(StoreTest, ForeignSqliteDatabaseIsNotAStoreAndStaysUntouched) {
       EXPECT_THAT(error.what(), HasSubstr("is not a kbench store"));
     }
   }
-  EXPECT_EQ(read_bytes(other), before);
+  EXPECT_EQ(read_file(other), before);
   EXPECT_EQ(directory_entries(dir.path()), entries_before);
 }
 
@@ -482,7 +464,7 @@ TEST_F(StoreTest, NewerSchemaVersionIsRefusedAndStaysUntouched) {
   run_sql(file(), "UPDATE kbench_meta SET value = '" + newer + "' WHERE key = 'schema_version'");
   // Fold the WAL into the file so that the bytes compared are the whole store.
   run_sql(file(), "PRAGMA wal_checkpoint(TRUNCATE)");
-  const std::string before = read_bytes(file());
+  const std::string before = read_file(file());
   for (const auto mode : {OpenMode::MustExist, OpenMode::CreateIfMissing}) {
     try {
       open_store(url(), mode);
@@ -492,7 +474,7 @@ TEST_F(StoreTest, NewerSchemaVersionIsRefusedAndStaysUntouched) {
       EXPECT_THAT(error.what(), HasSubstr("schema version " + std::to_string(kSchemaVersion)));
     }
   }
-  EXPECT_EQ(read_bytes(file()), before);
+  EXPECT_EQ(read_file(file()), before);
 }
 
 TEST_F(StoreTest, StoreReopensAfterKilledWriterLeftItsWal) {
