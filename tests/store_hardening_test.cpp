@@ -17,6 +17,7 @@
 #include "common/errors.h"
 #include "runner/plan_executor.h"
 #include "store/result_store.h"
+#include "support/sqlite_sql.h"
 #include "support/test_files.h"
 
 namespace kbench::store {
@@ -24,6 +25,7 @@ namespace {
 
 using kbench::testing::TempDir;
 using kbench::testing::read_file;
+using kbench::testing::run_sql;
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
@@ -54,17 +56,6 @@ class TmpfsMount {
   bool mounted_ = false;
   std::string error_;
 };
-
-void run_sql(const fs::path& file, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  const std::string message = error ? error : "";
-  sqlite3_free(error);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << message;
-}
 
 std::string query_text(const fs::path& file, const std::string& sql) {
   sqlite3* db = nullptr;

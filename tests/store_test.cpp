@@ -15,6 +15,7 @@
 
 #include "common/errors.h"
 #include "store/result_store.h"
+#include "support/sqlite_sql.h"
 #include "support/test_files.h"
 
 namespace kbench::store {
@@ -22,6 +23,7 @@ namespace {
 
 using kbench::testing::TempDir;
 using kbench::testing::read_file;
+using kbench::testing::run_sql;
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
@@ -31,17 +33,6 @@ std::set<std::string> directory_entries(const fs::path& dir) {
   std::set<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename().string());
   return names;
-}
-
-void run_sql(const fs::path& file, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  const std::string message = error ? error : "";
-  sqlite3_free(error);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << message;
 }
 
 Sut lab_machine() {

@@ -10,21 +10,13 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/utc_time.h"
 #include "runner/interrupt.h"
 #include "runner/sysctl.h"
 
 namespace kbench::runner {
 
 namespace {
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 std::set<std::string> running_cmdline_words() {
   std::ifstream in("/proc/cmdline");

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/errors.h"
+#include "common/utc_time.h"
 #include "store/schema.h"
 #include "store/sqlite_file.h"
 #include "store/sqlite_statement.h"
@@ -51,15 +52,6 @@ std::string kernel_release_of(const nlohmann::json& fingerprint) {
     if (auto it = kernel->find("release"); it != kernel->end() && it->is_string()) return it->get<std::string>();
   }
   return "";
-}
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
 }
 
 std::string glob_or_all(const std::string& glob) { return glob.empty() ? "*" : glob; }
