@@ -32,6 +32,7 @@ void noise_command(const NoiseCommandOptions& options) {
   const OpenedStore opened = open_existing_store(options.store_url);
   require_swprofiles(opened, {options.profile});
   store::SampleQuery query = options.filter;
+  query.settled_only = true;  // as compare: no repeats of interrupted or failed benchmarks
   query.swprofiles = {options.profile};
   const auto report = analysis::build_noise_report(opened.store->samples(query), noise);
   if (report.tables.empty()) {

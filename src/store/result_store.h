@@ -79,8 +79,8 @@ struct SampleQuery {
   std::string benchmark_glob = "*";
   std::string resultclass_glob = "*";  // matched against the label "name (unit)"
   // Only samples of benchmarks whose outcome in their session is "ok": what
-  // compare and show use, so the repeats of an interrupted or failed
-  // benchmark never feed a comparison. Export takes everything.
+  // compare, show and noise use, so the repeats of an interrupted or failed
+  // benchmark never feed an analysis. Export takes everything.
   bool settled_only = false;
 };
 

@@ -55,6 +55,8 @@ expect_contains "$WORK/cmp1.out" "incomplete: swprofile base session 1 on"
 if grep -q "selftest/sleep *|" "$WORK/cmp1.out"; then fail "compare used the interrupted repeats"; else pass; fi
 "$KBENCH" show base --store "$S" >"$WORK/show1.out" 2>&1
 expect_contains "$WORK/show1.out" "incomplete: swprofile base session 1"
+"$KBENCH" noise base --store "$S" --format csv >"$WORK/noise1.out" 2>&1
+if grep -q "selftest/sleep" "$WORK/noise1.out"; then fail "noise used the interrupted repeats: $(cat "$WORK/noise1.out")"; else pass; fi
 
 # --- an edited plan is refused by --resume, with the difference -----------------------------
 sed -i 's/repeats: 3/repeats: 4/' "$WORK/plan.yaml"
