@@ -51,7 +51,9 @@ void expect_grid_aligned(const std::string& text) {
     std::size_t column = 0;
     for (std::size_t pos = 0; pos < line.size();) {
       const std::size_t next = pos + prefix_bytes_for_width(line.substr(pos), 1);
-      if (line[pos] == '|') EXPECT_EQ(rule[column], '+') << "'" << line << "' column " << column;
+      if (line[pos] == '|') {
+        EXPECT_EQ(rule[column], '+') << "'" << line << "' column " << column;
+      }
       column += display_width(line.substr(pos, next - pos));
       pos = next;
     }
@@ -305,6 +307,31 @@ TEST(ReportHeading, SutOrSutClassAsTheModelSays) {
 // ---------------------------------------------------------------------------
 // Mail keys
 
+// A syscall/getpid row named `result_class_name` with one present test cell
+// per test profile: 145.83 ns -> 144 ns, -1.25 %.
+Row mail_row(const std::string& result_class_name, std::size_t tests) {
+  Row row;
+  row.benchmark = "syscall/getpid";
+  row.result_class = result_class(result_class_name, "ns");
+  row.base_present = true;
+  row.base = summary(145.83, 1, 6);
+  for (std::size_t t = 0; t < tests; ++t) {
+    Cell cell;
+    cell.present = true;
+    cell.test = summary(144, 1, 6);
+    cell.change_pct = -1.25;
+    row.cells.push_back(cell);
+  }
+  return row;
+}
+
+std::string render_mail(Report& report) {
+  report.legend.method = kbench::analysis::TestMethod::Welch;
+  std::ostringstream out;
+  make_renderer("mail")->render(report, out);
+  return out.str();
+}
+
 // The "X: name" lines under a mail table, as key -> profile.
 std::vector<std::pair<std::string, std::string>> mail_keys(const std::vector<std::string>& tests, const std::string& base) {
   Report report;
@@ -313,25 +340,10 @@ std::vector<std::pair<std::string, std::string>> mail_keys(const std::vector<std
   table.base_profile = base;
   table.test_profiles = tests;
   table.columns.resize(tests.size());
-  Row row;
-  row.benchmark = "syscall/getpid";
-  row.result_class = result_class("mean", "ns");
-  row.base_present = true;
-  row.base = summary(145.83, 1, 6);
-  for (std::size_t t = 0; t < tests.size(); ++t) {
-    Cell cell;
-    cell.present = true;
-    cell.test = summary(144, 1, 6);
-    cell.change_pct = -1.25;
-    row.cells.push_back(cell);
-  }
-  table.rows.push_back(row);
+  table.rows.push_back(mail_row("mean", tests.size()));
   report.tables.push_back(table);
-  report.legend.method = kbench::analysis::TestMethod::Welch;
-  std::ostringstream out;
-  make_renderer("mail")->render(report, out);
   std::vector<std::pair<std::string, std::string>> keys;
-  for (const std::string& line : split_lines(out.str())) {
+  for (const std::string& line : split_lines(render_mail(report))) {
     const std::size_t colon = line.find(": ");
     if (colon == std::string::npos || colon == 0 || colon > 3) continue;
     const std::string key = line.substr(0, colon);
@@ -354,7 +366,9 @@ TEST(ReportMailKeys, AKeyNeverNamesAnotherProfile) {
   for (const auto& [key, profile] : mail_keys(tests, "F")) {
     EXPECT_NE(key, "F");
     for (const std::string& other : tests)
-      if (other != profile) EXPECT_NE(key, other) << key << " stands for " << profile;
+      if (other != profile) {
+        EXPECT_NE(key, other) << key << " stands for " << profile;
+      }
   }
 }
 
@@ -366,28 +380,16 @@ TEST(ReportMail, CjkNamesKeepTheNumbersAligned) {
   table.test_profiles = {"修正"};
   table.columns.resize(1);
   for (const std::string name : {"平均", "mean", "日本語の非常に長い結果クラスの名前でありこれは折り返される必要があります"}) {
-    Row row;
-    row.benchmark = "syscall/getpid";
-    row.result_class = result_class(name, "ns");
-    row.base_present = true;
-    row.base = summary(145.83, 1, 6);
-    Cell cell;
-    cell.present = true;
-    cell.test = summary(144, 1, 6);
-    cell.change_pct = -1.25;
-    row.cells.push_back(cell);
-    table.rows.push_back(row);
+    table.rows.push_back(mail_row(name, 1));
   }
   report.tables.push_back(table);
-  report.legend.method = kbench::analysis::TestMethod::Welch;
-  std::ostringstream out;
-  make_renderer("mail")->render(report, out);
+  const std::string mail = render_mail(report);
   std::set<std::size_t> ends;
-  for (const std::string& line : split_lines(out.str())) {
+  for (const std::string& line : split_lines(mail)) {
     EXPECT_LE(display_width(line), 80u) << line;
     if (line.find("1.25%") != std::string::npos) ends.insert(display_width(line));
   }
-  EXPECT_EQ(ends, std::set<std::size_t>{80u}) << out.str();
+  EXPECT_EQ(ends, std::set<std::size_t>{80u}) << mail;
 }
 
 // ---------------------------------------------------------------------------
