@@ -218,6 +218,8 @@ std::string_view verdict_name(Verdict verdict) {
   switch (verdict) {
     case Verdict::Improvement: return "improvement";
     case Verdict::Regression: return "regression";
+    case Verdict::Unchanged: return "unchanged";
+    case Verdict::Undecided: return "undecided";
     case Verdict::None: break;
   }
   return "none";

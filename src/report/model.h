@@ -13,7 +13,10 @@
 
 namespace kbench::report {
 
-enum class Verdict { None, Improvement, Regression };
+// None: not tested (Cell::note says why). Improvement/Regression: the change
+// is real (q <= level) and at least --min-change. Unchanged: the CI of the
+// change lies inside +-min-change. Undecided: tested, and neither yet.
+enum class Verdict { None, Improvement, Regression, Unchanged, Undecided };
 enum class SignConvention { Better, Raw };  // Better: positive change = better
 
 // One test profile's side of one row.
@@ -27,7 +30,19 @@ struct Cell {
   Verdict verdict = Verdict::None;
   std::string note;  // why a row has no mark although it could, e.g. "n<2"
   bool session_noisy = false;
+  // The session-level test (docs/statistics.md): sessions per side, and the
+  // df borrowed from the SUT's noise model (0: none).
+  std::size_t base_sessions = 0;
+  std::size_t test_sessions = 0;
+  double prior_df = 0;
+  // Undecided: more sessions per side that would settle it if the change
+  // stayed as it is; > kSessionsToDecideLimit means "more than that".
+  int sessions_to_decide = 0;
+  // Rows that are not what they seem: footnoted, never marked silently.
+  bool heavy_tail = false;  // a side's mean lies above its p99, or is carried by a few extreme repeats
+  bool bimodal = false;     // a side's samples fall into two separate groups
 };
+inline constexpr int kSessionsToDecideLimit = 50;
 
 struct Row {
   std::string benchmark;
@@ -43,6 +58,9 @@ double signed_change(const Row& row, const Cell& cell, SignConvention sign);
 struct ColumnSummary {
   int improvements = 0;
   int regressions = 0;
+  int unchanged = 0;   // CI inside +-min-change
+  int undecided = 0;
+  int untested = 0;    // cells with a base and a test side but no test (note says why)
   double geomean_change_pct = stats::kNaN;  // better-is-positive sense
   int geomean_rows = 0;
 };
@@ -58,6 +76,9 @@ struct Table {
   std::vector<std::string> test_profiles;
   std::vector<Row> rows;                // sorted by benchmark, then result class
   std::vector<ColumnSummary> columns;   // one per test profile
+  // Fingerprint differences between the base and a test profile's sessions
+  // that the swprofiles do not declare: "thp: base madvise, patched always".
+  std::vector<std::string> environment_differences;
   SutScope sut_scope = SutScope::Sut;
 };
 
@@ -70,6 +91,8 @@ struct Legend {
   double min_change_pct = 0;
   std::string sessions = "auto";    // --sessions: auto, pooled or means
   int cells_on_session_means = 0;   // cells tested on session means, not on pooled repeats
+  double ci_level = 0.95;           // of every change CI printed; per row, not adjusted for the BH level
+  int looks = 1;                    // --until-decided: the level of each look is level / looks (Bonferroni)
 };
 
 struct Report {

@@ -1,4 +1,7 @@
+#include <algorithm>
 #include <cmath>
+
+#include <optional>
 
 #include "stats/distributions.h"
 #include "stats/stats.h"
@@ -60,6 +63,112 @@ std::vector<double> session_means(const std::vector<std::vector<double>>& sessio
     if (!s.empty()) means.push_back(detail::moments(s.data(), s.size()).mean);
   }
   return means;
+}
+
+namespace {
+
+// log of every value, or nothing when one is not > 0 (no log scale then).
+std::optional<std::vector<double>> logs_of(std::span<const double> values) {
+  std::vector<double> logs;
+  logs.reserve(values.size());
+  for (double v : values) {
+    if (!(v > 0) || !std::isfinite(v)) return std::nullopt;
+    logs.push_back(std::log(v));
+  }
+  return logs;
+}
+
+}  // namespace
+
+NoisePrior pool_log_session_variance(const std::vector<std::vector<double>>& session_means_per_profile) {
+  NoisePrior prior;
+  double sum_squares = 0;
+  for (const auto& means : session_means_per_profile) {
+    if (means.size() < 2) continue;
+    const auto logs = logs_of(means);
+    if (!logs) continue;
+    sum_squares += detail::moments(logs->data(), logs->size()).sum_squared_deviations;
+    prior.df += static_cast<double>(logs->size() - 1);
+    ++prior.profiles;
+  }
+  if (prior.df > 0) prior.variance = sum_squares / prior.df;
+  return prior;
+}
+
+SessionTest session_test(std::span<const double> base_session_means, std::span<const double> test_session_means,
+                         const NoisePrior& prior, double confidence) {
+  SessionTest r;
+  r.base_sessions = base_session_means.size();
+  r.test_sessions = test_session_means.size();
+  if (r.base_sessions == 0 || r.test_sessions == 0) {
+    r.reason = "no session on one side";
+    return r;
+  }
+  const auto base = logs_of(base_session_means);
+  const auto test = logs_of(test_session_means);
+  if (!base || !test) {
+    r.reason = "a session mean is <= 0: no relative test";
+    return r;
+  }
+  const auto mb = detail::moments(base->data(), base->size());
+  const auto mt = detail::moments(test->data(), test->size());
+  const double d = static_cast<double>(r.base_sessions + r.test_sessions) - 2;
+  const bool has_prior = prior.df > 0 && std::isfinite(prior.variance) && prior.variance >= 0;
+  r.prior_df = has_prior ? prior.df : 0;
+  r.df = r.prior_df + d;
+  if (!(r.df >= 1)) {
+    r.reason = "1 session a side and no noise model of this row on this SUT: run another session, or kbench calibrate";
+    return r;
+  }
+  const double own = mb.sum_squared_deviations + mt.sum_squared_deviations;  // d * pooled variance
+  r.variance = ((has_prior ? prior.df * prior.variance : 0.0) + own) / r.df;
+  r.log_change = mt.mean - mb.mean;
+  r.standard_error = std::sqrt(r.variance * (1.0 / static_cast<double>(r.base_sessions) +
+                                             1.0 / static_cast<double>(r.test_sessions)));
+  const double q = student_t_quantile(0.5 + confidence / 2, r.df);
+  if (r.standard_error == 0) {
+    // Every session of both sides gave the same value as its side: the change
+    // is exact, so it is either nothing or certain.
+    r.statistic = r.log_change == 0 ? 0.0 : std::copysign(INFINITY, r.log_change);
+    r.p_value = r.log_change == 0 ? 1.0 : 0.0;
+  } else {
+    r.statistic = r.log_change / r.standard_error;
+    r.p_value = std::min(1.0, 2 * detail::student_t_upper_tail(std::abs(r.statistic), r.df));
+  }
+  r.ci_low_pct = std::expm1(r.log_change - q * r.standard_error) * 100;
+  r.ci_high_pct = std::expm1(r.log_change + q * r.standard_error) * 100;
+  r.valid = true;
+  return r;
+}
+
+int sessions_to_decide(const SessionTest& test, double min_change_pct, double confidence, int limit) {
+  if (!test.valid) return limit + 1;
+  const double bound = std::log1p(std::abs(min_change_pct) / 100);
+  const bool big_enough = std::abs(std::expm1(test.log_change)) * 100 >= min_change_pct;
+  for (int k = 0; k <= limit; ++k) {
+    const double nb = static_cast<double>(test.base_sessions + k);
+    const double nt = static_cast<double>(test.test_sessions + k);
+    const double df = test.df + 2.0 * k;
+    const double half = student_t_quantile(0.5 + confidence / 2, df) * std::sqrt(test.variance * (1 / nb + 1 / nt));
+    const double low = test.log_change - half, high = test.log_change + half;
+    const bool excludes_zero = low > 0 || high < 0;
+    if ((excludes_zero && big_enough && min_change_pct >= 0) || (min_change_pct > 0 && low >= -bound && high <= bound)) {
+      return k;
+    }
+  }
+  return limit + 1;
+}
+
+double session_floor_percent(std::size_t sessions_per_side, double log_variance, double prior_df, double alpha,
+                             double power) {
+  const double n = static_cast<double>(sessions_per_side);
+  const double df = std::max(0.0, prior_df) + 2 * n - 2;
+  if (sessions_per_side == 0 || !(df >= 1) || !(log_variance >= 0) || !(alpha > 0 && alpha < 1) ||
+      !(power > 0 && power < 1)) {
+    return kNaN;
+  }
+  const double z = student_t_quantile(1 - alpha / 2, df) + student_t_quantile(power, df);
+  return std::expm1(z * std::sqrt(log_variance * 2 / n)) * 100;
 }
 
 }  // namespace kbench::stats

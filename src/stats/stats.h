@@ -94,6 +94,60 @@ bool session_noisy(const SessionVariance& decomposition);
 // profile is session-noisy).
 std::vector<double> session_means(const std::vector<std::vector<double>>& sessions);
 
+// --- the session-level test (docs/statistics.md, "Sessions are the replicates")
+// Repeats inside one session agree far better than sessions minutes apart do,
+// so kbench tests one value per session: the natural log of its mean (changes
+// are relative; logs make the noise of profiles at different levels pool).
+
+// What the store already knows about a row's between-session noise on one SUT:
+// the pooled variance of log session means over other profiles. It is the
+// prior of an empirical-Bayes moderated t-test (Smyth 2004, limma's eBayes
+// with a row-specific prior): with few sessions the test borrows its df.
+struct NoisePrior {
+  double variance = kNaN;  // of log(session mean)
+  double df = 0;           // sum over profiles of (sessions - 1); 0: no prior
+  std::size_t profiles = 0;
+};
+// Pools the sample variance of log(session means) over profiles, each weighted
+// by its sessions - 1. Profiles with < 2 sessions or a value <= 0 add nothing.
+NoisePrior pool_log_session_variance(const std::vector<std::vector<double>>& session_means_per_profile);
+
+struct SessionTest {
+  bool valid = false;
+  std::string reason;          // why not valid, in words a report can print
+  std::size_t base_sessions = 0;
+  std::size_t test_sessions = 0;
+  double log_change = kNaN;    // mean log(test) - mean log(base)
+  double variance = kNaN;      // moderated variance of one log session mean
+  double df = kNaN;            // prior df + base_sessions + test_sessions - 2
+  double prior_df = 0;         // the prior's share of df (0: none used)
+  double standard_error = kNaN;
+  double statistic = kNaN;
+  double p_value = kNaN;       // two-sided
+  double ci_low_pct = kNaN;    // CI of exp(log_change) - 1, percent
+  double ci_high_pct = kNaN;
+};
+// Moderated two-sample t-test on the logs of session means:
+//   s2 = (d0*s0^2 + d*sp^2) / (d0 + d),  d = n_b + n_t - 2,  df = d0 + d,
+//   t = (mean log test - mean log base) / sqrt(s2 * (1/n_b + 1/n_t)).
+// With d0 = 0 it is Student's pooled t-test (scipy.stats.ttest_ind). Needs
+// every value > 0 and df >= 1; a side with one session is fine when the prior
+// (or the other side) supplies df. `confidence` sets the CI.
+SessionTest session_test(std::span<const double> base_session_means, std::span<const double> test_session_means,
+                         const NoisePrior& prior, double confidence = 0.95);
+
+// How many more sessions per side would decide a row, if the change stayed
+// what it is now: the smallest k <= limit with which the CI at `confidence`
+// either excludes 0 with |change| >= min_change_pct (a mark), or lies inside
+// +-min_change_pct (unchanged). 0: already decided; limit + 1: not within limit.
+int sessions_to_decide(const SessionTest& test, double min_change_pct, double confidence = 0.95, int limit = 50);
+
+// The smallest relative change (percent) the session test detects at two-sided
+// level alpha with probability `power`, with n sessions a side and the given
+// noise (variance of a log session mean, df of the prior besides the sessions).
+double session_floor_percent(std::size_t sessions_per_side, double log_variance, double prior_df,
+                             double alpha = 0.05, double power = 0.8);
+
 // --- noise floor --------------------------------------------------------------
 
 // Smallest relative change (in percent of the base mean) that Welch's test at
