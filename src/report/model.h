@@ -58,11 +58,11 @@ double signed_change(const Row& row, const Cell& cell, SignConvention sign);
 struct ColumnSummary {
   int improvements = 0;
   int regressions = 0;
+  double geomean_change_pct = stats::kNaN;  // better-is-positive sense
+  int geomean_rows = 0;
   int unchanged = 0;   // CI inside +-min-change
   int undecided = 0;
   int untested = 0;    // cells with a base and a test side but no test (note says why)
-  double geomean_change_pct = stats::kNaN;  // better-is-positive sense
-  int geomean_rows = 0;
 };
 
 // What a table's `sut` names: one SUT (every table kbench builds from its
