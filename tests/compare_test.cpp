@@ -34,12 +34,26 @@ void add(std::vector<SampleRow>& rows, const std::string& sut, const std::string
   }
 }
 
+// The statistics of one session's repeats, as compared with --sessions pooled
+// and no margin: most tests below check that machinery.
 CompareOptions base_vs_test() {
+  CompareOptions options;
+  options.base = "base";
+  options.tests = {"test"};
+  options.sessions = kbench::analysis::SessionMode::Pooled;
+  options.min_change_pct = 0;
+  return options;
+}
+
+// What `kbench compare base test` does by default.
+CompareOptions default_base_vs_test() {
   CompareOptions options;
   options.base = "base";
   options.tests = {"test"};
   return options;
 }
+
+bool marked(Verdict verdict) { return verdict == Verdict::Improvement || verdict == Verdict::Regression; }
 
 const std::vector<double> kBase = {100.0, 101.0, 99.0, 100.5, 99.5};
 
@@ -84,7 +98,7 @@ TEST(Compare, IdenticalSamplesAreNotMarked) {
   add(rows, "m", "base", "b/x", "mean", "ns", Better::Lower, kBase);
   add(rows, "m", "test", "b/x", "mean", "ns", Better::Lower, kBase);
   const auto report = build_comparison(rows, base_vs_test());
-  EXPECT_EQ(report.tables[0].rows[0].cells[0].verdict, Verdict::None);
+  EXPECT_FALSE(marked(report.tables[0].rows[0].cells[0].verdict));
   EXPECT_DOUBLE_EQ(report.tables[0].rows[0].cells[0].change_pct, 0.0);
 }
 
@@ -138,9 +152,9 @@ TEST(Compare, BenjaminiHochbergIsAppliedOverAllRows) {
   int marked_corrected = 0, marked_uncorrected = 0;
   for (std::size_t i = 0; i < p.size(); ++i) {
     EXPECT_DOUBLE_EQ(corrected.tables[0].rows[i].cells[0].q_value, q[i]);
-    marked_corrected += corrected.tables[0].rows[i].cells[0].verdict != Verdict::None;
+    marked_corrected += marked(corrected.tables[0].rows[i].cells[0].verdict);
     marked_uncorrected += uncorrected.tables[0].rows[i].cells[0].p_value <= 0.05;
-    EXPECT_EQ(uncorrected.tables[0].rows[i].cells[0].verdict != Verdict::None,
+    EXPECT_EQ(marked(uncorrected.tables[0].rows[i].cells[0].verdict),
               uncorrected.tables[0].rows[i].cells[0].p_value <= 0.05);
   }
   EXPECT_EQ(corrected.legend.rows_tested, 20);
@@ -158,7 +172,7 @@ TEST(Compare, CiOverlapMarksOnlyDisjointIntervals) {
   options.method = TestMethod::CiOverlap;
   const auto report = build_comparison(rows, options);
   EXPECT_EQ(report.tables[0].rows[0].cells[0].verdict, Verdict::Regression);  // far
-  EXPECT_EQ(report.tables[0].rows[1].cells[0].verdict, Verdict::None);        // near
+  EXPECT_FALSE(marked(report.tables[0].rows[1].cells[0].verdict));            // near
   EXPECT_EQ(report.legend.rows_tested, 2);
 }
 
@@ -168,8 +182,8 @@ TEST(Compare, MinChangeLeavesSmallChangesUnmarked) {
   add(rows, "m", "test", "b/x", "mean", "ns", Better::Lower, {101.0, 101.01, 100.99, 101.0, 101.0});
   auto options = base_vs_test();
   EXPECT_EQ(build_comparison(rows, options).tables[0].rows[0].cells[0].verdict, Verdict::Regression);
-  options.min_change_pct = 2.0;
-  EXPECT_EQ(build_comparison(rows, options).tables[0].rows[0].cells[0].verdict, Verdict::None);
+  options.min_change_pct = 2.0;  // a 1 % change known to +-0.01 %: unchanged within +-2 %
+  EXPECT_EQ(build_comparison(rows, options).tables[0].rows[0].cells[0].verdict, Verdict::Unchanged);
 }
 
 TEST(Compare, GeomeanIsInTheBetterSense) {
@@ -251,116 +265,157 @@ std::vector<SampleRow> strong_session_effect() {
 }  // namespace
 
 TEST(CompareSessions, ParseSessionMode) {
-  EXPECT_EQ(kbench::analysis::parse_session_mode("auto"), SessionMode::Auto);
+  EXPECT_EQ(kbench::analysis::parse_session_mode("sessions"), SessionMode::Sessions);
   EXPECT_EQ(kbench::analysis::parse_session_mode("pooled"), SessionMode::Pooled);
-  EXPECT_EQ(kbench::analysis::parse_session_mode("means"), SessionMode::Means);
+  EXPECT_THROW(kbench::analysis::parse_session_mode("auto"), kbench::InputError);
   EXPECT_THROW(kbench::analysis::parse_session_mode("boots"), kbench::InputError);
 }
 
-TEST(CompareSessions, StrongSessionEffectPooledMarksSessionAwareDoesNot) {
+namespace {
+std::vector<double> logs(std::vector<double> values) {
+  for (auto& v : values) v = std::log(v);
+  return values;
+}
+}  // namespace
+
+TEST(CompareSessions, StrongSessionEffectPooledMarksTheSessionTestDoesNot) {
   const auto rows = strong_session_effect();
-  auto pooled = base_vs_test();
+  auto pooled = default_base_vs_test();
   pooled.sessions = SessionMode::Pooled;
   const auto naive = build_comparison(rows, pooled);
   const auto& naive_cell = naive.tables.at(0).rows.at(0).cells.at(0);
   EXPECT_EQ(naive_cell.verdict, Verdict::Regression);  // 15 "independent" repeats a side
-  EXPECT_FALSE(naive_cell.session_noisy);
   EXPECT_EQ(naive.legend.cells_on_session_means, 0);
   EXPECT_EQ(naive.legend.sessions, "pooled");
 
-  const auto aware = build_comparison(rows, base_vs_test());  // auto is the default
+  const auto aware = build_comparison(rows, default_base_vs_test());  // sessions is the default
   const auto& cell = aware.tables.at(0).rows.at(0).cells.at(0);
-  EXPECT_TRUE(cell.session_noisy);
-  EXPECT_EQ(cell.verdict, Verdict::None);
+  EXPECT_EQ(cell.verdict, Verdict::Undecided);
+  EXPECT_GT(cell.sessions_to_decide, 0);
+  EXPECT_EQ(cell.base_sessions, 3u);
+  EXPECT_EQ(cell.test_sessions, 3u);
+  EXPECT_EQ(cell.prior_df, 0.0);
   EXPECT_EQ(aware.legend.cells_on_session_means, 1);
-  EXPECT_EQ(aware.legend.sessions, "auto");
-  // The test used 3 session means a side: its p is Welch's on those means.
+  EXPECT_EQ(aware.legend.sessions, "sessions");
+  // With no other profile the session test is Student's t on the log session means.
   const std::vector<double> base_means = {100.0, 103.0, 99.0};
   const std::vector<double> test_means = {104.0, 101.0, 105.0};
-  EXPECT_NEAR(cell.p_value, kbench::stats::welch_t_test(base_means, test_means).p_value, 1e-12);
+  const auto session = kbench::stats::session_test(base_means, test_means, {});
+  EXPECT_NEAR(cell.p_value, session.p_value, 1e-12);
+  const auto b = logs(base_means), t = logs(test_means);
+  const auto student = kbench::stats::welch_t_test(b, t);  // equal sizes: Welch's t equals Student's
+  EXPECT_NEAR(session.statistic, -student.statistic, 1e-9);
   // The displayed change is still that of the pooled means.
   EXPECT_NEAR(cell.change_pct, (310.0 / 3 - 302.0 / 3) / (302.0 / 3) * 100, 1e-9);
-  // And the interval of the change is that of the means: it includes 0%, like the verdict.
   ASSERT_TRUE(cell.change_ci.valid);
   EXPECT_LT(cell.change_ci.low, 0.0);
   EXPECT_GT(cell.change_ci.high, 0.0);
 }
 
-TEST(CompareSessions, NoSessionEffectGivesThePooledVerdict) {
-  // Same spread inside and between sessions: no session effect, so auto tests
-  // the pooled repeats and agrees with --sessions pooled in every number.
+TEST(CompareSessions, OneSessionASideNeedsTheNoiseModel) {
   std::vector<SampleRow> rows;
-  add_sessions(rows, "base", 1, {{100.0, 101.0, 99.0, 100.5, 99.5}, {100.2, 99.2, 100.7, 99.7, 100.9}}, "shift");
-  add_sessions(rows, "test", 10, {{103.0, 104.0, 102.0, 103.5, 102.5}, {103.2, 102.2, 103.7, 102.7, 103.9}}, "shift");
-  add_sessions(rows, "base", 1, {{100.0, 101.0, 99.0, 100.5, 99.5}, {100.2, 99.2, 100.7, 99.7, 100.9}}, "same");
-  add_sessions(rows, "test", 10, {{100.1, 101.1, 99.1, 100.4, 99.4}, {100.3, 99.1, 100.6, 99.8, 100.8}}, "same");
-  auto pooled = base_vs_test();
-  pooled.sessions = SessionMode::Pooled;
-  const auto naive = build_comparison(rows, pooled);
-  const auto aware = build_comparison(rows, base_vs_test());
-  ASSERT_EQ(aware.tables.at(0).rows.size(), 2u);
-  for (std::size_t r = 0; r < 2; ++r) {
-    const auto& a = aware.tables[0].rows[r].cells.at(0);
-    const auto& n = naive.tables[0].rows[r].cells.at(0);
-    EXPECT_FALSE(a.session_noisy) << r;
-    EXPECT_EQ(a.verdict, n.verdict) << r;
-    EXPECT_DOUBLE_EQ(a.p_value, n.p_value) << r;
-    EXPECT_DOUBLE_EQ(a.q_value, n.q_value) << r;
-  }
-  EXPECT_EQ(aware.tables[0].rows[0].benchmark, "b/x");
-  ASSERT_EQ(aware.tables[0].rows[0].result_class.name, "same");
-  EXPECT_EQ(aware.tables[0].rows[0].cells[0].verdict, Verdict::None);
-  EXPECT_EQ(aware.tables[0].rows[1].cells[0].verdict, Verdict::Regression);  // shift: +3%, lower is better
-  EXPECT_EQ(aware.legend.cells_on_session_means, 0);
+  add_sessions(rows, "base", 1, {{100.0, 100.1, 99.9}});
+  add_sessions(rows, "test", 10, {{110.0, 110.1, 109.9}});
+  const auto alone = build_comparison(rows, default_base_vs_test());
+  const auto& untested = alone.tables.at(0).rows.at(0).cells.at(0);
+  EXPECT_EQ(untested.verdict, Verdict::None);
+  EXPECT_NE(untested.note.find("no noise model"), std::string::npos) << untested.note;
+  EXPECT_EQ(alone.tables[0].columns.at(0).untested, 1);
+
+  // Another profile on the SUT with 4 quiet sessions: the row borrows its 3 df.
+  add_sessions(rows, "calibrate", 20, {{100.0}, {100.5}, {99.6}, {100.2}});
+  const auto modelled = build_comparison(rows, default_base_vs_test());
+  ASSERT_EQ(modelled.tables.at(0).rows.size(), 1u);
+  const auto& cell = modelled.tables[0].rows[0].cells.at(0);
+  EXPECT_EQ(cell.prior_df, 3.0);
+  EXPECT_EQ(cell.verdict, Verdict::Regression);  // +10 % against a 0.4 % session noise
+  const auto prior = kbench::stats::pool_log_session_variance({{100.0, 100.5, 99.6, 100.2}});
+  EXPECT_NEAR(cell.p_value, kbench::stats::session_test(std::vector<double>{100.0}, std::vector<double>{110.0}, prior).p_value,
+              1e-12);
 }
 
-TEST(CompareSessions, OneSessionOnASideStaysPooled) {
+TEST(CompareSessions, OneSessionOnOneSideBorrowsTheOtherSidesDf) {
   std::vector<SampleRow> rows;
   add_sessions(rows, "base", 1, {{100.0, 100.1, 99.9}, {103.0, 103.1, 102.9}, {99.0, 99.1, 98.9}});
   add_sessions(rows, "test", 10, {{104.0, 104.1, 103.9, 104.05}});
-  for (const auto mode : {SessionMode::Auto, SessionMode::Means}) {
-    auto options = base_vs_test();
-    options.sessions = mode;
-    const auto report = build_comparison(rows, options);
-    const auto& cell = report.tables[0].rows[0].cells[0];
-    EXPECT_FALSE(cell.session_noisy);
-    EXPECT_EQ(report.legend.cells_on_session_means, 0);
-    std::vector<double> base_values, test_values;
-    for (const auto& row : rows) (row.swprofile == "base" ? base_values : test_values).push_back(row.value);
-    EXPECT_DOUBLE_EQ(cell.p_value, kbench::stats::welch_t_test(base_values, test_values).p_value);
-  }
-}
-
-TEST(CompareSessions, MeansModeTestsSessionMeansEvenWithoutASessionEffect) {
-  std::vector<SampleRow> rows;
-  add_sessions(rows, "base", 1, {{100.0, 101.0, 99.0}, {100.2, 99.2, 100.7}, {99.9, 100.4, 100.1}});
-  add_sessions(rows, "test", 10, {{100.1, 101.1, 99.1}, {100.3, 99.1, 100.6}, {100.0, 100.2, 99.8}});
-  auto options = base_vs_test();
-  options.sessions = SessionMode::Means;
-  const auto report = build_comparison(rows, options);
+  const auto report = build_comparison(rows, default_base_vs_test());
   const auto& cell = report.tables[0].rows[0].cells[0];
-  EXPECT_FALSE(cell.session_noisy);  // not noisy, so no session-noisy footnote...
-  EXPECT_EQ(report.legend.cells_on_session_means, 1);  // ...but the legend counts it
-  const std::vector<double> base_means = {100.0, (100.2 + 99.2 + 100.7) / 3, (99.9 + 100.4 + 100.1) / 3};
-  const std::vector<double> test_means = {(100.1 + 101.1 + 99.1) / 3, (100.3 + 99.1 + 100.6) / 3, 100.0};
-  EXPECT_NEAR(cell.p_value, kbench::stats::welch_t_test(base_means, test_means).p_value, 1e-9);
+  EXPECT_TRUE(cell.note.empty()) << cell.note;
+  EXPECT_EQ(cell.base_sessions, 3u);
+  EXPECT_EQ(cell.test_sessions, 1u);
+  EXPECT_TRUE(std::isfinite(cell.p_value));
 }
 
-TEST(CompareSessions, CiOverlapUsesSessionMeansWhenNoisy) {
+TEST(CompareSessions, UnchangedWhenTheCiLiesInsideTheMargin) {
+  std::vector<SampleRow> rows;
+  add_sessions(rows, "base", 1, {{100.0}, {100.2}, {99.9}, {100.1}, {100.0}});
+  add_sessions(rows, "test", 10, {{100.1}, {100.0}, {99.9}, {100.2}, {100.1}});
+  const auto report = build_comparison(rows, default_base_vs_test());
+  const auto& cell = report.tables[0].rows[0].cells[0];
+  EXPECT_EQ(cell.verdict, Verdict::Unchanged);
+  EXPECT_EQ(report.tables[0].columns[0].unchanged, 1);
+  auto strict = default_base_vs_test();
+  strict.min_change_pct = 0;  // no margin: nothing can be shown unchanged
+  EXPECT_EQ(build_comparison(rows, strict).tables[0].rows[0].cells[0].verdict, Verdict::Undecided);
+}
+
+TEST(CompareSessions, CiOverlapOnSessionMeans) {
   const auto rows = strong_session_effect();
-  auto options = base_vs_test();
+  auto options = default_base_vs_test();
   options.method = TestMethod::CiOverlap;
   options.sessions = SessionMode::Pooled;
   EXPECT_EQ(build_comparison(rows, options).tables[0].rows[0].cells[0].verdict, Verdict::Regression);
-  options.sessions = SessionMode::Auto;
+  options.sessions = SessionMode::Sessions;
   const auto aware = build_comparison(rows, options);
-  EXPECT_EQ(aware.tables[0].rows[0].cells[0].verdict, Verdict::None);
-  EXPECT_TRUE(aware.tables[0].rows[0].cells[0].session_noisy);
+  EXPECT_EQ(aware.tables[0].rows[0].cells[0].verdict, Verdict::Undecided);
   EXPECT_EQ(aware.legend.rows_tested, 1);
 }
 
+TEST(CompareSessions, MannWhitneyBeyond170SamplesIsTested) {
+  // The smallest-p guard used tgamma(n + m + 1), which overflows from 171 on.
+  std::vector<SampleRow> rows;
+  std::vector<double> base, test;
+  for (int i = 0; i < 200; ++i) {
+    base.push_back(100.0 + (i % 10) * 0.1);
+    test.push_back(110.0 + (i % 10) * 0.1);
+  }
+  add_sessions(rows, "base", 1, {base});
+  add_sessions(rows, "test", 10, {test});
+  auto options = base_vs_test();
+  options.method = TestMethod::MannWhitney;
+  options.sessions = SessionMode::Pooled;
+  const auto& cell = build_comparison(rows, options).tables[0].rows[0].cells[0];
+  EXPECT_TRUE(cell.note.empty()) << cell.note;
+  EXPECT_EQ(cell.verdict, Verdict::Regression);
+}
+
+TEST(CompareSessions, ZeroBaseIsNotTestedAndNegativeBaseKeepsTheDirection) {
+  std::vector<SampleRow> rows;
+  add_sessions(rows, "base", 1, {{0.0, 0.0}, {0.0, 0.0}}, "zero");
+  add_sessions(rows, "test", 10, {{1.0, 1.0}, {1.0, 1.0}}, "zero");
+  add_sessions(rows, "base", 1, {{-100.0, -100.1}, {-99.9, -100.0}}, "negative");
+  add_sessions(rows, "test", 10, {{-90.0, -90.1}, {-89.9, -90.0}}, "negative");
+  auto options = base_vs_test();
+  options.sessions = SessionMode::Pooled;
+  const auto report = build_comparison(rows, options);
+  const auto& table = report.tables.at(0);
+  ASSERT_EQ(table.rows.size(), 2u);
+  for (const auto& row : table.rows) {
+    const auto& cell = row.cells.at(0);
+    if (row.result_class.name == "zero") {
+      EXPECT_EQ(cell.verdict, Verdict::None);
+      EXPECT_FALSE(cell.note.empty());
+    } else {
+      EXPECT_GT(cell.change_pct, 0.0);  // -100 -> -90 is up, whatever the sign of the base
+      const double better = kbench::report::signed_change(row, cell, kbench::report::SignConvention::Better);
+      EXPECT_EQ(cell.verdict, better > 0 ? Verdict::Improvement : Verdict::Regression);
+    }
+  }
+  EXPECT_EQ(report.legend.rows_tested, 1);  // the zero base is not a test
+}
+
 TEST(CompareSessions, LegendSaysWhichCellsWereTestedOnSessionMeans) {
-  const auto report = build_comparison(strong_session_effect(), base_vs_test());
+  const auto report = build_comparison(strong_session_effect(), default_base_vs_test());
   const auto lines = kbench::report::legend_lines(report.legend, false);
   bool found = false;
   for (const auto& line : lines) found = found || line.find("1 cell tested on session means") != std::string::npos;

@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "common/errors.h"
 #include "stats/stats.h"
 
@@ -73,102 +75,207 @@ struct Tested {
   const report::Row* row;
 };
 
-std::vector<std::vector<double>> session_groups(const ProfileSamples& samples) {
-  std::vector<std::vector<double>> groups;
-  groups.reserve(samples.by_session.size());
-  for (const auto& [session, values] : samples.by_session) groups.push_back(values);
-  return groups;
+std::vector<double> means_of_sessions(const ProfileSamples& samples) {
+  std::vector<double> means;
+  means.reserve(samples.by_session.size());
+  for (const auto& [session, values] : samples.by_session) {
+    if (!values.empty()) means.push_back(stats::summarize(values).mean);
+  }
+  return means;
 }
 
-// What a cell is tested on: the pooled repeats, or one mean per session.
-struct TestBasis {
-  Values base;
-  Values test;
-  bool on_session_means = false;
-  bool session_noisy = false;
-};
+// The SUT's noise model of one row: the profiles not being compared that have
+// two or more sessions of it (docs/statistics.md, "The noise model").
+stats::NoisePrior noise_prior(const RowSamples& row, const std::set<std::string>& compared) {
+  std::vector<std::vector<double>> per_profile;
+  for (const auto& [profile, samples] : row.by_profile) {
+    if (compared.count(profile) || samples.by_session.size() < 2) continue;
+    per_profile.push_back(means_of_sessions(samples));
+  }
+  return stats::pool_log_session_variance(per_profile);
+}
 
-TestBasis choose_basis(const ProfileSamples& base, const ProfileSamples& test, SessionMode mode) {
-  TestBasis basis;
-  if (mode != SessionMode::Pooled && base.by_session.size() >= 2 && test.by_session.size() >= 2) {
-    const auto base_groups = session_groups(base);
-    const auto test_groups = session_groups(test);
-    // Either side noisy is enough: its repeats overstate the evidence, and
-    // the test is only as sound as its weaker side (bench/stats-calibration (c)).
-    basis.session_noisy = stats::session_noisy(stats::session_variance(base_groups)) ||
-                          stats::session_noisy(stats::session_variance(test_groups));
-    if (mode == SessionMode::Means || basis.session_noisy) {
-      basis.on_session_means = true;
-      basis.base = stats::session_means(base_groups);
-      basis.test = stats::session_means(test_groups);
-      return basis;
+// A mean carried by a few extreme repeats: values beyond 5 scaled MADs of the
+// median whose removal moves the mean by more than 1 %.
+bool carried_by_extremes(const Values& values) {
+  if (values.size() < 5) return false;
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = stats::summarize(sorted).median;
+  std::vector<double> deviations;
+  for (double v : sorted) deviations.push_back(std::abs(v - median));
+  std::sort(deviations.begin(), deviations.end());
+  const double mad = 1.4826 * stats::summarize(deviations).median;
+  if (!(mad > 0)) return false;
+  Values kept;
+  for (double v : sorted) {
+    if (std::abs(v - median) <= 5 * mad) kept.push_back(v);
+  }
+  if (kept.size() == sorted.size() || kept.empty()) return false;
+  const double all = stats::summarize(sorted).mean, trimmed = stats::summarize(kept).mean;
+  return trimmed != 0 && std::abs(all - trimmed) / std::abs(trimmed) > 0.01;
+}
+
+// Two separate groups of repeats, and a session with repeats in both: the
+// modes are inside a session (placement, layout), not a session effect.
+bool bimodal(const ProfileSamples& samples) {
+  if (samples.values.size() < 6) return false;
+  std::vector<double> sorted = samples.values;
+  std::sort(sorted.begin(), sorted.end());
+  std::size_t split = 0;
+  double widest = 0;
+  for (std::size_t i = 2; i + 1 < sorted.size(); ++i) {  // both groups >= 2 values
+    if (sorted[i] - sorted[i - 1] > widest) {
+      widest = sorted[i] - sorted[i - 1];
+      split = i;
     }
   }
-  basis.base = base.values;
-  basis.test = test.values;
-  return basis;
+  if (split == 0) return false;
+  const auto low = stats::summarize(std::span(sorted).first(split));
+  const auto high = stats::summarize(std::span(sorted).subspan(split));
+  const double spread = std::max(low.stddev, high.stddev);
+  if (!(widest > 3 * spread) || !(widest > 0.01 * std::abs(low.median))) return false;
+  const double threshold = sorted[split];
+  for (const auto& [session, values] : samples.by_session) {
+    const bool has_low = std::any_of(values.begin(), values.end(), [&](double v) { return v < threshold; });
+    const bool has_high = std::any_of(values.begin(), values.end(), [&](double v) { return v >= threshold; });
+    if (has_low && has_high) return true;
+  }
+  return false;
 }
 
-// Returns whether the 95% CIs of the tested samples are disjoint (ci-overlap).
+// The smallest p-value a rank test can reach with these sizes: 2 / C(n+m, n).
+// lgamma, because the factorials overflow a double from 171 on.
+double smallest_rank_p(std::size_t n, std::size_t m) {
+  const double log_choose = std::lgamma(n + m + 1.0) - std::lgamma(n + 1.0) - std::lgamma(m + 1.0);
+  return std::min(1.0, 2.0 * std::exp(-log_choose));
+}
+
+// Tests one cell on the repeats pooled (--sessions pooled). Returns whether
+// the 95% CIs are disjoint (ci-overlap).
+bool test_pooled(const Values& base, const Values& test, const CompareOptions& options, double level,
+                 const stats::Summary& base_summary, report::Cell& cell) {
+  cell.change_ci = stats::relative_change_ci(base_summary, cell.test);
+  switch (options.method) {
+    case TestMethod::Welch: {
+      const auto t = stats::welch_t_test(base, test);
+      if (t.valid) cell.p_value = t.p_value;
+      else cell.note = t.reason;
+      return false;
+    }
+    case TestMethod::MannWhitney: {
+      const auto u = stats::mann_whitney_u(base, test);
+      const double smallest_p = smallest_rank_p(base.size(), test.size());
+      // A rank test on tiny samples cannot reach any usual level: with n=2 a
+      // side the smallest two-sided p is 2/C(4,2) = 0.33. Say so instead of
+      // leaving the reader to wonder why an obvious change is unmarked.
+      if (!u.valid) cell.note = u.reason;
+      else if (smallest_p > level)
+        cell.note = fmt::format("mwu needs more samples: the smallest possible p with these sizes is {:.2f}", smallest_p);
+      else cell.p_value = u.p_value;
+      return false;
+    }
+    case TestMethod::CiOverlap:
+      if (base.size() < 2 || test.size() < 2) {
+        cell.note = "needs at least 2 samples per side";
+        return false;
+      }
+      return stats::ci95_disjoint(base_summary, cell.test);
+  }
+  return false;
+}
+
+// Tests one cell on its sessions: one log mean per session, with the SUT's
+// noise model as prior. The change CI always comes from the session test (it
+// decides "unchanged"); --method picks what gives the p-value.
+bool test_sessions(const ProfileSamples& base, const ProfileSamples& test, const stats::NoisePrior& prior,
+                   const CompareOptions& options, double level, report::Cell& cell, stats::SessionTest& result) {
+  const auto base_means = means_of_sessions(base);
+  const auto test_means = means_of_sessions(test);
+  result = stats::session_test(base_means, test_means, prior, 0.95);
+  cell.base_sessions = result.base_sessions;
+  cell.test_sessions = result.test_sessions;
+  if (!result.valid) {
+    cell.note = result.reason;
+    return false;
+  }
+  cell.prior_df = result.prior_df;
+  cell.change_ci = {true, result.ci_low_pct, result.ci_high_pct};
+  switch (options.method) {
+    case TestMethod::Welch:
+      cell.p_value = result.p_value;
+      return false;
+    case TestMethod::MannWhitney: {
+      const double smallest_p = smallest_rank_p(base_means.size(), test_means.size());
+      const auto u = stats::mann_whitney_u(base_means, test_means);
+      if (!u.valid) cell.note = u.reason;
+      else if (smallest_p > level)
+        cell.note = fmt::format("mwu on session means needs more sessions: the smallest possible p with {}+{} is {:.2f}",
+                                base_means.size(), test_means.size(), smallest_p);
+      else cell.p_value = u.p_value;
+      return false;
+    }
+    case TestMethod::CiOverlap:
+      if (base_means.size() < 2 || test_means.size() < 2) {
+        cell.note = "ci-overlap needs at least 2 sessions a side";
+        return false;
+      }
+      return stats::ci95_disjoint(stats::summarize(base_means), stats::summarize(test_means));
+  }
+  return false;
+}
+
+// Fills one cell; returns whether the 95% CIs are disjoint (ci-overlap).
 bool evaluate_cell(const ProfileSamples& base_samples, const ProfileSamples& test_samples,
-                   const CompareOptions& options, double level, report::Cell& cell,
-                   const stats::Summary& base_summary) {
+                   const stats::NoisePrior& prior, const CompareOptions& options, double level, report::Cell& cell,
+                   const stats::Summary& base_summary, stats::SessionTest& session_result) {
   cell.present = true;
   cell.test = stats::summarize(test_samples.values);
-  if (std::isfinite(base_summary.mean) && base_summary.mean != 0) {
-    cell.change_pct = (cell.test.mean - base_summary.mean) / base_summary.mean * 100.0;
+  cell.heavy_tail = carried_by_extremes(base_samples.values) || carried_by_extremes(test_samples.values);
+  cell.bimodal = bimodal(base_samples) || bimodal(test_samples);
+  if (!std::isfinite(base_summary.mean) || base_summary.mean == 0) {
+    cell.note = "base mean is 0: no relative change";
+    return false;
   }
-  const TestBasis basis = choose_basis(base_samples, test_samples, options.sessions);
-  cell.session_noisy = basis.on_session_means && basis.session_noisy;
-  const Values& base = basis.base;
-  const Values& test = basis.test;
-  // The interval of the change comes from the samples the test uses, so that
-  // it excludes 0% exactly when Welch marks the row (docs/statistics.md).
-  const stats::Summary base_tested = basis.on_session_means ? stats::summarize(base) : base_summary;
-  const stats::Summary test_tested = basis.on_session_means ? stats::summarize(test) : cell.test;
-  cell.change_ci = stats::relative_change_ci(base_tested, test_tested);
-  const TestMethod method = options.method;
-  if (method == TestMethod::Welch) {
-    const auto t = stats::welch_t_test(base, test);
-    if (t.valid) cell.p_value = t.p_value;
-    else cell.note = t.reason;
-  } else if (method == TestMethod::MannWhitney) {
-    const auto u = stats::mann_whitney_u(base, test);
-    // A rank test on tiny samples cannot reach any usual level: with n=2 a
-    // side the smallest two-sided p is 2/C(4,2) = 0.33. Say so instead of
-    // leaving the reader to wonder why an obvious change is unmarked.
-    const double smallest_p = std::min(1.0, 2.0 / std::tgamma(base.size() + test.size() + 1.0) *
-                                                std::tgamma(base.size() + 1.0) * std::tgamma(test.size() + 1.0));
-    if (!u.valid) {
-      cell.note = u.reason;
-    } else if (smallest_p > level) {
-      cell.note = "mwu needs more samples: the smallest possible p with these sizes is " +
-                  std::to_string(smallest_p).substr(0, 4);
-    } else {
-      cell.p_value = u.p_value;
+  // Divided by |base|: a negative base (a signed metric) must not flip the
+  // direction of the change, and so the verdict.
+  cell.change_pct = (cell.test.mean - base_summary.mean) / std::abs(base_summary.mean) * 100.0;
+  if (options.sessions == SessionMode::Pooled) {
+    return test_pooled(base_samples.values, test_samples.values, options, level, base_summary, cell);
+  }
+  return test_sessions(base_samples, test_samples, prior, options, level, cell, session_result);
+}
+
+// A mean row whose benchmark also reports p99: a mean above its own p99 is
+// carried by the last percent of calls (seen on syscall/* under a noisy host).
+void flag_means_above_p99(report::Table& table) {
+  std::map<std::pair<std::string, std::string>, const report::Row*> p99_rows;
+  for (const auto& row : table.rows) {
+    if (row.result_class.name == "p99") p99_rows[{row.benchmark, row.result_class.unit}] = &row;
+  }
+  for (auto& row : table.rows) {
+    if (row.result_class.name != "mean") continue;
+    const auto p99 = p99_rows.find({row.benchmark, row.result_class.unit});
+    if (p99 == p99_rows.end()) continue;
+    const bool base_above = row.base_present && p99->second->base_present && row.base.mean > p99->second->base.mean;
+    for (std::size_t c = 0; c < row.cells.size() && c < p99->second->cells.size(); ++c) {
+      const auto& p99_cell = p99->second->cells[c];
+      const bool test_above = row.cells[c].present && p99_cell.present && row.cells[c].test.mean > p99_cell.test.mean;
+      if (base_above || test_above) row.cells[c].heavy_tail = true;
     }
-  } else if (base.size() < 2 || test.size() < 2) {
-    cell.note = "needs at least 2 samples per side";
   }
-  return method == TestMethod::CiOverlap && cell.note.empty() && stats::ci95_disjoint(base_tested, test_tested);
 }
 
 }  // namespace
 
 SessionMode parse_session_mode(const std::string& text) {
-  if (text == "auto") return SessionMode::Auto;
+  if (text == "sessions") return SessionMode::Sessions;
   if (text == "pooled") return SessionMode::Pooled;
-  if (text == "means") return SessionMode::Means;
-  throw InputError("--sessions " + text + ": expected auto, pooled or means");
+  throw InputError("--sessions " + text + ": expected sessions or pooled");
 }
 
 std::string to_string(SessionMode mode) {
-  switch (mode) {
-    case SessionMode::Auto: return "auto";
-    case SessionMode::Pooled: return "pooled";
-    case SessionMode::Means: return "means";
-  }
-  return "auto";
+  return mode == SessionMode::Pooled ? "pooled" : "sessions";
 }
 
 bool natural_less(const std::string& a, const std::string& b) {
@@ -199,9 +306,19 @@ bool natural_less(const std::string& a, const std::string& b) {
 }
 
 report::Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options) {
-  std::set<std::string> profiles(options.tests.begin(), options.tests.end());
-  profiles.insert(options.base);
-  const Grouped grouped = group(samples, profiles);
+  std::set<std::string> compared(options.tests.begin(), options.tests.end());
+  compared.insert(options.base);
+  // Every profile: the ones not compared are the noise model of their SUT.
+  std::set<std::string> every_profile;
+  const std::string* last_profile = nullptr;
+  for (const auto& s : samples) {
+    if (last_profile && *last_profile == s.swprofile) continue;
+    every_profile.insert(s.swprofile);
+    last_profile = &s.swprofile;
+  }
+  const Grouped grouped = group(samples, every_profile);
+  const int looks = std::max(1, options.looks);
+  const double level = options.fdr.value_or(options.alpha) / looks;
 
   report::Report out;
   out.legend.method = options.method;
@@ -209,13 +326,15 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   out.legend.alpha = options.alpha;
   out.legend.sign = options.sign;
   out.legend.min_change_pct = options.min_change_pct;
-
   out.legend.sessions = to_string(options.sessions);
+  out.legend.looks = looks;
 
   std::vector<Tested> tested;
   // The seed report's rule has no p-value: a row is significant when the two
   // 95% CIs are disjoint, with no multiple-comparison control.
   std::set<const report::Cell*> disjoint;
+  // Session tests, kept to say how many more sessions would decide a row.
+  std::map<const report::Cell*, stats::SessionTest> session_results;
   for (const auto& [sut, rows] : grouped) {
     const bool base_on_sut = std::any_of(rows.begin(), rows.end(), [&](const auto& row) {
       return row.second.by_profile.count(options.base) > 0;
@@ -235,6 +354,9 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
     if (table_index >= out.tables.size() || out.tables[table_index].sut != sut) continue;
     report::Table& table = out.tables[table_index++];
     for (const auto& [key, row_samples] : rows) {
+      const bool compared_here = std::any_of(compared.begin(), compared.end(),
+                                             [&](const auto& p) { return row_samples.by_profile.count(p) > 0; });
+      if (!compared_here) continue;
       report::Row& row = table.rows.emplace_back();
       row.benchmark = key.benchmark;
       row.result_class = row_samples.result_class;
@@ -242,6 +364,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
       row.base_present = base_it != row_samples.by_profile.end();
       if (row.base_present) row.base = stats::summarize(base_it->second.values);
       row.cells.resize(options.tests.size());
+      const stats::NoisePrior prior = noise_prior(row_samples, compared);
       for (std::size_t c = 0; c < options.tests.size(); ++c) {
         const auto test_it = row_samples.by_profile.find(options.tests[c]);
         if (test_it == row_samples.by_profile.end()) continue;
@@ -251,11 +374,11 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
           cell.test = stats::summarize(test_it->second.values);
           continue;
         }
-        const bool ci_disjoint = evaluate_cell(base_it->second, test_it->second, options,
-                                               options.fdr.value_or(options.alpha), cell, row.base);
-        if (cell.session_noisy || (options.sessions == SessionMode::Means &&
-                                   base_it->second.by_session.size() >= 2 &&
-                                   test_it->second.by_session.size() >= 2)) {
+        stats::SessionTest session_result;
+        const bool ci_disjoint =
+            evaluate_cell(base_it->second, test_it->second, prior, options, level, cell, row.base, session_result);
+        if (session_result.valid) {
+          session_results[&cell] = session_result;
           ++out.legend.cells_on_session_means;
         }
         if (!gives_p_values(options.method)) {
@@ -278,23 +401,43 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
     for (std::size_t i = 0; i < tested.size(); ++i) tested[i].cell->q_value = q_values[i];
   }
 
-  const double level = options.fdr ? *options.fdr : options.alpha;
+  const double min_change = options.min_change_pct;
   for (auto& table : out.tables) {
+    flag_means_above_p99(table);
     table.columns.assign(table.test_profiles.size(), {});
     std::vector<double> log_ratio_sum(table.test_profiles.size(), 0.0);
     for (auto& row : table.rows) {
       for (std::size_t c = 0; c < row.cells.size(); ++c) {
         auto& cell = row.cells[c];
         if (!cell.present || !row.base_present) continue;
-        const double better = report::signed_change(row, cell, report::SignConvention::Better);
-        const bool significant = gives_p_values(options.method)
-                                     ? std::isfinite(cell.q_value) && cell.q_value <= level
-                                     : disjoint.count(&cell) > 0;
-        if (significant && std::isfinite(better) && std::abs(cell.change_pct) >= options.min_change_pct &&
-            cell.change_pct != 0) {
-          cell.verdict = better > 0 ? report::Verdict::Improvement : report::Verdict::Regression;
-          if (cell.verdict == report::Verdict::Improvement) ++table.columns[c].improvements;
-          else ++table.columns[c].regressions;
+        auto& column = table.columns[c];
+        const bool testable = cell.note.empty() && (gives_p_values(options.method) ? std::isfinite(cell.p_value) : true);
+        if (!testable) {
+          ++column.untested;
+        } else {
+          const double better = report::signed_change(row, cell, report::SignConvention::Better);
+          const bool significant = gives_p_values(options.method)
+                                       ? std::isfinite(cell.q_value) && cell.q_value <= level
+                                       : disjoint.count(&cell) > 0;
+          const bool inside_margin = min_change > 0 && cell.change_ci.valid && cell.change_ci.low >= -min_change &&
+                                     cell.change_ci.high <= min_change;
+          if (significant && std::isfinite(better) && std::abs(cell.change_pct) >= min_change &&
+              cell.change_pct != 0) {
+            cell.verdict = better > 0 ? report::Verdict::Improvement : report::Verdict::Regression;
+            if (cell.verdict == report::Verdict::Improvement) ++column.improvements;
+            else ++column.regressions;
+          } else if (inside_margin) {
+            cell.verdict = report::Verdict::Unchanged;
+            ++column.unchanged;
+          } else {
+            cell.verdict = report::Verdict::Undecided;
+            ++column.undecided;
+            const auto found = session_results.find(&cell);
+            if (found != session_results.end()) {
+              cell.sessions_to_decide =
+                  stats::sessions_to_decide(found->second, min_change, 1 - level, report::kSessionsToDecideLimit);
+            }
+          }
         }
         if (row.base.mean > 0 && cell.test.mean > 0) {
           const double ratio = row.result_class.better == Better::Higher ? cell.test.mean / row.base.mean

@@ -10,17 +10,18 @@
 
 namespace kbench::analysis {
 
-// How repeats from several sessions (boots) of a profile are tested.
-//   auto:   per row, when both sides have >= 2 sessions and the between-session
-//           variance component dominates on either side, test the session
-//           means (and mark the cell session-noisy); otherwise pooled repeats.
-//   pooled: always every repeat as an independent sample (the field's habit).
-//   means:  always the session means where both sides have >= 2 sessions.
-enum class SessionMode { Auto, Pooled, Means };
+// What a row is tested on.
+//   sessions: one value per session, the log of its mean, with the SUT's noise
+//             model as prior (stats::session_test): sessions are what varies.
+//   pooled:   every repeat as an independent sample (the field's habit; on
+//             machines whose sessions differ it marks noise, docs/statistics.md).
+enum class SessionMode { Sessions, Pooled };
 
-// "auto" | "pooled" | "means"; throws InputError naming the option otherwise.
+// "sessions" | "pooled"; throws InputError naming the option otherwise.
 SessionMode parse_session_mode(const std::string& text);
 std::string to_string(SessionMode mode);
+
+inline constexpr double kDefaultMinChangePct = 2.0;
 
 struct CompareOptions {
   std::string base;
@@ -29,12 +30,17 @@ struct CompareOptions {
   std::optional<double> fdr = 0.05; // Benjamini-Hochberg level; nullopt: off
   double alpha = 0.05;              // per-row level when fdr is off
   report::SignConvention sign = report::SignConvention::Better;
-  double min_change_pct = 0;        // smaller changes stay unmarked
-  SessionMode sessions = SessionMode::Auto;
+  // Smaller changes are never marked; a CI inside +-min_change_pct reads
+  // "unchanged". 0: no equivalence verdict.
+  double min_change_pct = kDefaultMinChangePct;
+  SessionMode sessions = SessionMode::Sessions;
+  // Sequential looks (--until-decided): each look tests at level / looks.
+  int looks = 1;
 };
 
-// Rows of every SUT on which the base profile has data. Samples of other
-// profiles are ignored.
+// Rows of every SUT on which the base profile has data. Samples of profiles
+// not compared teach the noise model (the prior of the session test) of their
+// SUT; give them too.
 report::Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options);
 
 // One table per SUT for one profile; `session` restricts it to one session.

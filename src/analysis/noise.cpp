@@ -117,8 +117,7 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
         const bool noisy = stats::session_noisy(decomposition);
         // The floor assumes the comparison this row would get in `compare`
         // with the same session mode: on session means, the sessions count.
-        if (options.compare.sessions == SessionMode::Means ||
-            (options.compare.sessions == SessionMode::Auto && noisy)) {
+        if (options.compare.sessions == SessionMode::Sessions || noisy) {
           row.floor_on_session_means = true;
           const auto means = stats::session_means(groups);
           row.floor_count = means.size();

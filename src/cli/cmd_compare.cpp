@@ -19,9 +19,9 @@ struct CompareCommandOptions {
   std::string method = "welch";  // parsed once, in compare_command
   std::string fdr = "0.05";
   std::string sign = "better";
-  std::string min_change = "0";
+  std::string min_change = "2";
   store::SampleQuery filter;  // --sut/--benchmark/--resultclass
-  std::string sessions = "auto";
+  std::string sessions = "sessions";
   std::string store_url;
 };
 
@@ -46,7 +46,8 @@ void compare_command(const CompareCommandOptions& options) {
   require_swprofiles(opened, options.profiles, KnownProfiles::List);
   auto& store = opened.store;
   store::SampleQuery query = options.filter;
-  query.swprofiles = options.profiles;
+  // Every profile, not just the compared ones: the others are the SUT's
+  // noise model (the prior of the session test).
   query.settled_only = true;
   const report::Report result = analysis::build_comparison(store->samples(query), compare);
   if (result.tables.empty()) {
@@ -85,10 +86,10 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--fdr", options->fdr,
                   "Benjamini-Hochberg false discovery rate over all rows (default 0.05), or off");
   cmd->add_option("--sign", options->sign, "better: positive change means better (default); raw");
-  cmd->add_option("--min-change", options->min_change, "leave changes smaller than this percentage unmarked");
+  cmd->add_option("--min-change", options->min_change, "smallest change in percent worth a mark (default 2); a CI inside +-this reads unchanged; 0: no unchanged verdict");
   cmd->add_option("--sessions", options->sessions,
-                  "auto (default): test session means where most variance lies between sessions; "
-                  "pooled: every repeat; means: always session means");
+                  "sessions (default): one log mean per session, with the SUT's noise model; pooled: every repeat "
+                  "as independent (marks noise where sessions differ)");
   add_sample_filter_options(*cmd, options->filter);
   add_store_option(*cmd, options->store_url);
   cmd->footer(

@@ -16,7 +16,7 @@ struct NoiseCommandOptions {
   std::string format = "grid";
   std::string method = "welch";
   std::string fdr = "0.05";
-  std::string sessions = "auto";
+  std::string sessions = "sessions";
   store::SampleQuery filter;  // --sut/--benchmark/--resultclass
   std::string store_url;
 };
@@ -51,7 +51,7 @@ void add_noise_command(CLI::App& app) {
   cmd->add_option("--format", options->format, "grid (default), csv or json");
   cmd->add_option("--method", options->method, "test of the A/A comparison: " + analysis::method_names() + " (default: welch)");
   cmd->add_option("--fdr", options->fdr, "Benjamini-Hochberg level (default 0.05), or off");
-  cmd->add_option("--sessions", options->sessions, "auto (default), pooled or means, as for compare");
+  cmd->add_option("--sessions", options->sessions, "sessions (default) or pooled, as for compare");
   add_sample_filter_options(*cmd, options->filter);
   add_store_option(*cmd, options->store_url);
   cmd->footer(
