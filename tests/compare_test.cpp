@@ -482,3 +482,60 @@ TEST(Noise, SessionNoisyRowsGetTheFloorOfTheirSessionMeans) {
   EXPECT_EQ(pooled.floor_count, 12u);
   EXPECT_LT(pooled.floor_pct, aware.floor_pct);  // pooling pretends to see smaller changes
 }
+
+// --- rows that are not what they seem ----------------------------------------
+
+TEST(CompareFlags, MeanAboveItsP99IsAHeavyTail) {
+  std::vector<SampleRow> rows;
+  add_sessions(rows, "base", 1, {{150.0, 151.0}, {149.0, 150.5}}, "mean");
+  add_sessions(rows, "base", 1, {{120.0, 121.0}, {119.0, 120.5}}, "p99");
+  add_sessions(rows, "test", 10, {{100.0, 101.0}, {99.0, 100.5}}, "mean");
+  add_sessions(rows, "test", 10, {{120.0, 121.0}, {119.0, 120.5}}, "p99");
+  const auto report = build_comparison(rows, default_base_vs_test());
+  const auto& table = report.tables.at(0);
+  ASSERT_EQ(table.rows.size(), 2u);
+  for (const auto& row : table.rows) {
+    EXPECT_EQ(row.cells.at(0).heavy_tail, row.result_class.name == "mean") << row.result_class.name;
+  }
+}
+
+TEST(CompareFlags, AFewExtremeRepeatsAreAHeavyTail) {
+  std::vector<SampleRow> rows;
+  add_sessions(rows, "base", 1, {{100.0, 100.2, 99.8, 100.1, 99.9, 100.0, 100.3, 99.7, 100.0, 100.1}});
+  add_sessions(rows, "test", 10, {{100.0, 100.2, 99.8, 100.1, 99.9, 100.0, 100.3, 99.7, 100.0, 200.0}});
+  const auto& cell = build_comparison(rows, base_vs_test()).tables.at(0).rows.at(0).cells.at(0);
+  EXPECT_TRUE(cell.heavy_tail);
+  EXPECT_FALSE(cell.bimodal);
+}
+
+TEST(CompareFlags, TwoModesInsideASessionAreBimodalASessionEffectIsNot) {
+  std::vector<SampleRow> rows;
+  // Each session has repeats in both modes (around 100 and around 130).
+  add_sessions(rows, "base", 1, {{100.0, 130.0, 100.5}, {130.5, 99.5, 129.5}});
+  add_sessions(rows, "test", 10, {{100.0, 100.2, 99.9}, {100.1, 99.8, 100.3}});
+  EXPECT_TRUE(build_comparison(rows, default_base_vs_test()).tables.at(0).rows.at(0).cells.at(0).bimodal);
+
+  // Sessions that differ, each tight: that is a session effect, not two modes.
+  std::vector<SampleRow> shifted;
+  add_sessions(shifted, "base", 1, {{100.0, 100.1, 99.9}, {130.0, 130.1, 129.9}});
+  add_sessions(shifted, "test", 10, {{100.0, 100.2, 99.9}, {100.1, 99.8, 100.3}});
+  EXPECT_FALSE(build_comparison(shifted, default_base_vs_test()).tables.at(0).rows.at(0).cells.at(0).bimodal);
+}
+
+TEST(CompareSessions, LooksSplitTheLevel) {
+  // A change whose q lies between 0.05/4 and 0.05: marked with one look,
+  // undecided when the level is split over four.
+  std::vector<SampleRow> rows;
+  add_sessions(rows, "base", 1, {{100.0}, {101.0}, {99.0}, {100.5}, {99.5}});
+  add_sessions(rows, "test", 10, {{102.0}, {104.0}, {100.0}, {101.5}, {103.5}});  // +2.2 %, p = 0.025
+  auto options = default_base_vs_test();
+  const auto once = build_comparison(rows, options);
+  const auto& cell = once.tables.at(0).rows.at(0).cells.at(0);
+  ASSERT_GT(cell.q_value, 0.05 / 4);
+  ASSERT_LE(cell.q_value, 0.05);
+  EXPECT_EQ(cell.verdict, Verdict::Regression);
+  options.looks = 4;
+  const auto split = build_comparison(rows, options);
+  EXPECT_EQ(split.tables[0].rows[0].cells[0].verdict, Verdict::Undecided);
+  EXPECT_EQ(split.legend.looks, 4);
+}
