@@ -48,7 +48,7 @@ void calibrate_command(CalibrateOptions options) {
   std::cout << "\ncalibration: " << done.result.sessions.size() << " sessions of swprofile "
             << options.run.swprofile << " on SUT " << sut << " in " << done.store_url << "\n"
             << "The noise model of every comparison on this SUT now learns from them; see the\n"
-            << "between-session noise with: kbench noise " << sut::shell_quote(options.run.swprofile)
+            << "between-session noise with: kbench noise " << options.run.swprofile
             << " --store " << sut::shell_quote(done.store_url) << "\n";
 }
 
