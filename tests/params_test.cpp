@@ -180,9 +180,13 @@ TEST(PlanInput, ShippedSuitesShareOneListAndDifferOnlyInDefaults) {
   }
   EXPECT_EQ(quick.defaults.size, "quick");
   EXPECT_EQ(quick.defaults.repeats, 3);
+  // Sessions are the replicates compare tests: several by default.
+  EXPECT_EQ(quick.defaults.sessions, 3);
+  EXPECT_EQ(standard.defaults.sessions, 3);
+  EXPECT_EQ(quick.order, plan::Order::Shuffled);
   EXPECT_EQ(quick.defaults.timeout, std::chrono::minutes(3));
   EXPECT_EQ(standard.defaults.size, "default");
-  EXPECT_EQ(standard.defaults.repeats, 5);
+  EXPECT_EQ(standard.defaults.repeats, 2);
   EXPECT_EQ(standard.defaults.timeout, std::chrono::minutes(10));
   EXPECT_EQ(quick.benchmarks.front().name, "syscall/getpid");
   EXPECT_NE(quick.benchmarks.front().file.find("suite-benchmarks.yaml"), std::string::npos);

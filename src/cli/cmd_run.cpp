@@ -1,10 +1,11 @@
-// kbench run: measure this machine's running kernel as one swprofile session.
+// kbench run: measure this machine's running kernel as sessions of a swprofile.
 #include <unistd.h>
 
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/run_plan.h"
 #include "cli/session_report.h"
 #include "cli/suites.h"
 #include "common/errors.h"
@@ -16,22 +17,6 @@
 namespace kbench::cli {
 
 namespace {
-
-struct RunOptions {
-  std::string swprofile;
-  std::string suite = "default";
-  std::string benchmark_glob;
-  std::optional<int> warmups;
-  std::optional<int> repeats;
-  std::string timeout;
-  std::string cpus;
-  std::string sut_name;
-  std::string store_url;
-  bool strict = false;
-  std::vector<std::string> params;  // --param key=value, for every benchmark selected
-  std::optional<std::string> size;  // --size quick|default (none: the suite's)
-  bool resume = false;
-};
 
 // --param key=value (repeatable) -> overrides; a key given twice is refused.
 Params parse_param_options(const std::vector<std::string>& texts) {
@@ -87,6 +72,7 @@ plan::Plan build_run_plan(const RunOptions& options, const plan::Plan& suite, co
     plan::BenchmarkSettings settings = run_plan.settings_for(entry);
     if (options.warmups) settings.warmups = *options.warmups;
     if (options.repeats) settings.repeats = *options.repeats;
+    if (options.sessions) settings.sessions = *options.sessions;
     if (timeout) settings.timeout = *timeout;
     if (options.size) settings.size = *options.size;
     entry.overrides = settings;
@@ -105,8 +91,8 @@ plan::Plan build_run_plan(const RunOptions& options, const plan::Plan& suite, co
   return run_plan;
 }
 
-// The command that resumes this run: the same options (they decide the
-// implicit plan, which --resume checks) with the store made explicit.
+}  // namespace
+
 std::string resume_command(const RunOptions& options, const std::string& store_url) {
   using sut::shell_quote;
   std::string command = "kbench run --swprofile " + shell_quote(options.swprofile);
@@ -114,6 +100,7 @@ std::string resume_command(const RunOptions& options, const std::string& store_u
   if (!options.benchmark_glob.empty()) command += " --benchmark " + shell_quote(options.benchmark_glob);
   if (options.warmups) command += " --warmups " + std::to_string(*options.warmups);
   if (options.repeats) command += " --repeats " + std::to_string(*options.repeats);
+  if (options.sessions) command += " --sessions " + std::to_string(*options.sessions);
   if (!options.timeout.empty()) command += " --timeout " + shell_quote(options.timeout);
   if (!options.cpus.empty()) command += " --cpus " + shell_quote(options.cpus);
   if (!options.sut_name.empty()) command += " --sut " + shell_quote(options.sut_name);
@@ -122,7 +109,7 @@ std::string resume_command(const RunOptions& options, const std::string& store_u
   return command + " --resume --store " + shell_quote(store_url);
 }
 
-void run_command(const RunOptions& options) {
+RunDone measure_running_kernel(const RunOptions& options, std::chrono::milliseconds session_gap) {
   validate_profile_name(options.swprofile);
   if (options.size) parse_size_name(*options.size, "--size");
   const plan::Plan suite = plan::load_plan(suite_plan_path(options.suite));
@@ -141,20 +128,21 @@ void run_command(const RunOptions& options) {
   exec.sut_name = options.sut_name;
   exec.resume = options.resume;
   exec.plan_key = "kbench run";
+  exec.session_gap = session_gap;
 
   // Only now, with every input checked, is the store opened (and maybe created).
-  const std::string store_url = resolve_store_url(options.store_url);
-  auto store = store::open_store(store_url, store::OpenMode::CreateIfMissing);
-  execute_and_report(
+  RunDone done;
+  done.store_url = resolve_store_url(options.store_url);
+  auto store = store::open_store(done.store_url, store::OpenMode::CreateIfMissing);
+  done.result = execute_and_report(
       run_plan, runs, [&](const plan::SwprofileSpec&) -> sut::Connection& { return *connection; }, *store, exec,
-      "; continue with: " + resume_command(options, store_url));
+      "; continue with: " + resume_command(options, done.store_url));
+  return done;
 }
-
-}  // namespace
 
 void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "Measure the running kernel as one session of a swprofile");
+  CLI::App* cmd = app.add_subcommand("run", "Measure the running kernel as new sessions of a swprofile");
   cmd->add_option("--swprofile", options->swprofile, "name of the software profile measured, e.g. base")
       ->required();
   cmd->add_option("--suite", options->suite, "shipped plan to run: quick or default")
@@ -164,6 +152,8 @@ void add_run_command(CLI::App& app) {
   add_integer_option(*cmd, "--warmups", options->warmups, 0, kMaxWarmups,
                      "warmup iterations per benchmark (discarded)");
   add_integer_option(*cmd, "--repeats", options->repeats, 1, kMaxRepeats, "measured iterations per benchmark");
+  add_integer_option(*cmd, "--sessions", options->sessions, 1, kMaxSessions,
+                     "sessions (the replicates compare tests; default: the suite's, 3)");
   add_timeout_option(*cmd, "--timeout", options->timeout, "per-benchmark timeout, e.g. 90s or 10m");
   cmd->add_option("--sut", options->sut_name, "name of this SUT in reports (default: hostname)");
   cmd->add_option("--param", options->params,
@@ -176,13 +166,16 @@ void add_run_command(CLI::App& app) {
   add_execution_options(*cmd, options->cpus, options->strict, options->store_url);
   cmd->footer(
       "Examples:\n"
-      "  kbench run --swprofile base                      # default suite\n"
+      "  kbench run --swprofile base                      # default suite, 3 sessions\n"
       "  kbench run --swprofile patched --suite quick\n"
+      "  kbench run --swprofile patched --suite quick --sessions 5\n"
       "  kbench run --swprofile v6.18 --benchmark 'syscall/*' --repeats 10 --cpus 1\n"
       "  kbench run --swprofile base --benchmark syscall/getpid --param calls=200000 --size quick\n"
-      "Each run is a new session; samples are stored per repeat. Exit status 1 when a\n"
-      "benchmark failed (the others still ran), 2 for bad input.");
-  cmd->callback([options] { run_command(*options); });
+      "Each run adds new sessions (3 with the shipped suites: compare tests one value per\n"
+      "session, so sessions are the replicates), each with the benchmarks in its own shuffled\n"
+      "order; samples are stored per repeat. Exit status 1 when a benchmark failed (the\n"
+      "others still ran), 2 for bad input.");
+  cmd->callback([options] { measure_running_kernel(*options); });
 }
 
 }  // namespace kbench::cli

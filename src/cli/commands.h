@@ -7,6 +7,7 @@
 namespace kbench::cli {
 
 void add_run_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_list_command(CLI::App& app);

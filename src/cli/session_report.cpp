@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
+#include <set>
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
@@ -40,24 +42,67 @@ void print_incomplete_sessions(store::ResultStore& store, const std::vector<std:
   }
 }
 
+std::string describe_session_numbers(std::vector<int> numbers) {
+  std::sort(numbers.begin(), numbers.end());
+  numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+  if (numbers.empty()) return "no session";
+  if (numbers.size() == 1) return "session " + std::to_string(numbers.front());
+  if (numbers.back() - numbers.front() + 1 == static_cast<int>(numbers.size())) {
+    return "sessions " + std::to_string(numbers.front()) + " to " + std::to_string(numbers.back());
+  }
+  std::string text = "sessions ";
+  for (std::size_t i = 0; i < numbers.size(); ++i) {
+    if (i > 0) text += i + 1 == numbers.size() ? " and " : ", ";
+    text += std::to_string(numbers[i]);
+  }
+  return text;
+}
+
 void print_session_tables(store::ResultStore& store, const runner::ExecResult& result, std::ostream& out) {
+  // Swprofiles in the order they first ran.
+  std::vector<std::string> profiles;
   for (const auto& session : result.sessions) {
-    store::SampleQuery query;
-    query.swprofiles = {session.swprofile};
-    query.settled_only = true;
-    auto tables = analysis::build_profile_tables(store.samples(query), session.swprofile, session.session);
-    if (tables.empty()) tables.push_back({session.sut.name, session.swprofile, {}, {}, {}});
-    for (const auto& outcome : session.outcomes) {
-      const std::string line = outcome.benchmark + ": " + outcome.outcome.reason;
-      if (outcome.outcome.status == store::OutcomeStatus::Skipped) tables.front().skipped.push_back(line);
-      if (outcome.outcome.status == store::OutcomeStatus::Failed) tables.front().failed.push_back(line);
+    if (std::find(profiles.begin(), profiles.end(), session.swprofile) == profiles.end()) {
+      profiles.push_back(session.swprofile);
     }
-    out << "swprofile " << session.swprofile << ", session " << session.number << "\n";
+  }
+  for (const auto& profile : profiles) {
+    std::set<std::int64_t> ids;
+    std::vector<int> numbers;
+    std::string sut_name;
+    std::vector<const runner::BenchmarkOutcome*> outcomes;
+    for (const auto& session : result.sessions) {
+      if (session.swprofile != profile) continue;
+      ids.insert(session.session);
+      numbers.push_back(session.number);
+      sut_name = session.sut.name;
+      for (const auto& outcome : session.outcomes) outcomes.push_back(&outcome);
+    }
+    store::SampleQuery query;
+    query.swprofiles = {profile};
+    query.settled_only = true;
+    auto samples = store.samples(query);
+    samples.erase(std::remove_if(samples.begin(), samples.end(),
+                                 [&](const store::SampleRow& row) { return !ids.count(row.session); }),
+                  samples.end());
+    auto tables = analysis::build_profile_tables(samples, profile);
+    if (tables.empty()) tables.push_back({sut_name, profile, {}, {}, {}});
+    const bool several = ids.size() > 1;
+    for (const auto* outcome : outcomes) {
+      if (outcome->outcome.status == store::OutcomeStatus::Ok) continue;
+      std::string line = outcome->benchmark + ": " + outcome->outcome.reason;
+      auto& list = outcome->outcome.status == store::OutcomeStatus::Skipped ? tables.front().skipped
+                                                                            : tables.front().failed;
+      // A skip repeats in every session for the same reason: listed once.
+      if (several && std::find(list.begin(), list.end(), line) != list.end()) continue;
+      list.push_back(std::move(line));
+    }
+    out << "swprofile " << profile << ", " << describe_session_numbers(numbers) << "\n";
     for (const auto& table : tables) report::render_profile_grid(table, out);
   }
 }
 
-void execute_and_report(const plan::Plan& plan, const std::vector<runner::BenchmarkRun>& runs,
+runner::ExecResult execute_and_report(const plan::Plan& plan, const std::vector<runner::BenchmarkRun>& runs,
                         const runner::ConnectionFor& connection_for, store::ResultStore& store,
                         const runner::ExecOptions& exec, const std::string& resume_hint) {
   int steps = 0;
@@ -74,6 +119,7 @@ void execute_and_report(const plan::Plan& plan, const std::vector<runner::Benchm
   } else if (result.failed > 0) {
     pending_exit_status() = kExitFailure;
   }
+  return result;
 }
 
 }  // namespace kbench::cli

@@ -11,20 +11,25 @@ namespace kbench::cli {
 // its samples are not used), syscall/read". Empty for a complete session.
 std::string describe_incompleteness(const store::SessionListing& session);
 
+// "session 3", "sessions 4 to 6", "sessions 1, 3 and 5": the numbers of
+// the sessions of one swprofile a run added.
+std::string describe_session_numbers(std::vector<int> numbers);
+
 // "incomplete: swprofile base session 2 on host: ..." for every incomplete
 // session of these swprofiles (all when empty). Used by compare and show,
 // whose tables leave out what such sessions lack.
 void print_incomplete_sessions(store::ResultStore& store, const std::vector<std::string>& swprofiles,
                                std::ostream& out);
 
-// The single-profile table of every session just run, with its skipped and
-// failed benchmarks (kbench run, kbench plan exec).
+// The single-profile table of each swprofile just run, over the sessions
+// this run added (the repeats of all of them, as compare sees them), with
+// the skipped and failed benchmarks (kbench run, kbench plan exec).
 void print_session_tables(store::ResultStore& store, const runner::ExecResult& result, std::ostream& out);
 
 // Executes the plan with progress on stderr, prints the session tables, and
 // sets the exit status: 128+N when signal N stopped it (with `resume_hint`
-// after the message), 1 when a benchmark failed.
-void execute_and_report(const plan::Plan& plan, const std::vector<runner::BenchmarkRun>& runs,
+// after the message), 1 when a benchmark failed. Returns what ran.
+runner::ExecResult execute_and_report(const plan::Plan& plan, const std::vector<runner::BenchmarkRun>& runs,
                         const runner::ConnectionFor& connection_for, store::ResultStore& store,
                         const runner::ExecOptions& exec, const std::string& resume_hint);
 

@@ -206,7 +206,13 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
   if (is_include) {
     ctx.only_keys(root, "", {"benchmarks", "defaults"});
   } else {
-    ctx.only_keys(root, "", {"include", "sut", "swprofiles", "benchmarks", "defaults"});
+    ctx.only_keys(root, "", {"include", "order", "sut", "swprofiles", "benchmarks", "defaults"});
+  }
+  if (const auto order = root["order"]) {
+    const std::string text = ctx.scalar(order, "order");
+    if (text == "shuffled") plan.order = Order::Shuffled;
+    else if (text == "listed") plan.order = Order::Listed;
+    else ctx.fail(order, "order", "listed or shuffled, got '" + text + "'");
   }
 
   std::optional<Plan> included;

@@ -42,8 +42,15 @@ struct SutSpec {
   std::map<std::string, std::string> params;
 };
 
+// The order of the benchmarks within a session. Shuffled (the default): a
+// different order per session, from a seed of the run and the session, so
+// the machine's drift during a session falls on every benchmark alike and
+// --resume finds the same order again. Listed: the plan's order every time.
+enum class Order { Shuffled, Listed };
+
 struct Plan {
   std::string path;
+  Order order = Order::Shuffled;
   std::optional<SutSpec> sut;
   std::vector<SwprofileSpec> swprofiles;
   std::vector<BenchmarkEntry> benchmarks;

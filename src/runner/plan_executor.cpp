@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <map>
+#include <random>
+#include <thread>
 #include <set>
 #include <sstream>
 
@@ -37,6 +39,20 @@ std::string outcome_text(const BenchmarkOutcome& outcome) {
       return "FAILED: " + outcome.outcome.reason;
   }
   return "";
+}
+
+// What the store adds to the session's fingerprint at its end: the load
+// during the session shows in the load averages at its end, which the
+// fingerprint at its start cannot know. Asked of the SUT's agent; a SUT
+// that cannot answer leaves the key null, never fails the finished session.
+nlohmann::json state_at_end(sut::Connection& connection) {
+  nlohmann::json state = {{"loadavg_end", nullptr}};
+  try {
+    const nlohmann::json fingerprint = fetch_fingerprint(connection);
+    if (fingerprint.contains("loadavg")) state["loadavg_end"] = fingerprint["loadavg"];
+  } catch (const std::exception&) {
+  }
+  return state;
 }
 
 }  // namespace
@@ -105,6 +121,37 @@ std::string plan_identity(const nlohmann::json& description) {
     hash *= 1099511628211ull;
   }
   return fmt::format("{:016x}", hash);
+}
+
+std::vector<std::size_t> session_order(const std::string& run_id, int session, std::size_t count, plan::Order order) {
+  std::vector<std::size_t> indices(count);
+  for (std::size_t i = 0; i < count; ++i) indices[i] = i;
+  if (order == plan::Order::Listed || count < 2) return indices;
+  // FNV-1a of "run/session" seeds mt19937_64, whose output the standard
+  // fixes, and the Fisher-Yates swaps are our own (std::shuffle's are the
+  // library's): the same run and session give the same order on any build.
+  const std::string key = run_id + "/" + std::to_string(session);
+  std::uint64_t seed = 1469598103934665603ull;
+  for (const unsigned char c : key) {
+    seed ^= c;
+    seed *= 1099511628211ull;
+  }
+  std::mt19937_64 generator(seed);
+  for (std::size_t i = count - 1; i > 0; --i) {
+    std::swap(indices[i], indices[generator() % (i + 1)]);
+  }
+  return indices;
+}
+
+bool sleep_unless_interrupted(std::chrono::milliseconds duration) {
+  // Short slices: a signal between the check and the sleep costs at most one.
+  const auto until = std::chrono::steady_clock::now() + duration;
+  while (!interrupted()) {
+    const auto left = until - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) return true;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(left, std::chrono::milliseconds(200)));
+  }
+  return false;
 }
 
 MachineLoad machine_load() {
@@ -233,7 +280,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   int sessions = 1;
   for (const auto& run : benchmarks) sessions = std::max(sessions, run.settings.sessions);
   for (int s = 0; s < sessions; ++s) {
-    for (const auto& profile : profiles) {
+    for (std::size_t p = 0; p < profiles.size(); ++p) {
       for (const auto& run : benchmarks) {
         if (s < run.settings.sessions) progress.plan_step(run.name);
       }
@@ -243,6 +290,19 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   ExecResult result;
   // Sessions alternate A B A B, so drift of the machine falls on both sides.
   for (int s = 0; s < sessions && !interrupted(); ++s) {
+    if (s > 0 && options.session_gap.count() > 0) {
+      progress.message(fmt::format("kbench: pausing {} before session round {} of {}",
+                                   format_seconds(std::chrono::duration<double>(options.session_gap).count()), s + 1,
+                                   sessions));
+      if (!sleep_unless_interrupted(options.session_gap)) break;
+    }
+    // One order per round: every swprofile runs the benchmarks in the same
+    // order within a round, so they stay paired.
+    const auto order = session_order(run_id, s, benchmarks.size(), plan.order);
+    nlohmann::json order_names = nlohmann::json::array();
+    for (const std::size_t index : order) {
+      if (s < benchmarks[index].settings.sessions) order_names.push_back(benchmarks[index].name);
+    }
     for (const auto& profile : profiles) {
       if (interrupted()) break;
       sut::Connection& connection = connection_for(profile);
@@ -259,7 +319,9 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         summary.session = *resumed;
       } else {
         fingerprint["plan"] = {{"path", plan.path}, {"key", options.plan_key}, {"identity", identity},
-                               {"run", run_id},     {"session", s},           {"benchmarks", description}};
+                               {"run", run_id},     {"session", s},           {"benchmarks", description},
+                               {"ordering", plan.order == plan::Order::Listed ? "listed" : "shuffled"},
+                               {"order", order_names}};
         fingerprint["sysctl"] = profile.sysctl;
         std::vector<store::BenchmarkKey> planned;
         for (const auto& run : benchmarks) {
@@ -274,7 +336,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
 
       SysctlGuard sysctls;
       sysctls.apply(profile.sysctl);
-      for (const auto& run : benchmarks) {
+      for (const std::size_t index : order) {
+        const BenchmarkRun& run = benchmarks[index];
         if (s >= run.settings.sessions) continue;
         const std::string label = fmt::format("{} session {} {}", profile.name, summary.number, run.name);
         const store::BenchmarkKey key{run.name, run.params};
@@ -308,7 +371,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         summary.outcomes.push_back(std::move(outcome));
       }
       sysctls.restore();
-      if (ran_to_end) store.finish_session(summary.session);
+      if (ran_to_end) store.finish_session(summary.session, state_at_end(connection));
       result.sessions.push_back(std::move(summary));
     }
   }

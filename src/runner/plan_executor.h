@@ -1,6 +1,7 @@
 #pragma once
 // Executes a plan on one SUT: sessions x swprofiles x benchmarks, sysctls
 // applied and restored, progress shown, resumable after a kill.
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,6 +25,10 @@ struct ExecOptions {
   // What --resume matches sessions by: the plan file's absolute path for
   // `plan exec`, "kbench run" for the implicit plan of `kbench run`.
   std::string plan_key;
+  // A pause between one round of sessions (every swprofile once) and the
+  // next, so the sessions sample the machine at different times (kbench
+  // calibrate --spread). SIGINT/SIGTERM end it at once.
+  std::chrono::milliseconds session_gap{0};
 };
 
 struct SessionSummary {
@@ -64,6 +69,17 @@ nlohmann::json plan_description(const std::vector<BenchmarkRun>& benchmarks);
 std::string plan_identity(const nlohmann::json& description);
 // "benchmark syscall/getpid repeats 5 -> 7", "benchmark sched/yield added", ...
 std::vector<std::string> plan_changes(const nlohmann::json& before, const nlohmann::json& after);
+
+// The order in which session `session` (0-based) of run `run_id` runs the
+// plan's `count` benchmarks, as indices into the plan's list: the listed
+// order, or a shuffle seeded by the run and the session alone, so a resumed
+// run finds every session's order again (recorded as plan.order in the
+// session's fingerprint).
+std::vector<std::size_t> session_order(const std::string& run_id, int session, std::size_t count, plan::Order order);
+
+// Sleeps `duration` unless SIGINT/SIGTERM arrives (interrupt.h); returns
+// false when interrupted.
+bool sleep_unless_interrupted(std::chrono::milliseconds duration);
 
 // 1-minute load average and CPU count, for the busy-machine check.
 struct MachineLoad {

@@ -184,8 +184,10 @@ class ResultStore {
   virtual std::optional<std::int64_t> find_plan_session(const std::string& swprofile, const std::string& plan_key,
                                                         const std::string& run, int plan_session) = 0;
   // Marks the session as run to its end (every planned benchmark has an
-  // outcome or was left out on purpose).
-  virtual void finish_session(std::int64_t session) = 0;
+  // outcome or was left out on purpose), and sets each key of `at_end` (an
+  // object: what was measured at the end, e.g. loadavg_end) in the session's
+  // fingerprint, in the same transaction.
+  virtual void finish_session(std::int64_t session, const nlohmann::json& at_end = nlohmann::json::object()) = 0;
   // One session with its fingerprint, if it exists.
   virtual std::optional<SessionListing> session(std::int64_t session) = 0;
   // Every benchmark the session planned or stored anything for.

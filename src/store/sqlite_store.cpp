@@ -541,12 +541,19 @@ class SqliteStore final : public ResultStore {
     return rows;
   }
 
-  void finish_session(std::int64_t session) override {
+  void finish_session(std::int64_t session, const nlohmann::json& at_end) override {
     require_writable();
     in_transaction([&] {
       require_session(session);
       Statement update(db_, url_, "UPDATE session SET finished_at = ?2 WHERE id = ?1");
       update.bind(1, session).bind(2, utc_now_iso8601()).run();
+      if (at_end.is_object()) {
+        for (const auto& [key, value] : at_end.items()) {
+          // The key is a JSON path member: quoted, so no character of it is syntax.
+          Statement set(db_, url_, "UPDATE session SET fingerprint = json_set(fingerprint, ?2, json(?3)) WHERE id = ?1");
+          set.bind(1, session).bind(2, "$." + nlohmann::json(key).dump()).bind(3, value.dump()).run();
+        }
+      }
       return 0;
     });
   }

@@ -85,6 +85,21 @@ json cpu_model() {
   return nullptr;
 }
 
+}  // namespace
+
+nlohmann::json microcode_from_cpuinfo(const std::string& cpuinfo) {
+  if (auto revision = cpuinfo_field(cpuinfo, "microcode")) return *revision;
+  return nullptr;
+}
+
+namespace {
+
+json microcode() {
+  const auto cpuinfo = read_file("/proc/cpuinfo");
+  if (!cpuinfo) return nullptr;
+  return microcode_from_cpuinfo(*cpuinfo);
+}
+
 json meminfo_kib() {
   const auto meminfo = read_file("/proc/meminfo");
   if (!meminfo) return nullptr;
@@ -213,6 +228,7 @@ json fingerprint() {
   data["arch"] = have_uname ? json(names.machine) : json(nullptr);
   data["cpu_model"] = cpu_model();
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  data["microcode"] = microcode();
   data["cpu_count"] = online > 0 ? json(online) : json(nullptr);
   const json kib = meminfo_kib();
   data["memory_kib"] = kib;

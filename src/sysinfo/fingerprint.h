@@ -9,7 +9,7 @@
 namespace kbench::sysinfo {
 
 // Keys (docs/agent-protocol.md): hostname, arch, cpu_model, cpu_count,
-// memory_kib, memory_gib, product_name, kernel_release, kernel_version,
+// microcode, memory_kib, memory_gib, product_name, kernel_release, kernel_version,
 // cmdline, kernel_config_sha256, kernel_config_gz_sha256, mitigations,
 // clocksource, governor, smt, aslr, thp, no_turbo, boost, loadavg, os_release.
 nlohmann::json fingerprint();
@@ -18,6 +18,11 @@ nlohmann::json fingerprint();
 std::optional<std::string> read_file(const std::string& path);
 // The first line without its newline, or nullopt.
 std::optional<std::string> read_line(const std::string& path);
+
+// The "microcode" revision of the first CPU in /proc/cpuinfo's text
+// ("0xf0"), or null where the kernel shows none (arm64, most VMs' guests
+// show one, some do not).
+nlohmann::json microcode_from_cpuinfo(const std::string& cpuinfo);
 
 // MemTotal in KiB rounded to whole GiB (half up).
 std::int64_t kib_to_whole_gib(std::int64_t kib);

@@ -7,7 +7,7 @@ DB="$WORK/results.db"
 export KBENCH_STORE="$STORE"
 
 run() {
-  "$KBENCH" run --swprofile "$1" --suite quick --benchmark 'syscall/get*' --repeats 3 --warmups 0 \
+  "$KBENCH" run --swprofile "$1" --suite quick --benchmark 'syscall/get*' --sessions 1 --repeats 3 --warmups 0 \
     >"$WORK/run.out" 2>"$WORK/run.err" || fail "kbench run $1 exited $?: $(tail -3 "$WORK/run.err")"
 }
 run A; run A; run B; run B; run C

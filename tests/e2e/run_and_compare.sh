@@ -6,7 +6,7 @@ STORE="sqlite://$WORK/results.db"
 export KBENCH_STORE="$STORE"
 
 run() {
-  "$KBENCH" run --swprofile "$1" --suite quick --benchmark '*syscall*' --repeats 3 --warmups 0 \
+  "$KBENCH" run --swprofile "$1" --suite quick --benchmark '*syscall*' --sessions 1 --repeats 3 --warmups 0 \
     >"$WORK/run-$1.out" 2>"$WORK/run-$1.err"
 }
 
@@ -28,7 +28,7 @@ for p in A B; do
 done
 
 # A second run of a swprofile is a new session, never an overwrite.
-"$KBENCH" run --swprofile A --suite quick --benchmark 'syscall/getpid' --repeats 2 --warmups 0 >/dev/null 2>&1 \
+"$KBENCH" run --swprofile A --suite quick --benchmark 'syscall/getpid' --sessions 1 --repeats 2 --warmups 0 >/dev/null 2>&1 \
   || fail "third run exited $?"
 sessions=$(sqlite3 "$DB" "select count(*) from session s join swprofile w on w.id=s.swprofile_id where w.name='A'")
 [ "$sessions" -eq 2 ] && pass || fail "swprofile A has $sessions sessions, expected 2"

@@ -28,7 +28,9 @@ expect_bad_input "unknown scheme" "$KBENCH" run --swprofile x --benchmark 'selft
 expect_contains "$WORK/err" "sqlite:///abs/path.db"
 
 # --- SIGINT in the middle of a benchmark -------------------------------------------------
+# order: listed, so the slow benchmark runs first and the interrupt lands in it.
 cat >"$WORK/plan.yaml" <<'YAML'
+order: listed
 swprofiles: [{name: base}]
 defaults: {benchmark: {warmups: 0, repeats: 3, timeout: 1m}}
 benchmarks:
@@ -90,16 +92,16 @@ expect_contains "$WORK/sshow.out" "interrupted"
 
 # --- kbench run --resume --------------------------------------------------------------------
 # Each repeat sleeps 400 ms, so the interrupt lands after the first sample and before the last.
-run_args=(run --swprofile solo --benchmark 'selftest/sleep' --param ms=400 --repeats 4 --warmups 0 --store "$S")
+run_args=(run --swprofile solo --benchmark 'selftest/sleep' --param ms=400 --repeats 4 --sessions 1 --warmups 0 --store "$S")
 "$KBENCH" "${run_args[@]}" >/dev/null 2>"$WORK/run-int.err" &
 controller=$!
 wait_for_samples solo 1
 kill -INT $controller
 wait $controller
 [ $? -eq 130 ] && pass || fail "run SIGINT: exit status, expected 130"
-expect_contains "$WORK/run-int.err" "continue with: kbench run --swprofile 'solo' --benchmark 'selftest/sleep' --warmups 0 --repeats 4 --param 'ms=400' --resume --store '$S'"
+expect_contains "$WORK/run-int.err" "continue with: kbench run --swprofile 'solo' --benchmark 'selftest/sleep' --warmups 0 --repeats 4 --sessions 1 --param 'ms=400' --resume --store '$S'"
 expect_bad_input "run --resume with other repeats" "$KBENCH" run --swprofile solo --benchmark 'selftest/sleep' \
-  --param ms=400 --repeats 5 --warmups 0 --store "$S" --resume
+  --param ms=400 --repeats 5 --sessions 1 --warmups 0 --store "$S" --resume
 expect_contains "$WORK/err" "benchmark selftest/sleep repeats 4 -> 5"
 "$KBENCH" "${run_args[@]}" --resume >"$WORK/run-res.out" 2>"$WORK/run-res.err" || fail "run --resume exited $?"
 expect_contains "$WORK/run-res.err" "resuming session 1 of swprofile solo"

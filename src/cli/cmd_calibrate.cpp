@@ -1,0 +1,90 @@
+// kbench calibrate: many sessions of the running kernel on purpose, so the
+// noise model (the per-SUT prior of the session-level test) has data.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/run_plan.h"
+#include "common/errors.h"
+#include "common/utc_time.h"
+#include "plan/plan.h"
+#include "sut/process.h"
+
+namespace kbench::cli {
+
+namespace {
+
+struct CalibrateOptions {
+  RunOptions run;
+  std::string spread = "0";
+};
+
+// "2026-11-30T23:46:16Z" -> "calibrate-20261130T234616Z": one word the
+// shell and every report take as it is.
+std::string calibration_profile_name() {
+  std::string name = "calibrate-";
+  for (const char c : utc_now_iso8601()) {
+    if (c != '-' && c != ':') name += c;
+  }
+  return name;
+}
+
+std::chrono::milliseconds parse_spread(const std::string& text) {
+  if (text == "0") return std::chrono::milliseconds(0);
+  try {
+    return plan::parse_duration(text, "--spread");
+  } catch (const InputError&) {
+    throw InputError("--spread '" + text + "': expected 0 or a duration such as 90s, 10m or 1h30m");
+  }
+}
+
+void calibrate_command(CalibrateOptions options) {
+  const auto gap = parse_spread(options.spread);
+  if (!options.run.sessions) options.run.sessions = 6;
+  options.run.swprofile = calibration_profile_name();
+  const RunDone done = measure_running_kernel(options.run, gap);
+  std::string sut;
+  for (const auto& session : done.result.sessions) sut = session.sut.name;
+  std::cout << "\ncalibration: " << done.result.sessions.size() << " sessions of swprofile "
+            << options.run.swprofile << " on SUT " << sut << " in " << done.store_url << "\n"
+            << "The noise model of every comparison on this SUT now learns from them; see the\n"
+            << "between-session noise with: kbench noise " << options.run.swprofile
+            << " --store " << sut::shell_quote(done.store_url) << "\n";
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto options = std::make_shared<CalibrateOptions>();
+  options->run.suite = "quick";
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Measure the running kernel as many sessions, spread in time, to teach the noise model");
+  cmd->add_option("--suite", options->run.suite, "shipped plan to run: quick (default) or default")
+      ->check(CLI::IsMember({"quick", "default"}));
+  add_integer_option(*cmd, "--sessions", options->run.sessions, 2, kMaxSessions, "sessions to run (default 6)");
+  cmd->add_option_function<std::string>(
+      "--spread",
+      [options](const std::string& text) {
+        parse_spread(text);
+        options->spread = text;
+      },
+      "pause between sessions, e.g. 5m or 1h (default 0: none)");
+  add_glob_option(*cmd, "--benchmark", options->run.benchmark_glob,
+                  "run only benchmarks matching this glob, e.g. 'syscall/*'");
+  cmd->add_option("--sut", options->run.sut_name, "name of this SUT in reports (default: hostname)");
+  add_execution_options(*cmd, options->run.cpus, options->run.strict, options->run.store_url);
+  cmd->footer(
+      "The noise model of `kbench compare` learns, per SUT and row, how much session means\n"
+      "vary from every swprofile with at least 2 sessions of that row on the SUT. This command\n"
+      "gives it many sessions on purpose: it runs the suite on the running kernel as swprofile\n"
+      "calibrate-<UTC date-time>, --sessions times, pausing --spread between sessions so they\n"
+      "sample the machine at different times (SIGINT ends a pause and the run).\n"
+      "Examples:\n"
+      "  kbench calibrate                              # quick suite, 6 sessions back to back\n"
+      "  kbench calibrate --sessions 10 --spread 10m   # 10 sessions over about 2 hours\n"
+      "  kbench calibrate --suite default --benchmark 'syscall/*' --cpus 1\n"
+      "Then: kbench noise calibrate-<UTC date-time>. Exit status as kbench run's.");
+  cmd->callback([options] { calibrate_command(*options); });
+}
+
+}  // namespace kbench::cli

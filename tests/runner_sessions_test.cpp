@@ -1,0 +1,154 @@
+// Sessions as replicates (issue 10): the shuffled order per session, the
+// plan's order key, the pause between sessions, the state stored at a
+// session's end, the microcode revision, and the run table's session words.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <csignal>
+#include <numeric>
+#include <set>
+
+#include "cli/session_report.h"
+#include "common/errors.h"
+#include "plan/plan.h"
+#include "runner/interrupt.h"
+#include "runner/plan_executor.h"
+#include "store/result_store.h"
+#include "support/test_files.h"
+#include "sysinfo/fingerprint.h"
+
+namespace kbench {
+namespace {
+
+using ::testing::ElementsAre;
+
+std::string plan_error(const std::string& yaml) {
+  try {
+    plan::parse_plan(yaml, "p.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PlanOrder, ShuffledByDefaultListedOnRequest) {
+  EXPECT_EQ(plan::parse_plan("benchmarks: [a/b]\n", "p.yaml").order, plan::Order::Shuffled);
+  EXPECT_EQ(plan::parse_plan("order: shuffled\nbenchmarks: [a/b]\n", "p.yaml").order, plan::Order::Shuffled);
+  EXPECT_EQ(plan::parse_plan("order: listed\nbenchmarks: [a/b]\n", "p.yaml").order, plan::Order::Listed);
+}
+
+TEST(PlanOrder, AnythingElseIsRefusedWithFileLineAndChoices) {
+  EXPECT_EQ(plan_error("benchmarks: [a/b]\norder: random\n"), "p.yaml:2: order: expected listed or shuffled, got 'random'");
+  EXPECT_EQ(plan_error("order: [listed]\nbenchmarks: [a/b]\n"), "p.yaml:1: order: expected a scalar value");
+}
+
+std::vector<std::size_t> sorted(std::vector<std::size_t> indices) {
+  std::sort(indices.begin(), indices.end());
+  return indices;
+}
+
+TEST(SessionOrder, IsAPermutationOfEveryBenchmark) {
+  std::vector<std::size_t> all(24);
+  std::iota(all.begin(), all.end(), 0);
+  for (int session = 0; session < 10; ++session) {
+    EXPECT_EQ(sorted(runner::session_order("run-1", session, 24, plan::Order::Shuffled)), all);
+  }
+  EXPECT_TRUE(runner::session_order("run-1", 0, 0, plan::Order::Shuffled).empty());
+  EXPECT_THAT(runner::session_order("run-1", 3, 1, plan::Order::Shuffled), ElementsAre(0u));
+}
+
+// --resume recomputes the order from the run and the session: it must come
+// out the same, whatever else happened in between.
+TEST(SessionOrder, TheSameRunAndSessionGiveTheSameOrder) {
+  const auto first = runner::session_order("2026-11-30T23:00:00Z-123", 2, 24, plan::Order::Shuffled);
+  runner::session_order("another run", 2, 24, plan::Order::Shuffled);
+  EXPECT_EQ(runner::session_order("2026-11-30T23:00:00Z-123", 2, 24, plan::Order::Shuffled), first);
+}
+
+TEST(SessionOrder, SessionsAndRunsGetDifferentOrders) {
+  std::set<std::vector<std::size_t>> orders;
+  for (int session = 0; session < 6; ++session) {
+    orders.insert(runner::session_order("run-1", session, 24, plan::Order::Shuffled));
+  }
+  orders.insert(runner::session_order("run-2", 0, 24, plan::Order::Shuffled));
+  // 24! orders: seven draws that collide would mean the seed is ignored.
+  EXPECT_EQ(orders.size(), 7u);
+  std::vector<std::size_t> listed(24);
+  std::iota(listed.begin(), listed.end(), 0);
+  EXPECT_EQ(orders.count(listed), 0u) << "the listed order came out of a shuffle";
+}
+
+TEST(SessionOrder, ListedKeepsThePlansOrder) {
+  EXPECT_THAT(runner::session_order("run-1", 4, 4, plan::Order::Listed), ElementsAre(0u, 1u, 2u, 3u));
+}
+
+// Each test runs in its own process (gtest_discover_tests), so the signal
+// state set here reaches no other test.
+TEST(SessionGap, AnInterruptEndsThePauseAtOnce) {
+  runner::install_interrupt_handlers();
+  std::raise(SIGINT);
+  // Without the check this would sleep an hour and the test would time out.
+  EXPECT_FALSE(runner::sleep_unless_interrupted(std::chrono::hours(1)));
+  EXPECT_EQ(runner::interrupt_signal(), SIGINT);
+}
+
+TEST(SessionGap, ZeroDoesNotWait) { EXPECT_TRUE(runner::sleep_unless_interrupted(std::chrono::milliseconds(0))); }
+
+TEST(Microcode, FirstCpusRevisionOrNull) {
+  const std::string x86 =
+      "processor\t: 0\nvendor_id\t: GenuineIntel\nmicrocode\t: 0xf0\ncpu MHz\t\t: 2000.000\n\n"
+      "processor\t: 1\nvendor_id\t: GenuineIntel\nmicrocode\t: 0xf4\n";
+  EXPECT_EQ(sysinfo::microcode_from_cpuinfo(x86), "0xf0");
+  const std::string arm64 = "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n";
+  EXPECT_TRUE(sysinfo::microcode_from_cpuinfo(arm64).is_null());
+  EXPECT_TRUE(sysinfo::fingerprint().contains("microcode"));
+}
+
+store::SessionStart session_start() {
+  store::SessionStart start;
+  start.sut = {"lab-1", "lab-1.example", "x86_64", "Test CPU", 2, 8, "VM"};
+  start.swprofile = "base";
+  start.fingerprint = {{"kernel_release", "6.1.0-test"}, {"loadavg", {0.1, 0.2, 0.3}}};
+  start.started_at = "2026-11-30T12:00:00Z";
+  return start;
+}
+
+TEST(SessionEnd, FinishStoresTheStateAtTheEndInTheFingerprint) {
+  testing::TempDir dir;
+  const std::string url = "sqlite://" + (dir.path() / "store.db").string();
+  std::int64_t id = 0;
+  {
+    auto store = store::open_store(url, store::OpenMode::CreateIfMissing);
+    id = store->begin_session(session_start());
+    store->finish_session(id, {{"loadavg_end", {1.5, 0.7, 0.25}}});
+  }
+  auto store = store::open_store(url, store::OpenMode::ReadOnly);
+  const auto session = store->session(id);
+  ASSERT_TRUE(session);
+  EXPECT_TRUE(session->finished);
+  EXPECT_EQ(session->fingerprint.at("loadavg_end"), nlohmann::json({1.5, 0.7, 0.25}));
+  // The start's keys stay as they were.
+  EXPECT_EQ(session->fingerprint.at("loadavg"), nlohmann::json({0.1, 0.2, 0.3}));
+  EXPECT_EQ(session->fingerprint.at("kernel_release"), "6.1.0-test");
+}
+
+TEST(SessionEnd, AnUnknownLoadIsStoredAsNull) {
+  testing::TempDir dir;
+  auto store = store::open_store("sqlite://" + (dir.path() / "store.db").string(), store::OpenMode::CreateIfMissing);
+  const auto id = store->begin_session(session_start());
+  store->finish_session(id, {{"loadavg_end", nullptr}});
+  const auto session = store->session(id);
+  ASSERT_TRUE(session);
+  ASSERT_TRUE(session->fingerprint.contains("loadavg_end"));
+  EXPECT_TRUE(session->fingerprint.at("loadavg_end").is_null());
+}
+
+TEST(RunTable, NamesTheSessionsItCovers) {
+  EXPECT_EQ(cli::describe_session_numbers({3}), "session 3");
+  EXPECT_EQ(cli::describe_session_numbers({6, 4, 5}), "sessions 4 to 6");
+  EXPECT_EQ(cli::describe_session_numbers({1, 3, 5}), "sessions 1, 3 and 5");
+}
+
+}  // namespace
+}  // namespace kbench
