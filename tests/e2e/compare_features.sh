@@ -82,6 +82,16 @@ for r in rows:
 "$KBENCH" noise B --format json >"$WORK/noise.json" 2>&1 || fail "noise --format json exited $?"
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["tables"][0]["rows"]) == 6' \
   "$WORK/noise.json" && pass || fail "noise json does not parse or has the wrong rows"
+# The model's query names the SUT literally: a SUT called "lab[1]" is not the glob [1].
+cp "$DB" "$WORK/bracket.db"
+sqlite3 "$WORK/bracket.db" "update sut set name = 'lab[1]'"
+"$KBENCH" noise C --format csv --store "sqlite://$WORK/bracket.db" >"$WORK/noise.csv" 2>"$WORK/err" \
+  || fail "noise C on SUT lab[1] exited $?: $(cat "$WORK/err")"
+/usr/bin/python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6 and all(r["sut"] == "lab[1]" and r["floor_basis"] == "model" for r in rows), rows
+' "$WORK/noise.csv" && pass || fail "noise on SUT lab[1]: the other profiles were not found"
 # Alone in its store with one session: the between-session noise is unknown.
 ALONE="sqlite://$WORK/alone.db"
 "$KBENCH" run --swprofile solo --suite quick --benchmark 'syscall/getpid' --repeats 3 --warmups 0 --store "$ALONE" \
