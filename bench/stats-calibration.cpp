@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "stats/stats.h"
@@ -230,6 +231,251 @@ void session_effect(double session_sd, std::size_t kRows) {
   print_rate("  session means when any between > 0", lenient_power, kPowerRows);
 }
 
+
+// --- the session-level test (docs/statistics.md, "Sessions are the replicates")
+// Noise on the log scale: each session of a row is offset by a normal effect
+// of sd `session_sd`, each repeat inside it by one of sd `within_sd`.
+struct Design {
+  double session_sd = 0.03;
+  double within_sd = 0.005;
+  std::size_t repeats = 3;
+};
+
+std::vector<std::vector<double>> simulate_sessions(std::size_t sessions, const Design& d, double log_change) {
+  std::normal_distribution<double> session(0.0, d.session_sd), repeat(0.0, d.within_sd);
+  std::vector<std::vector<double>> out(sessions);
+  for (auto& s : out) {
+    const double offset = log_change + session(rng);
+    for (std::size_t r = 0; r < d.repeats; ++r) s.push_back(1000.0 * std::exp(offset + repeat(rng)));
+  }
+  return out;
+}
+
+// The noise model: `profiles` other profiles of `sessions` sessions each with
+// the same noise (prior df = profiles * (sessions - 1)).
+st::NoisePrior simulate_prior(std::size_t profiles, std::size_t sessions, const Design& d) {
+  std::vector<std::vector<double>> means;
+  for (std::size_t p = 0; p < profiles; ++p) means.push_back(st::session_means(simulate_sessions(sessions, d, 0)));
+  return st::pool_log_session_variance(means);
+}
+
+// Wilson interval for a rate without the label column padding of print_rate.
+std::string rate_text(std::size_t hits, std::size_t trials) {
+  const double n = static_cast<double>(trials), p = hits / n, z = 1.959963984540054;
+  const double centre = (p + z * z / (2 * n)) / (1 + z * z / n);
+  const double half = z * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n);
+  char text[64];
+  std::snprintf(text, sizeof text, "%6.2f%% [%5.2f,%6.2f]", 100 * p, 100 * (centre - half), 100 * (centre + half));
+  return text;
+}
+
+void session_test_with_a_boot_effect() {
+  const Design d;  // session sd 3%, within 0.5%, 3 repeats
+  constexpr std::size_t kRows = 20000, kPowerRows = 4000, kReports = 1000, kReportRows = 77;
+  std::printf("\n(d) the session test: 3 sessions x %zu repeats a side, session sd %.1f%%, within sd %.1f%% "
+              "(log scale)\n    per-row false-mark rate at p<0.05 (A/A), per-row power, and reports of %zu A/A rows "
+              "with BH q=0.05\n",
+              d.repeats, d.session_sd * 100, d.within_sd * 100, kReportRows);
+  std::size_t welch = 0, session = 0;
+  for (std::size_t r = 0; r < kRows; ++r) {
+    const auto a = simulate_sessions(3, d, 0), b = simulate_sessions(3, d, 0);
+    welch += st::welch_t_test(pooled(a), pooled(b)).p_value < kAlpha;
+    session += st::session_test(st::session_means(a), st::session_means(b), {}).p_value < kAlpha;
+  }
+  print_rate("A/A: old welch on pooled repeats (9 vs 9)", welch, kRows);
+  print_rate("A/A: session test, no prior (3 vs 3; goal <= 5%)", session, kRows);
+  std::size_t welch_reports = 0, session_reports = 0;
+  std::vector<double> welch_p(kReportRows), session_p(kReportRows);
+  for (std::size_t rep = 0; rep < kReports; ++rep) {
+    for (std::size_t i = 0; i < kReportRows; ++i) {
+      const auto a = simulate_sessions(3, d, 0), b = simulate_sessions(3, d, 0);
+      welch_p[i] = st::welch_t_test(pooled(a), pooled(b)).p_value;
+      session_p[i] = st::session_test(st::session_means(a), st::session_means(b), {}).p_value;
+    }
+    const auto wq = st::benjamini_hochberg(welch_p), sq = st::benjamini_hochberg(session_p);
+    welch_reports += std::any_of(wq.begin(), wq.end(), [](double q) { return q <= kFdr; });
+    session_reports += std::any_of(sq.begin(), sq.end(), [](double q) { return q <= kFdr; });
+  }
+  print_rate("reports with any mark: old welch on pooled repeats + BH", welch_reports, kReports);
+  print_rate("reports with any mark: session test + BH (goal <= 5%)", session_reports, kReports);
+  for (const double change : {0.05, 0.10, 0.20}) {
+    std::size_t hits = 0;
+    for (std::size_t r = 0; r < kPowerRows; ++r) {
+      const auto a = simulate_sessions(3, d, 0), b = simulate_sessions(3, d, std::log1p(change));
+      hits += st::session_test(st::session_means(a), st::session_means(b), {}).p_value < kAlpha;
+    }
+    char label[96];
+    std::snprintf(label, sizeof label, "power, session test, true change %.0f%% (p<0.05)", change * 100);
+    print_rate(label, hits, kPowerRows);
+  }
+  std::printf("  session floor (3 a side, no prior, alpha 0.05, power 0.8): %.2f%%\n",
+              st::session_floor_percent(3, d.session_sd * d.session_sd + d.within_sd * d.within_sd / 3, 0));
+}
+
+void noise_model_with_few_sessions() {
+  const Design d;
+  constexpr std::size_t kRows = 10000;
+  std::printf("\n(e) the noise model: 1 or 2 sessions a side, prior from other profiles of 3 sessions with the same\n"
+              "    noise (session sd 3%%, within 0.5%%); per-row rate at p<0.05: A/A | true 10%% | true 20%%\n");
+  std::printf("  %-34s %-24s %-24s %s\n", "design", "A/A (goal <= 5%)", "power, 10%", "power, 20%");
+  for (const std::size_t sessions : {1u, 2u}) {
+    for (const std::size_t prior_profiles : {2u, 4u, 10u}) {  // d0 = 4, 8, 20
+      std::size_t counts[3] = {0, 0, 0};
+      const double changes[3] = {0.0, 0.10, 0.20};
+      for (int c = 0; c < 3; ++c) {
+        for (std::size_t r = 0; r < kRows; ++r) {
+          const auto prior = simulate_prior(prior_profiles, 3, d);
+          const auto a = simulate_sessions(sessions, d, 0), b = simulate_sessions(sessions, d, std::log1p(changes[c]));
+          counts[c] += st::session_test(st::session_means(a), st::session_means(b), prior).p_value < kAlpha;
+        }
+      }
+      char label[64];
+      std::snprintf(label, sizeof label, "%zu a side, prior d0 = %zu", sessions, prior_profiles * 2);
+      std::printf("  %-34s %-24s %-24s %s\n", label, rate_text(counts[0], kRows).c_str(),
+                  rate_text(counts[1], kRows).c_str(), rate_text(counts[2], kRows).c_str());
+    }
+  }
+}
+
+void equivalence_verdict() {
+  constexpr std::size_t kRows = 10000;
+  constexpr double kMargin = 2.0;  // --min-change, percent
+  std::printf("\n(f) the equivalence verdict: \"unchanged\" when the 95%% CI of the change lies inside +-%.0f%%;\n"
+              "    3 sessions a side plus a prior of d0 = 8 (4 other profiles of 3 sessions); within sd 0.5%%\n",
+              kMargin);
+  std::printf("  %-22s %-26s %-26s %s\n", "session sd", "unchanged | true 0%", "unchanged | true 1%",
+              "unchanged | true 5% (<= 2.5%)");
+  for (const double session_sd : {0.002, 0.005, 0.01, 0.03}) {
+    Design d;
+    d.session_sd = session_sd;
+    std::size_t counts[3] = {0, 0, 0};
+    const double changes[3] = {0.0, 0.01, 0.05};
+    for (int c = 0; c < 3; ++c) {
+      for (std::size_t r = 0; r < kRows; ++r) {
+        const auto prior = simulate_prior(4, 3, d);
+        const auto a = simulate_sessions(3, d, 0), b = simulate_sessions(3, d, std::log1p(changes[c]));
+        const auto t = st::session_test(st::session_means(a), st::session_means(b), prior);
+        counts[c] += t.valid && t.ci_low_pct >= -kMargin && t.ci_high_pct <= kMargin;
+      }
+    }
+    char label[32];
+    std::snprintf(label, sizeof label, "%.1f%%", session_sd * 100);
+    std::printf("  %-22s %-26s %-26s %s\n", label, rate_text(counts[0], kRows).c_str(),
+                rate_text(counts[1], kRows).c_str(), rate_text(counts[2], kRows).c_str());
+  }
+}
+
+// One row of a sequential report: its sessions so far and its verdict.
+struct SequentialRow {
+  Design design;
+  double log_change = 0;
+  std::vector<double> a, b;  // session means
+  bool marked = false, unchanged = false;
+  bool decided() const { return marked || unchanged; }
+};
+
+struct SequentialOutcome {
+  bool any_mark = false;
+  bool watched_marked = false;   // row 0
+  std::size_t sessions = 0;      // per side, summed over rows
+  std::size_t watched_sessions = 0;
+};
+
+// --until-decided: every look tests all rows (BH over the report at level
+// q / looks, the CI at 1 - alpha / looks); marked or unchanged rows stop,
+// undecided rows get one more session a side, up to `extra_looks` times.
+SequentialOutcome run_sequential(std::vector<SequentialRow>& rows, std::size_t start, std::size_t extra_looks,
+                                 double divide_by) {
+  constexpr double kMinChange = 2.0;
+  for (auto& row : rows) {
+    row.a = st::session_means(simulate_sessions(start, row.design, 0));
+    row.b = st::session_means(simulate_sessions(start, row.design, row.log_change));
+    row.marked = row.unchanged = false;
+  }
+  const double level = kFdr / divide_by;
+  std::vector<double> p(rows.size());
+  std::vector<st::SessionTest> tests(rows.size());
+  for (std::size_t look = 0; look <= extra_looks; ++look) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      tests[i] = st::session_test(rows[i].a, rows[i].b, {}, 1 - level);
+      p[i] = tests[i].p_value;
+    }
+    const auto q = st::benjamini_hochberg(p);
+    bool undecided = false;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      auto& row = rows[i];
+      if (row.decided()) continue;
+      const double change = std::expm1(tests[i].log_change) * 100;
+      row.marked = q[i] <= level && std::abs(change) >= kMinChange;
+      row.unchanged = !row.marked && tests[i].ci_low_pct >= -kMinChange && tests[i].ci_high_pct <= kMinChange;
+      if (!row.decided() && look < extra_looks) {
+        undecided = true;
+        row.a.push_back(st::session_means(simulate_sessions(1, row.design, 0))[0]);
+        row.b.push_back(st::session_means(simulate_sessions(1, row.design, row.log_change))[0]);
+      }
+    }
+    if (!undecided) break;
+  }
+  SequentialOutcome out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    out.any_mark |= rows[i].marked;
+    out.sessions += rows[i].a.size();
+  }
+  out.watched_marked = rows[0].marked;
+  out.watched_sessions = rows[0].a.size();
+  return out;
+}
+
+std::vector<SequentialRow> sequential_report(std::size_t n_rows, double watched_change) {
+  std::vector<SequentialRow> rows(n_rows);
+  for (std::size_t i = 0; i < n_rows; ++i) {
+    rows[i].design.session_sd = i == 0 ? 0.01 : uniform(0.002, 0.02);
+    rows[i].log_change = i == 0 ? std::log1p(watched_change) : 0.0;
+  }
+  return rows;
+}
+
+void until_decided() {
+  constexpr std::size_t kReports = 600, kRows = 77, kStart = 3, kExtra = 4;
+  constexpr double kChange = 0.05;
+  std::printf("\n(g) --until-decided: reports of %zu rows, session sd per row uniform in [0.2%%, 2%%], within 0.5%%;\n"
+              "    start with %zu sessions a side, add 1 a side to undecided rows, up to %zu extra looks; mark: BH q <=\n"
+              "    0.05/L and |change| >= 2%%; unchanged: the (1 - 0.05/L) CI inside +-2%%. Power: row 0, session sd 1%%,\n"
+              "    true change %.0f%%, among %zu A/A rows\n",
+              kRows, kStart, kExtra, kChange * 100, kRows - 1);
+  std::printf("  %-38s %-26s %-26s %-16s %s\n", "design", "reports with a mark (A/A)", "power (row 0)",
+              "sessions/row", "row 0 sessions");
+  const auto simulate = [&](const char* label, std::size_t start, std::size_t extra, double divide_by) {
+    std::size_t any = 0, power = 0, sessions = 0, watched_sessions = 0;
+    for (std::size_t r = 0; r < kReports; ++r) {
+      auto null_rows = sequential_report(kRows, 0.0);
+      const auto aa = run_sequential(null_rows, start, extra, divide_by);
+      any += aa.any_mark;
+      sessions += aa.sessions;
+      auto rows = sequential_report(kRows, kChange);
+      const auto changed = run_sequential(rows, start, extra, divide_by);
+      power += changed.watched_marked;
+      watched_sessions += changed.watched_sessions;
+    }
+    std::printf("  %-38s %-26s %-26s %-16.2f %.2f\n", label, rate_text(any, kReports).c_str(),
+                rate_text(power, kReports).c_str(), double(sessions) / (kReports * kRows),
+                double(watched_sessions) / kReports);
+    return double(power) / kReports;
+  };
+  const double sequential_power =
+      simulate("sequential, 5 looks, each at q/5", kStart, kExtra, static_cast<double>(kExtra + 1));
+  simulate("sequential, 5 looks, each at q/4", kStart, kExtra, static_cast<double>(kExtra));
+  simulate("naive: 5 looks, each at q", kStart, kExtra, 1.0);
+  // Fixed designs: one look at q with n sessions a side; the first whose
+  // power reaches the sequential one is "the fixed design with the same power".
+  for (std::size_t n = kStart; n <= kStart + 2 * kExtra; ++n) {
+    char label[48];
+    std::snprintf(label, sizeof label, "fixed, %zu sessions a side, at q", n);
+    const double fixed_power = simulate(label, n, 0, 1.0);
+    if (fixed_power >= sequential_power) break;
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -238,5 +484,9 @@ int main() {
   power_for_two_percent();
   session_effect(10.0, 20000);  // a session effect as large as the repeat noise
   session_effect(0.0, 8000);    // none: what the session rules cost
+  session_test_with_a_boot_effect();
+  noise_model_with_few_sessions();
+  equivalence_verdict();
+  until_decided();
   return 0;
 }

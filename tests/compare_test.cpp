@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "analysis/compare.h"
-#include "analysis/noise.h"
 #include "common/errors.h"
 #include "report/renderers.h"
 
@@ -421,68 +420,6 @@ TEST(CompareSessions, LegendSaysWhichCellsWereTestedOnSessionMeans) {
   for (const auto& line : lines) found = found || line.find("1 cell tested on session means") != std::string::npos;
   EXPECT_TRUE(found);
 }
-
-// --- noise (the A/A view) -------------------------------------------------------
-
-TEST(Noise, SessionsAreSplitInOrderAndTheFloorUsesAllSamples) {
-  std::vector<SampleRow> rows;
-  add_sessions(rows, "base", 1,
-               {{100.0, 101.0, 99.0}, {100.5, 99.5, 100.2}, {99.8, 100.9, 99.1}, {100.3, 99.7, 100.6}});
-  kbench::analysis::NoiseOptions options;
-  options.profile = "base";
-  const auto report = kbench::analysis::build_noise_report(rows, options);
-  ASSERT_EQ(report.tables.size(), 1u);
-  const auto& table = report.tables[0];
-  EXPECT_EQ(table.split, "sessions split in order: #0-#1 (2) against #2-#3 (2)");
-  ASSERT_EQ(table.rows.size(), 1u);
-  const auto& row = table.rows[0];
-  EXPECT_EQ(row.summary.count, 12u);
-  EXPECT_EQ(row.sessions, 4u);
-  EXPECT_FALSE(row.floor_on_session_means);
-  EXPECT_NEAR(row.floor_pct, kbench::stats::noise_floor_percent(12, row.summary.cv), 1e-12);
-  EXPECT_EQ(report.floor_rows, 1);
-  EXPECT_NEAR(row.floor_alone_pct, row.floor_pct, 1e-12);  // one row: q / 1 = q
-  // The A/A cell compares sessions 2-3 with sessions 0-1.
-  ASSERT_TRUE(row.aa.present);
-  const std::vector<double> first = {100.0, 101.0, 99.0, 100.5, 99.5, 100.2};
-  const std::vector<double> second = {99.8, 100.9, 99.1, 100.3, 99.7, 100.6};
-  EXPECT_NEAR(row.aa.p_value, kbench::stats::welch_t_test(first, second).p_value, 1e-12);
-  EXPECT_EQ(table.aa_marks, 0);
-}
-
-TEST(Noise, OneSessionSplitsEvenAndOddRepeats) {
-  std::vector<SampleRow> rows;
-  add_sessions(rows, "base", 1, {{100.0, 102.0, 98.0, 101.0, 99.0, 100.5}});
-  kbench::analysis::NoiseOptions options;
-  options.profile = "base";
-  const auto report = kbench::analysis::build_noise_report(rows, options);
-  const auto& table = report.tables.at(0);
-  EXPECT_NE(table.split.find("even repeats against its odd repeats"), std::string::npos);
-  const auto& row = table.rows.at(0);
-  EXPECT_TRUE(std::isnan(row.between_share));
-  const std::vector<double> even = {100.0, 98.0, 99.0};
-  const std::vector<double> odd = {102.0, 101.0, 100.5};
-  EXPECT_NEAR(row.aa.p_value, kbench::stats::welch_t_test(even, odd).p_value, 1e-12);
-}
-
-TEST(Noise, SessionNoisyRowsGetTheFloorOfTheirSessionMeans) {
-  std::vector<SampleRow> rows;
-  add_sessions(rows, "base", 1, {{100.0, 100.1, 99.9}, {103.0, 103.1, 102.9}, {99.0, 99.1, 98.9}, {102.0, 102.1, 101.9}});
-  kbench::analysis::NoiseOptions options;
-  options.profile = "base";
-  const auto aware = kbench::analysis::build_noise_report(rows, options).tables.at(0).rows.at(0);
-  EXPECT_TRUE(aware.floor_on_session_means);
-  EXPECT_EQ(aware.floor_count, 4u);
-  const std::vector<double> means = {100.0, 103.0, 99.0, 102.0};
-  EXPECT_NEAR(aware.floor_pct, kbench::stats::noise_floor_percent(4, kbench::stats::summarize(means).cv), 1e-12);
-  EXPECT_GT(aware.between_share, 0.9);
-  options.compare.sessions = SessionMode::Pooled;
-  const auto pooled = kbench::analysis::build_noise_report(rows, options).tables.at(0).rows.at(0);
-  EXPECT_FALSE(pooled.floor_on_session_means);
-  EXPECT_EQ(pooled.floor_count, 12u);
-  EXPECT_LT(pooled.floor_pct, aware.floor_pct);  // pooling pretends to see smaller changes
-}
-
 // --- rows that are not what they seem ----------------------------------------
 
 TEST(CompareFlags, MeanAboveItsP99IsAHeavyTail) {

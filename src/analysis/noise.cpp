@@ -1,5 +1,6 @@
 #include "analysis/noise.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -28,7 +29,55 @@ std::string index_range(const std::vector<int>& indices) {
   return "#" + std::to_string(indices.front()) + "-#" + std::to_string(indices.back());
 }
 
+std::vector<std::vector<double>> groups_of(const RowData& data) {
+  std::vector<std::vector<double>> groups;
+  for (const auto& [session, values] : data.by_session) groups.push_back(values);
+  return groups;
+}
+
+double log_sd_pct(const std::vector<double>& means) {
+  if (means.size() < 2) return stats::kNaN;
+  std::vector<double> logs;
+  for (double m : means) {
+    if (!(m > 0) || !std::isfinite(m)) return stats::kNaN;
+    logs.push_back(std::log(m));
+  }
+  return stats::summarize(logs).stddev * 100;
+}
+
+// sqrt(sum of squared deviations inside sessions / (N - k)) / |mean|: the
+// repeat-to-repeat noise with the session offsets taken out.
+double within_cv_pct(const std::vector<std::vector<double>>& groups, double mean) {
+  double ss = 0;
+  std::size_t n = 0, k = 0;
+  for (const auto& g : groups) {
+    if (g.empty()) continue;
+    const auto s = stats::summarize(g);
+    if (g.size() >= 2) ss += s.stddev * s.stddev * static_cast<double>(g.size() - 1);
+    n += g.size();
+    ++k;
+  }
+  if (n <= k || mean == 0) return stats::kNaN;
+  return std::sqrt(ss / static_cast<double>(n - k)) / std::abs(mean) * 100;
+}
+
 }  // namespace
+
+const char* floor_basis_name(FloorBasis basis) {
+  switch (basis) {
+    case FloorBasis::Unknown: return "unknown";
+    case FloorBasis::Sessions: return "sessions";
+    case FloorBasis::SessionsAndModel: return "sessions+model";
+    case FloorBasis::Model: return "model";
+    case FloorBasis::NotRelative: return "not_relative";
+  }
+  return "unknown";
+}
+
+std::string unknown_noise_text() {
+  return "1 session: the noise between sessions, which decides every verdict, is unknown; run kbench run again "
+         "under this profile or kbench calibrate";
+}
 
 NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, const NoiseOptions& options) {
   NoiseReport out;
@@ -36,42 +85,54 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
   out.power = options.power;
   out.floor_alpha = options.compare.fdr.value_or(options.compare.alpha);
 
-  // Which session indices each SUT has, to split them in order.
   std::map<std::string, std::set<int>> session_indices;
   for (const auto& s : samples) {
     if (s.swprofile == options.profile) session_indices[s.sut].insert(s.session_index);
   }
+  // The halves: only where each has >= 2 sessions, since a half of one
+  // session (or the repeats of one session) shows only the noise inside a
+  // session and calls it the noise between runs.
   std::map<std::string, std::string> split_text;
-  std::map<std::string, int> first_half_end;  // session_index < this: first half; -1: split repeats
+  std::map<std::string, int> first_half_end;  // session_index < this: first half; absent: no A/A
   for (const auto& [sut, indices] : session_indices) {
     const std::vector<int> ordered(indices.begin(), indices.end());
-    if (ordered.size() >= 2) {
-      const std::size_t half = ordered.size() / 2;
+    const std::size_t half = ordered.size() / 2;
+    if (half >= kAaMinSessionsPerHalf) {
       const std::vector<int> first(ordered.begin(), ordered.begin() + half);
       const std::vector<int> second(ordered.begin() + half, ordered.end());
       first_half_end[sut] = second.front();
-      split_text[sut] = "sessions split in order: " + index_range(first) + " (" + std::to_string(first.size()) +
+      split_text[sut] = "A/A: sessions split in order: " + index_range(first) + " (" + std::to_string(first.size()) +
                         ") against " + index_range(second) + " (" + std::to_string(second.size()) + ")";
     } else {
-      first_half_end[sut] = -1;
-      split_text[sut] = "one session: its even repeats against its odd repeats (interleaved)";
+      split_text[sut] = "no A/A comparison: it needs " + std::to_string(2 * kAaMinSessionsPerHalf) +
+                        " sessions (2 a half), this profile has " + std::to_string(ordered.size());
     }
   }
 
   std::vector<store::SampleRow> halves;
-  halves.reserve(samples.size());
   std::map<std::string, std::map<std::string, RowData>> rows;  // sut -> row key -> data
+  // sut -> row key -> other profile -> session -> samples
+  std::map<std::string, std::map<std::string, std::map<std::string, std::map<std::int64_t, std::vector<double>>>>>
+      others;
+  std::map<std::string, std::set<std::string>> other_profiles;
   for (const auto& s : samples) {
-    if (s.swprofile != options.profile) continue;
-    auto& data = rows[s.sut][row_key(s.benchmark, s.result_class)];
+    if (!session_indices.contains(s.sut)) continue;
+    const std::string key = row_key(s.benchmark, s.result_class);
+    if (s.swprofile != options.profile) {
+      others[s.sut][key][s.swprofile][s.session].push_back(s.value);
+      other_profiles[s.sut].insert(s.swprofile);
+      continue;
+    }
+    auto& data = rows[s.sut][key];
     data.result_class = s.result_class;
     data.values.push_back(s.value);
     data.by_session[s.session].push_back(s.value);
-    store::SampleRow half = s;
-    const int boundary = first_half_end[s.sut];
-    const bool first = boundary < 0 ? s.repeat % 2 == 0 : s.session_index < boundary;
-    half.swprofile = first ? kFirstHalf : kSecondHalf;
-    halves.push_back(std::move(half));
+    const auto boundary = first_half_end.find(s.sut);
+    if (boundary != first_half_end.end()) {
+      store::SampleRow half = s;
+      half.swprofile = s.session_index < boundary->second ? kFirstHalf : kSecondHalf;
+      halves.push_back(std::move(half));
+    }
   }
 
   CompareOptions compare = options.compare;
@@ -83,48 +144,80 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
   for (const auto& [sut, by_key] : rows) {
     NoiseTable table;
     table.sut = sut;
+    table.sessions = session_indices[sut].size();
+    table.aa_done = first_half_end.contains(sut);
     table.split = split_text[sut];
-    const report::Table* aa_table = nullptr;
-    for (const auto& t : aa.tables) {
-      if (t.sut == sut) aa_table = &t;
-    }
+    table.other_profiles = static_cast<int>(other_profiles[sut].size());
     std::map<std::string, const report::Row*> aa_rows;
-    if (aa_table) {
-      for (const auto& row : aa_table->rows) aa_rows[row_key(row.benchmark, row.result_class)] = &row;
-      table.aa_marks = aa_table->columns.empty()
-                           ? 0
-                           : aa_table->columns[0].improvements + aa_table->columns[0].regressions;
+    for (const auto& t : aa.tables) {
+      if (t.sut != sut) continue;
+      for (const auto& row : t.rows) aa_rows[row_key(row.benchmark, row.result_class)] = &row;
+      table.aa_marks = t.columns.empty() ? 0 : t.columns[0].improvements + t.columns[0].regressions;
     }
     for (const auto& [key, data] : by_key) {
       NoiseRow row;
-      const std::size_t newline = key.find('\n');
-      row.benchmark = key.substr(0, newline);
+      row.benchmark = key.substr(0, key.find('\n'));
       row.result_class = data.result_class;
       row.summary = stats::summarize(data.values);
       row.sessions = data.by_session.size();
-      const auto found = aa_rows.find(key);
-      if (found != aa_rows.end()) {
+      const auto groups = groups_of(data);
+      const auto means = stats::session_means(groups);
+      row.between_cv_pct = log_sd_pct(means);
+      row.within_cv_pct = within_cv_pct(groups, row.summary.mean);
+      if (row.sessions >= 2) {
+        const auto decomposition = stats::session_variance(groups);
+        if (decomposition.valid) row.between_share = decomposition.between_share;
+      }
+      if (const auto found = aa_rows.find(key); found != aa_rows.end()) {
         row.aa_base_present = found->second->base_present;
         if (!found->second->cells.empty()) row.aa = found->second->cells[0];
       }
-      row.floor_count = data.values.size();
-      row.floor_cv = row.summary.cv;
-      if (row.sessions >= 2) {
-        std::vector<std::vector<double>> groups;
-        for (const auto& [session, values] : data.by_session) groups.push_back(values);
-        const auto decomposition = stats::session_variance(groups);
-        row.between_share = decomposition.valid ? decomposition.between_share : stats::kNaN;
-        const bool noisy = stats::session_noisy(decomposition);
-        // The floor assumes the comparison this row would get in `compare`
-        // with the same session mode: on session means, the sessions count.
-        if (options.compare.sessions == SessionMode::Sessions || noisy) {
-          row.floor_on_session_means = true;
-          const auto means = stats::session_means(groups);
-          row.floor_count = means.size();
-          row.floor_cv = stats::summarize(means).cv;
+
+      std::vector<std::vector<double>> model_means;
+      if (const auto sut_others = others.find(sut); sut_others != others.end()) {
+        if (const auto row_others = sut_others->second.find(key); row_others != sut_others->second.end()) {
+          for (const auto& [profile, sessions] : row_others->second) {
+            std::vector<std::vector<double>> profile_groups;
+            for (const auto& [session, values] : sessions) profile_groups.push_back(values);
+            model_means.push_back(stats::session_means(profile_groups));
+          }
         }
       }
-      row.floor_pct = stats::noise_floor_percent(row.floor_count, row.floor_cv, out.floor_alpha, options.power);
+      row.model = stats::pool_log_session_variance(model_means);
+      if (row.model.df > 0) row.model_cv_pct = std::sqrt(row.model.variance) * 100;
+
+      // The floor of a comparison against a profile with as many sessions:
+      // the profile's own sessions and the model pooled, as the moderated
+      // session test pools them.
+      const bool own_usable = std::isfinite(row.between_cv_pct);
+      const bool relative = std::all_of(means.begin(), means.end(), [](double m) { return m > 0 && std::isfinite(m); });
+      if (!relative) {
+        row.floor_basis = FloorBasis::NotRelative;
+        row.note = "a session mean is <= 0: no relative floor";
+      } else if (own_usable) {
+        const double own_df = static_cast<double>(row.sessions - 1);
+        const double own_variance = std::pow(row.between_cv_pct / 100, 2);
+        if (row.model.df > 0) {
+          row.floor_basis = FloorBasis::SessionsAndModel;
+          row.floor_log_variance = (row.model.df * row.model.variance + own_df * own_variance) / (row.model.df + own_df);
+          row.floor_prior_df = row.model.df;
+        } else {
+          row.floor_basis = FloorBasis::Sessions;
+          row.floor_log_variance = own_variance;
+        }
+      } else if (row.model.df > 0) {
+        row.floor_basis = FloorBasis::Model;
+        row.floor_log_variance = row.model.variance;
+        row.floor_prior_df = row.model.df;
+      } else {
+        row.floor_basis = FloorBasis::Unknown;
+        row.note = unknown_noise_text();
+        ++table.rows_unknown;
+      }
+      if (std::isfinite(row.floor_log_variance)) {
+        row.floor_pct = stats::session_floor_percent(row.sessions, row.floor_log_variance, row.floor_prior_df,
+                                                     out.floor_alpha, options.power);
+      }
       if (std::isfinite(row.floor_pct)) ++out.floor_rows;
       table.rows.push_back(std::move(row));
     }
@@ -135,8 +228,9 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
   out.floor_alone_alpha = out.floor_alpha / std::max(1, out.floor_rows);
   for (auto& table : out.tables) {
     for (auto& row : table.rows) {
-      row.floor_alone_pct =
-          stats::noise_floor_percent(row.floor_count, row.floor_cv, out.floor_alone_alpha, options.power);
+      if (!std::isfinite(row.floor_pct)) continue;
+      row.floor_alone_pct = stats::session_floor_percent(row.sessions, row.floor_log_variance, row.floor_prior_df,
+                                                         out.floor_alone_alpha, options.power);
     }
   }
   return out;

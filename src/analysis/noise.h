@@ -1,6 +1,8 @@
 #pragma once
-// The A/A view behind `kbench noise`: one profile split in two halves and
-// compared with itself, plus the noise floor of every row.
+// `kbench noise`: how much a row varies BETWEEN sessions of one profile on a
+// SUT (the noise that decides every session-level verdict), what the noise
+// model learned from the other profiles on that SUT says, and the smallest
+// change a comparison with this many sessions detects (the floor).
 #include <string>
 #include <vector>
 
@@ -12,32 +14,54 @@ namespace kbench::analysis {
 
 struct NoiseOptions {
   std::string profile;
-  // Method, FDR, alpha, sign and session mode of the A/A comparison and the
-  // floor; base and tests are set internally.
+  // Method, FDR, alpha, sign and session mode of the A/A comparison; the level
+  // of the floor is its FDR (or alpha). Base and tests are set internally.
   CompareOptions compare;
   double power = 0.8;  // detection probability the noise floor is quoted at
 };
 
+// The A/A half-split needs two sessions in each half.
+inline constexpr std::size_t kAaMinSessionsPerHalf = 2;
+
+// Where a row's floor comes from.
+enum class FloorBasis {
+  Unknown,         // 1 session and no noise model: the between-session noise is unknown
+  Sessions,        // the profile's own sessions only
+  SessionsAndModel,  // own sessions pooled with the noise model of the other profiles
+  Model,           // 1 session: the noise model of the other profiles alone
+  NotRelative,     // a session mean <= 0: no log scale, no relative floor
+};
+const char* floor_basis_name(FloorBasis basis);
+
 struct NoiseRow {
   std::string benchmark;
   ResultClass result_class;
-  stats::Summary summary;           // all samples of the profile
-  std::size_t sessions = 0;         // sessions with samples of this row
-  double between_share = stats::kNaN;  // share of variance between sessions; NaN: not estimable
-  bool floor_on_session_means = false; // the floor (and a compare) would use session means
-  std::size_t floor_count = 0;      // samples (or sessions) the floor assumes per side
-  double floor_cv = stats::kNaN;    // coefficient of variation the floor assumes
-  double floor_pct = stats::kNaN;   // at the per-row level
-  double floor_alone_pct = stats::kNaN;  // at level / rows: one real change among all rows under BH
-  bool aa_base_present = false;     // the first half has data for this row
-  report::Cell aa;                  // second half against first half
+  stats::Summary summary;                 // all samples of the profile
+  std::size_t sessions = 0;               // sessions with samples of this row
+  double between_cv_pct = stats::kNaN;    // sd of log(session means) x 100; NaN with < 2 sessions
+  double within_cv_pct = stats::kNaN;     // pooled sd inside sessions / mean x 100
+  double between_share = stats::kNaN;     // share of variance between sessions (ANOVA); NaN: not estimable
+  stats::NoisePrior model;                // from the other profiles on this SUT (df 0: none)
+  double model_cv_pct = stats::kNaN;      // sqrt(model.variance) x 100
+  FloorBasis floor_basis = FloorBasis::Unknown;
+  double floor_log_variance = stats::kNaN;  // variance of a log session mean the floor assumes
+  double floor_prior_df = 0;              // df the model adds to the floor's test
+  double floor_pct = stats::kNaN;         // session test, this many sessions a side, per-row level
+  double floor_alone_pct = stats::kNaN;   // at level / rows: one real change among all rows under BH
+  std::string note;                       // why there is no floor, in words
+  bool aa_base_present = false;           // the first half has data for this row
+  report::Cell aa;                        // second half against first half
 };
 
 struct NoiseTable {
   std::string sut;
-  std::string split;  // how the profile was halved, in words
+  std::size_t sessions = 0;  // of the profile on this SUT
+  bool aa_done = false;      // each half had >= kAaMinSessionsPerHalf sessions
+  std::string split;         // how the profile was halved, or why it was not
   std::vector<NoiseRow> rows;
-  int aa_marks = 0;   // rows marked in the A/A comparison: false alarms by construction
+  int aa_marks = 0;          // rows marked in the A/A comparison: false alarms by construction
+  int rows_unknown = 0;      // rows whose between-session noise is unknown
+  int other_profiles = 0;    // profiles besides this one with samples on this SUT
 };
 
 struct NoiseReport {
@@ -50,9 +74,11 @@ struct NoiseReport {
   int floor_rows = 0;              // rows with a floor (the N of floor_alone)
 };
 
-// Per SUT: with two or more sessions the first half of the sessions (in
-// session order) against the second half; with one session the even repeats
-// against the odd ones.
+// `samples` holds the profile's samples and those of other profiles on the
+// same SUTs (their session means are the noise model); other SUTs are ignored.
 NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, const NoiseOptions& options);
+
+// The words printed when a row's between-session noise cannot be known.
+std::string unknown_noise_text();
 
 }  // namespace kbench::analysis

@@ -1,5 +1,7 @@
-// kbench noise: the A/A view. What does "no change" mean on this machine?
+// kbench noise: how much each row varies between sessions, and what that
+// means for the smallest change kbench can detect on this machine.
 #include <iostream>
+#include <set>
 
 #include "analysis/noise.h"
 #include "cli/commands.h"
@@ -10,6 +12,22 @@
 namespace kbench::cli {
 
 namespace {
+
+// A SQLite GLOB that matches exactly `name`: its wildcard characters each in
+// a bracket expression of their own.
+std::string literal_glob(const std::string& name) {
+  std::string glob;
+  for (char c : name) {
+    if (c == '*' || c == '?' || c == '[') {
+      glob += '[';
+      glob += c;
+      glob += ']';
+    } else {
+      glob += c;
+    }
+  }
+  return glob;
+}
 
 struct NoiseCommandOptions {
   std::string profile;
@@ -34,7 +52,20 @@ void noise_command(const NoiseCommandOptions& options) {
   store::SampleQuery query = options.filter;
   query.settled_only = true;  // as compare: no repeats of interrupted or failed benchmarks
   query.swprofiles = {options.profile};
-  const auto report = analysis::build_noise_report(opened.store->samples(query), noise);
+  std::vector<store::SampleRow> samples = opened.store->samples(query);
+  // The noise model: the other profiles' sessions of the same rows on the
+  // same SUTs (never another SUT: its noise says nothing about this one).
+  std::set<std::string> suts;
+  for (const auto& s : samples) suts.insert(s.sut);
+  for (const std::string& sut : suts) {
+    store::SampleQuery others = query;
+    others.swprofiles.clear();
+    others.sut_glob = literal_glob(sut);
+    for (auto& s : opened.store->samples(others)) {
+      if (s.swprofile != options.profile && s.sut == sut) samples.push_back(std::move(s));
+    }
+  }
+  const auto report = analysis::build_noise_report(samples, noise);
   if (report.tables.empty()) {
     throw InputError("noise: no rows for swprofile '" + options.profile + "' match --sut/--benchmark/--resultclass");
   }
@@ -46,7 +77,9 @@ void noise_command(const NoiseCommandOptions& options) {
 void add_noise_command(CLI::App& app) {
   auto options = std::make_shared<NoiseCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "noise", "A/A view of one swprofile: the smallest change kbench can detect here (noise floor)");
+      "noise",
+      "Between-session noise of one swprofile, the noise model of the other profiles, and the smallest change "
+      "kbench can detect here (noise floor)");
   cmd->add_option("profile", options->profile, "swprofile name")->required();
   cmd->add_option("--format", options->format, "grid (default), csv or json");
   cmd->add_option("--method", options->method, "test of the A/A comparison: " + analysis::method_names() + " (default: welch)");
@@ -55,8 +88,11 @@ void add_noise_command(CLI::App& app) {
   add_sample_filter_options(*cmd, options->filter);
   add_store_option(*cmd, options->store_url);
   cmd->footer(
-      "Splits the sessions of the profile in two halves (first against second, in session order),\n"
-      "or with one session its even repeats against its odd ones, and compares them.\n"
+      "Per row: sessions, the cv between sessions (sd of log session means) and within them, the noise\n"
+      "model learned from the other profiles on the same SUT, and the floor of the session test with\n"
+      "this many sessions a side. With 1 session and no model the between-session noise is unknown and\n"
+      "no floor is printed. With >= 4 sessions the first half of the sessions is also compared with the\n"
+      "second (A/A: every mark is a false alarm); --method/--fdr/--sessions apply to that comparison.\n"
       "Examples:\n"
       "  kbench noise base\n"
       "  kbench noise base --benchmark 'syscall/*' --format csv");

@@ -1,5 +1,6 @@
-// The A/A view of `kbench noise`: per SUT the noise floor of every row and the
-// A/A comparison, as a grid for people or CSV/JSON with every number unrounded.
+// `kbench noise`: per SUT the between-session noise of every row, the noise
+// model of the other profiles, the floor they imply and (with >= 4 sessions)
+// the A/A comparison, as a grid for people or CSV/JSON with every number unrounded.
 #include "report/noise_report.h"
 
 #include <cmath>
@@ -16,67 +17,93 @@ namespace kbench::report {
 
 namespace {
 
+std::string percent_or_empty(double value) { return std::isnan(value) ? "" : format_percent(value); }
+
+// "12 df, 2.31%" or "" with no model.
+std::string model_text(const analysis::NoiseRow& row) {
+  if (!(row.model.df > 0)) return "";
+  return fmt::format("{:g} df, {}", row.model.df, format_percent(row.model_cv_pct));
+}
+
+std::string floor_text(const analysis::NoiseRow& row, double value) {
+  if (row.floor_basis == analysis::FloorBasis::Unknown) return "unknown (1 session)";
+  if (std::isnan(value)) return "";
+  return format_percent(value) + (row.floor_basis == analysis::FloorBasis::Model ? " (m)" : "");
+}
+
 std::vector<std::string> explanation(const analysis::NoiseReport& report) {
   return {
-      fmt::format("A/A: the profile compared with itself; every mark is a false alarm ({} rows tested).",
-                  report.legend.rows_tested),
-      fmt::format("floor: the smallest change a comparison with as many samples and the same cv detects with "
-                  "{:.0f}% probability (Welch, two-sided, level {}); below it, no mark does not mean no change.",
+      "between cv: sd of the log of the session means (the noise between sessions, which decides the verdicts); "
+      "within cv: the noise of the repeats inside a session, which does not.",
+      "model: what the other profiles on this SUT with >= 2 sessions say about the row's between-session noise "
+      "(pooled; its df and cv); a comparison borrows it as the prior of the session test.",
+      fmt::format("floor: the smallest change the session test detects with {:.0f}% probability (two-sided, level {}) "
+                  "comparing this many sessions against as many; own sessions and model pooled; (m): from the model "
+                  "alone (1 session).",
                   report.power * 100, format_exact(report.floor_alpha)),
       fmt::format("floor alone: the same at level {:.3g} (one real change among {} rows under Benjamini-Hochberg).",
-                  report.floor_alone_alpha, report.floor_rows),
-      "between: share of the variance between sessions (boots); (m): floor on session means, sessions counted."};
+                  report.floor_alone_alpha, report.floor_rows)};
 }
 
 void render_grid(const analysis::NoiseReport& report, std::ostream& out) {
   for (const auto& table : report.tables) {
-    TextTable text({{"Benchmark", Align::Left},
-                            {"Result Class", Align::Left},
-                            {"mean", Align::Right},
-                            {"n", Align::Right},
-                            {"sessions", Align::Right},
-                            {"cv", Align::Right},
-                            {"between", Align::Right},
-                            {"floor", Align::Right},
-                            {"floor alone", Align::Right},
-                            {"A/A change", Align::Right}});
+    std::vector<TextColumn> columns{{"Benchmark", Align::Left},    {"Result Class", Align::Left},
+                                           {"mean", Align::Right},        {"n", Align::Right},
+                                           {"sessions", Align::Right},    {"between cv", Align::Right},
+                                           {"within cv", Align::Right},   {"model", Align::Right},
+                                           {"floor", Align::Right},       {"floor alone", Align::Right}};
+    if (table.aa_done) columns.push_back({"A/A change", Align::Right});
+    TextTable text(columns);
     Footnotes notes;
     const std::string* previous = nullptr;
     for (const auto& row : table.rows) {
       const bool new_group = previous == nullptr || *previous != row.benchmark;
-      std::string aa;
-      if (row.aa.present && row.aa_base_present) {
-        Row model_row;
-        model_row.result_class = row.result_class;
-        model_row.base_present = true;
-        const double change = signed_change(model_row, row.aa, report.legend.sign);
-        aa = std::string(mark_prefix(row.aa.verdict)) + format_percent(change) +
-             notes.markers(row.aa);
+      std::vector<std::string> cells{new_group ? row.benchmark : "",
+                                     row.result_class.label(),
+                                     format_number(row.summary.mean),
+                                     std::to_string(row.summary.count),
+                                     std::to_string(row.sessions),
+                                     percent_or_empty(row.between_cv_pct),
+                                     percent_or_empty(row.within_cv_pct),
+                                     model_text(row),
+                                     floor_text(row, row.floor_pct),
+                                     floor_text(row, row.floor_alone_pct)};
+      if (table.aa_done) {
+        std::string aa;
+        if (row.aa.present && row.aa_base_present) {
+          Row model_row;
+          model_row.result_class = row.result_class;
+          model_row.base_present = true;
+          const double change = signed_change(model_row, row.aa, report.legend.sign);
+          aa = std::string(mark_prefix(row.aa.verdict)) + format_percent(change) + notes.markers(row.aa);
+        }
+        cells.push_back(aa);
       }
-      const std::string means_mark = row.floor_on_session_means ? " (m)" : "";
-      text.add_row({new_group ? row.benchmark : "", row.result_class.label(), format_number(row.summary.mean),
-                    std::to_string(row.summary.count), std::to_string(row.sessions),
-                    std::isnan(row.summary.cv) ? "" : format_percent(row.summary.cv * 100),
-                    std::isnan(row.between_share) ? "" : format_percent(row.between_share * 100, 0),
-                    std::isnan(row.floor_pct) ? "" : format_percent(row.floor_pct) + means_mark,
-                    std::isnan(row.floor_alone_pct) ? "" : format_percent(row.floor_alone_pct) + means_mark,
-                    aa},
-                   new_group);
+      text.add_row(cells, new_group);
       previous = &row.benchmark;
     }
-    out << "Noise of swprofile " << report.profile << " on SUT " << table.sut << " (" << table.split
-        << "):\n";
+    out << "Noise between sessions of swprofile " << report.profile << " on SUT " << table.sut << " ("
+        << table.sessions << (table.sessions == 1 ? " session" : " sessions") << "; noise model from "
+        << table.other_profiles << (table.other_profiles == 1 ? " other profile" : " other profiles") << "):\n";
     if (!text.empty()) text.render_grid(out);
     for (const std::string& line : notes.lines()) out << line << '\n';
     for (const std::string& line : explanation(report)) out << line << '\n';
-    for (const std::string& line : legend_lines(report.legend, false)) out << line << '\n';
-    out << "A/A marks (false alarms): " << table.aa_marks << " of " << table.rows.size() << " rows\n";
+    if (table.rows_unknown > 0) {
+      out << "Between-session noise unknown for " << table.rows_unknown << " of " << table.rows.size()
+          << " rows: " << analysis::unknown_noise_text() << ".\n";
+    }
+    out << table.split << '\n';
+    if (table.aa_done) {
+      for (const std::string& line : legend_lines(report.legend, false)) out << line << '\n';
+      out << "A/A marks (false alarms): " << table.aa_marks << " of " << table.rows.size() << " rows\n";
+    }
   }
 }
 
 void render_csv(const analysis::NoiseReport& report, std::ostream& out) {
-  out << "sut,swprofile,split,benchmark,result_class,unit,better,n,sessions,mean,cv,between_session_share,"
-         "floor_basis,floor_n,floor_cv,noise_floor_pct,noise_floor_alone_pct,aa_change_pct,"
+  out << "sut,swprofile,split,benchmark,result_class,unit,better,n,sessions,mean,cv,between_session_cv_pct,"
+         "within_session_cv_pct,between_session_share,model_profiles,model_df,model_cv_pct,floor_basis,"
+         "floor_log_variance,floor_prior_df,noise_floor_pct,noise_floor_alone_pct,note,aa_change_pct,"
          "aa_change_ci95_low_pct,aa_change_ci95_high_pct,aa_p_value,aa_q_value,aa_verdict,aa_session_noisy,"
          "aa_note\n";
   for (const auto& table : report.tables) {
@@ -87,14 +114,15 @@ void render_csv(const analysis::NoiseReport& report, std::ostream& out) {
           << csv_field(row.benchmark) << ',' << csv_field(row.result_class.name) << ','
           << csv_field(row.result_class.unit) << ',' << to_string(row.result_class.better) << ','
           << row.summary.count << ',' << row.sessions << ',' << format_exact(row.summary.mean) << ','
-          << format_exact(row.summary.cv) << ',' << format_exact(row.between_share) << ','
-          << (row.floor_on_session_means ? "session_means" : "samples") << ',' << row.floor_count << ','
-          << format_exact(row.floor_cv) << ',' << format_exact(row.floor_pct) << ','
-          << format_exact(row.floor_alone_pct) << ',' << (aa ? format_exact(row.aa.change_pct) : "")
-          << ',' << (aa && ci.valid ? format_exact(ci.low) : "") << ','
-          << (aa && ci.valid ? format_exact(ci.high) : "") << ','
-          << (aa ? format_exact(row.aa.p_value) : "") << ','
-          << (aa ? format_exact(row.aa.q_value) : "") << ','
+          << format_exact(row.summary.cv) << ',' << format_exact(row.between_cv_pct) << ','
+          << format_exact(row.within_cv_pct) << ',' << format_exact(row.between_share) << ','
+          << row.model.profiles << ',' << format_exact(row.model.df) << ',' << format_exact(row.model_cv_pct) << ','
+          << analysis::floor_basis_name(row.floor_basis) << ',' << format_exact(row.floor_log_variance) << ','
+          << format_exact(row.floor_prior_df) << ',' << format_exact(row.floor_pct) << ','
+          << format_exact(row.floor_alone_pct) << ',' << csv_field(row.note) << ','
+          << (aa ? format_exact(row.aa.change_pct) : "") << ',' << (aa && ci.valid ? format_exact(ci.low) : "")
+          << ',' << (aa && ci.valid ? format_exact(ci.high) : "") << ','
+          << (aa ? format_exact(row.aa.p_value) : "") << ',' << (aa ? format_exact(row.aa.q_value) : "") << ','
           << (aa ? std::string(verdict_name(row.aa.verdict)) : "") << ','
           << (aa ? (row.aa.session_noisy ? "true" : "false") : "") << ',' << csv_field(row.aa.note) << '\n';
     }
@@ -143,16 +171,32 @@ void render_json(const analysis::NoiseReport& report, std::ostream& out) {
                       {"sessions", row.sessions},
                       {"mean", number(row.summary.mean)},
                       {"cv", number(row.summary.cv)},
+                      {"between_session_cv_pct", number(row.between_cv_pct)},
+                      {"within_session_cv_pct", number(row.within_cv_pct)},
                       {"between_session_share", number(row.between_share)},
-                      {"floor_basis", row.floor_on_session_means ? "session_means" : "samples"},
-                      {"floor_n", row.floor_count},
-                      {"floor_cv", number(row.floor_cv)},
+                      {"model",
+                       row.model.df > 0 ? Json{{"profiles", row.model.profiles},
+                                               {"df", row.model.df},
+                                               {"cv_pct", number(row.model_cv_pct)}}
+                                        : Json(nullptr)},
+                      {"floor_basis", analysis::floor_basis_name(row.floor_basis)},
+                      {"floor_log_variance", number(row.floor_log_variance)},
+                      {"floor_prior_df", row.floor_prior_df},
                       {"noise_floor_pct", number(row.floor_pct)},
                       {"noise_floor_alone_pct", number(row.floor_alone_pct)},
+                      {"note", row.note},
                       {"aa", aa_json}});
     }
-    doc["tables"].push_back(
-        {{"sut", table.sut}, {"split", table.split}, {"aa_marks", table.aa_marks}, {"rows", rows}});
+    doc["tables"].push_back({{"sut", table.sut},
+                             {"sessions", table.sessions},
+                             {"other_profiles", table.other_profiles},
+                             {"rows_unknown", table.rows_unknown},
+                             {"noise_unknown", table.rows_unknown > 0 ? Json(analysis::unknown_noise_text())
+                                                                      : Json(nullptr)},
+                             {"aa_done", table.aa_done},
+                             {"split", table.split},
+                             {"aa_marks", table.aa_done ? Json(table.aa_marks) : Json(nullptr)},
+                             {"rows", rows}});
   }
   out << doc.dump(2) << '\n';
 }

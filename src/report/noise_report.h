@@ -1,5 +1,5 @@
 #pragma once
-// `kbench noise`: the A/A report (analysis/noise.h) as a grid, CSV or JSON.
+// `kbench noise`: the between-session noise report (analysis/noise.h) as a grid, CSV or JSON.
 #include <iosfwd>
 #include <string>
 

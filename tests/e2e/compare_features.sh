@@ -54,24 +54,51 @@ expect_contains "$WORK/f.out" "6 cells tested on session means, wherever both si
 expect_contains "$WORK/f.out" "Mann-Whitney"
 
 # --- noise -----------------------------------------------------------------------
+# A and B have 2 sessions each, C has 1: A's model comes from B, C's from A and B.
 "$KBENCH" noise A >"$WORK/noise.out" 2>"$WORK/err" || fail "noise A exited $?: $(cat "$WORK/err")"
-expect_contains "$WORK/noise.out" "sessions split in order: #0 (1) against #1 (1)"
+expect_contains "$WORK/noise.out" "(2 sessions; noise model from 2 other profiles)"
+expect_contains "$WORK/noise.out" "between cv"
 expect_contains "$WORK/noise.out" "floor alone"
-expect_contains "$WORK/noise.out" "A/A marks (false alarms):"
-"$KBENCH" noise C >"$WORK/noise.out" 2>"$WORK/err" || fail "noise C exited $?: $(cat "$WORK/err")"
-expect_contains "$WORK/noise.out" "one session: its even repeats against its odd repeats"
+expect_contains "$WORK/noise.out" "no A/A comparison: it needs 4 sessions (2 a half), this profile has 2"
+grep -q "A/A marks" "$WORK/noise.out" && fail "noise A printed an A/A comparison of 1 session a half" || pass
+"$KBENCH" noise C --format csv >"$WORK/noise.csv" 2>"$WORK/err" || fail "noise C exited $?: $(cat "$WORK/err")"
+/usr/bin/python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6, len(rows)
+for r in rows:
+    assert int(r["sessions"]) == 1 and r["floor_basis"] == "model" and float(r["model_df"]) == 2, r
+    assert float(r["noise_floor_pct"]) > 0 and float(r["noise_floor_alone_pct"]) >= float(r["noise_floor_pct"]), r
+' "$WORK/noise.csv" && pass || fail "noise C csv: the model of A and B not used"
 "$KBENCH" noise A --format csv >"$WORK/noise.csv" 2>&1 || fail "noise --format csv exited $?"
 /usr/bin/python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 6, len(rows)
 for r in rows:
-    assert int(r["n"]) == 6 and int(r["sessions"]) == 2, r
+    assert int(r["n"]) == 6 and int(r["sessions"]) == 2 and r["floor_basis"] == "sessions+model", r
     assert float(r["noise_floor_pct"]) > 0 and float(r["noise_floor_alone_pct"]) >= float(r["noise_floor_pct"]), r
 ' "$WORK/noise.csv" && pass || fail "noise csv: wrong rows or floors"
 "$KBENCH" noise B --format json >"$WORK/noise.json" 2>&1 || fail "noise --format json exited $?"
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["tables"][0]["rows"]) == 6' \
   "$WORK/noise.json" && pass || fail "noise json does not parse or has the wrong rows"
+# The model's query names the SUT literally: a SUT called "lab[1]" is not the glob [1].
+cp "$DB" "$WORK/bracket.db"
+sqlite3 "$WORK/bracket.db" "update sut set name = 'lab[1]'"
+"$KBENCH" noise C --format csv --store "sqlite://$WORK/bracket.db" >"$WORK/noise.csv" 2>"$WORK/err" \
+  || fail "noise C on SUT lab[1] exited $?: $(cat "$WORK/err")"
+/usr/bin/python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6 and all(r["sut"] == "lab[1]" and r["floor_basis"] == "model" for r in rows), rows
+' "$WORK/noise.csv" && pass || fail "noise on SUT lab[1]: the other profiles were not found"
+# Alone in its store with one session: the between-session noise is unknown.
+ALONE="sqlite://$WORK/alone.db"
+"$KBENCH" run --swprofile solo --suite quick --benchmark 'syscall/getpid' --repeats 3 --warmups 0 --store "$ALONE" \
+  >"$WORK/run.out" 2>"$WORK/run.err" || fail "kbench run solo exited $?: $(tail -3 "$WORK/run.err")"
+"$KBENCH" noise solo --store "$ALONE" >"$WORK/noise.out" 2>"$WORK/err" || fail "noise solo exited $?: $(cat "$WORK/err")"
+expect_contains "$WORK/noise.out" "unknown (1 session)"
+expect_contains "$WORK/noise.out" "1 session: the noise between sessions, which decides every verdict, is unknown; run kbench run again under this profile or kbench calibrate"
 
 # --- export ----------------------------------------------------------------------
 stored=$(sqlite3 "$DB" 'select count(*) from result')

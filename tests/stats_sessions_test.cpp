@@ -1,0 +1,191 @@
+// The session-level test (src/stats/sessions.cpp) against reference values
+// computed with scipy/numpy by tests/data/make_sessions_reference.py: Student's
+// pooled t (scipy.stats.ttest_ind) without a prior, Smyth's (2004) moderated t
+// with one; provenance is in tests/data/sessions_reference.json.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "stats/stats.h"
+
+namespace {
+
+using nlohmann::json;
+namespace st = kbench::stats;
+
+constexpr double kTolerance = 1e-9;
+
+const json& reference() {
+  static const json data = [] {
+    const std::string path = std::string(KBENCH_TEST_DATA_DIR) + "/sessions_reference.json";
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    return json::parse(in);
+  }();
+  return data;
+}
+
+// The generator writes NaN as null and infinities as "inf" / "-inf".
+double number(const json& v) {
+  if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
+  if (v.is_string()) {
+    if (v == "inf") return std::numeric_limits<double>::infinity();
+    if (v == "-inf") return -std::numeric_limits<double>::infinity();
+    throw std::runtime_error("unexpected string in reference data: " + v.dump());
+  }
+  return v.get<double>();
+}
+
+std::vector<double> numbers(const json& v) {
+  std::vector<double> out;
+  for (const auto& x : v) out.push_back(number(x));
+  return out;
+}
+
+::testing::AssertionResult close(const char* actual_expr, const char* expected_expr, double actual,
+                                 double expected) {
+  const bool ok = [&] {
+    if (std::isnan(expected)) return std::isnan(actual);
+    if (std::isinf(expected)) return actual == expected;
+    if (expected == 0) return actual == 0 || std::fabs(actual) < 1e-300;
+    return std::fabs(actual - expected) <= kTolerance * std::fabs(expected);
+  }();
+  if (ok) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << actual_expr << " = " << std::setprecision(17) << actual
+                                       << ", reference " << expected_expr << " = " << expected
+                                       << " (relative error " << std::fabs(actual - expected) / std::fabs(expected)
+                                       << ")";
+}
+
+#define EXPECT_REF(actual, expected) EXPECT_PRED_FORMAT2(close, actual, expected)
+
+st::NoisePrior prior_of(const json& c) {
+  st::NoisePrior prior;
+  prior.df = number(c.at("prior_df"));
+  prior.variance = number(c.at("prior_variance"));
+  return prior;
+}
+
+st::SessionTest run(const json& c) {
+  const auto base = numbers(c.at("base"));
+  const auto test = numbers(c.at("test"));
+  return st::session_test(base, test, prior_of(c), number(c.at("confidence")));
+}
+
+TEST(SessionsReference, ProvenanceNamesGeneratorAndMethod) {
+  const auto& p = reference().at("provenance");
+  EXPECT_EQ(p.at("generator"), "tests/data/make_sessions_reference.py");
+  EXPECT_FALSE(p.at("scipy").get<std::string>().empty());
+  EXPECT_NE(p.at("moderated_t").get<std::string>().find("Smyth"), std::string::npos);
+}
+
+TEST(SessionsReference, PoolLogSessionVariance) {
+  const auto& cases = reference().at("pool_log_session_variance");
+  ASSERT_GE(cases.size(), 6u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    std::vector<std::vector<double>> profiles;
+    for (const auto& p : c.at("profiles")) profiles.push_back(numbers(p));
+    const auto prior = st::pool_log_session_variance(profiles);
+    EXPECT_EQ(prior.df, number(c.at("df")));
+    EXPECT_EQ(prior.profiles, c.at("profiles_used").get<std::size_t>());
+    EXPECT_REF(prior.variance, number(c.at("variance")));
+  }
+}
+
+TEST(SessionsReference, SessionTestAgreesWithScipyAndSmyth) {
+  const auto& cases = reference().at("session_test");
+  ASSERT_GE(cases.size(), 15u);
+  int with_prior = 0, scipy_checked = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    const auto r = run(c);
+    ASSERT_EQ(r.valid, c.at("valid").get<bool>()) << r.reason;
+    EXPECT_EQ(r.base_sessions, c.at("base").size());
+    EXPECT_EQ(r.test_sessions, c.at("test").size());
+    if (!r.valid) {
+      EXPECT_FALSE(r.reason.empty());
+      continue;
+    }
+    EXPECT_TRUE(r.reason.empty()) << r.reason;
+    const std::string method = c.at("method");
+    if (method.find("scipy.stats.ttest_ind") == 0) ++scipy_checked;
+    if (number(c.at("expected_prior_df")) > 0) ++with_prior;
+    EXPECT_REF(r.log_change, number(c.at("expected_log_change")));
+    EXPECT_REF(r.variance, number(c.at("expected_variance")));
+    EXPECT_REF(r.df, number(c.at("expected_df")));
+    EXPECT_REF(r.prior_df, number(c.at("expected_prior_df")));
+    EXPECT_REF(r.standard_error, number(c.at("expected_standard_error")));
+    EXPECT_REF(r.statistic, number(c.at("expected_statistic")));
+    EXPECT_REF(r.p_value, number(c.at("expected_p_value")));
+    EXPECT_REF(r.ci_low_pct, number(c.at("expected_ci_low_pct")));
+    EXPECT_REF(r.ci_high_pct, number(c.at("expected_ci_high_pct")));
+  }
+  EXPECT_GE(scipy_checked, 6);
+  EXPECT_GE(with_prior, 6);
+}
+
+TEST(SessionsReference, SessionsToDecide) {
+  std::map<std::string, json> tests;
+  for (const auto& c : reference().at("session_test")) tests[c.at("name")] = c;
+  const auto& cases = reference().at("sessions_to_decide");
+  ASSERT_GE(cases.size(), 8u);
+  for (const auto& c : cases) {
+    const std::string name = c.at("test");
+    SCOPED_TRACE(name + ", min change " + c.at("min_change_pct").dump());
+    const auto r = run(tests.at(name));
+    EXPECT_EQ(st::sessions_to_decide(r, number(c.at("min_change_pct")), number(c.at("confidence")),
+                                     c.at("limit").get<int>()),
+              c.at("value").get<int>());
+  }
+}
+
+TEST(SessionsReference, SessionFloorPercent) {
+  const auto& cases = reference().at("session_floor_percent");
+  ASSERT_GE(cases.size(), 6u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.dump());
+    EXPECT_REF(st::session_floor_percent(c.at("sessions_per_side").get<std::size_t>(),
+                                         number(c.at("log_variance")), number(c.at("prior_df")),
+                                         number(c.at("alpha")), number(c.at("power"))),
+               number(c.at("value")));
+  }
+}
+
+// Properties that need no reference tool.
+
+TEST(SessionTest, IsAntisymmetricInTheSides) {
+  const std::vector<double> a{100, 103, 98}, b{107, 110, 104};
+  const st::NoisePrior prior{0.0004, 6, 2};
+  const auto ab = st::session_test(a, b, prior), ba = st::session_test(b, a, prior);
+  ASSERT_TRUE(ab.valid && ba.valid);
+  EXPECT_DOUBLE_EQ(ab.statistic, -ba.statistic);
+  EXPECT_DOUBLE_EQ(ab.p_value, ba.p_value);
+}
+
+TEST(SessionTest, APriorNarrowsTheIntervalOfOneSessionASide) {
+  const std::vector<double> a{100}, b{103};
+  const auto none = st::session_test(a, b, {});
+  EXPECT_FALSE(none.valid);
+  EXPECT_NE(none.reason.find("1 session a side"), std::string::npos);
+  const auto small = st::session_test(a, b, {0.0009, 4, 2});
+  const auto large = st::session_test(a, b, {0.0009, 40, 10});
+  ASSERT_TRUE(small.valid && large.valid);
+  EXPECT_GT(small.ci_high_pct - small.ci_low_pct, large.ci_high_pct - large.ci_low_pct);
+}
+
+TEST(SessionFloor, ShrinksWithSessionsAndGrowsWithNoise) {
+  EXPECT_GT(st::session_floor_percent(3, 0.0009, 0), st::session_floor_percent(6, 0.0009, 0));
+  EXPECT_LT(st::session_floor_percent(3, 0.0004, 0), st::session_floor_percent(3, 0.0009, 0));
+  EXPECT_TRUE(std::isnan(st::session_floor_percent(1, 0.0009, 0)));
+  EXPECT_TRUE(std::isnan(st::session_floor_percent(3, -1, 0)));
+}
+
+}  // namespace
