@@ -197,8 +197,8 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, 
   }
   if (legend.looks > 1) {
     const double level = legend.fdr ? *legend.fdr : legend.alpha;
-    lines.push_back(fmt::format("Until decided: {} looks at the data, each at {}={} ({} / {}, Bonferroni).",
-                                legend.looks, legend.fdr ? "q" : "alpha", format_exact(level / legend.looks),
+    lines.push_back(fmt::format("Until decided: {} looks at the data, each at {}={:.3g} ({} / {}, Bonferroni).",
+                                legend.looks, legend.fdr ? "q" : "alpha", level / legend.looks,
                                 format_exact(level), legend.looks));
   }
   if (change_is_raw || legend.sign == SignConvention::Raw)
@@ -222,16 +222,16 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, 
 std::vector<std::string> environment_lines(const Table& table) {
   std::vector<std::string> lines;
   if (table.environment_differences.empty()) return lines;
-  lines.push_back("Environment differences the swprofiles do not declare (fingerprints at session start):");
+  lines.push_back("Environment differences not declared by the swprofiles:");
   for (const std::string& difference : table.environment_differences) lines.push_back("  " + difference);
   return lines;
 }
 
 namespace {
 
-// "8 undecided (4 more sessions a side would settle 6 of them)": the median
-// of the cells' estimates, so the number is what --until-decided would most
-// likely spend, and how many cells it would settle.
+// "8 undecided (about 4 more sessions a side would settle 6 of them)": what
+// settling half of them would cost, which is what --until-decided would
+// likely spend, and how many cells that settles.
 std::string undecided_words(const Table& table, std::size_t column, int undecided) {
   std::vector<int> needed;
   int beyond = 0;
@@ -243,8 +243,11 @@ std::string undecided_words(const Table& table, std::size_t column, int undecide
   }
   std::string words = fmt::format("{} undecided", undecided);
   if (!needed.empty()) {
+    // The fewest sessions that settle at least half of the undecided cells,
+    // or as many as can be settled within the limit.
     std::sort(needed.begin(), needed.end());
-    const int median = needed[(needed.size() - 1) / 2];
+    const std::size_t half = (static_cast<std::size_t>(undecided) + 1) / 2;
+    const int median = needed[std::min(half, needed.size()) - 1];
     const auto settled = std::upper_bound(needed.begin(), needed.end(), median) - needed.begin();
     const std::string which = undecided == 1          ? "it"
                               : settled == undecided ? "all of them"
