@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "analysis/compare.h"
+#include "analysis/environment.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/session_report.h"
@@ -49,7 +50,7 @@ void compare_command(const CompareCommandOptions& options) {
   // Every profile, not just the compared ones: the others are the SUT's
   // noise model (the prior of the session test).
   query.settled_only = true;
-  const report::Report result = analysis::build_comparison(store->samples(query), compare);
+  report::Report result = analysis::build_comparison(store->samples(query), compare);
   if (result.tables.empty()) {
     // Often because the only sessions are incomplete: say so on the same line.
     std::ostringstream incomplete;
@@ -59,6 +60,7 @@ void compare_command(const CompareCommandOptions& options) {
     throw InputError("compare: no rows for swprofile '" + compare.base +
                      "' match --sut/--benchmark/--resultclass" + why);
   }
+  analysis::add_environment_differences(result, *store);
   renderer->render(result, std::cout);
 
   // A benchmark that failed has no row, or fewer samples: say so under the

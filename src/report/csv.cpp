@@ -24,7 +24,19 @@ const char* const kHeader[] = {
     "base_n", "base_mean", "base_median", "base_stddev", "base_cv", "base_min", "base_max", "base_ci95_low",
     "base_ci95_high", "test_n", "test_mean", "test_median", "test_stddev", "test_cv", "test_min", "test_max",
     "test_ci95_low", "test_ci95_high", "change_pct", "signed_change_pct", "change_ci95_low_pct",
-    "change_ci95_high_pct", "p_value", "q_value", "verdict", "session_noisy", "note"};
+    "change_ci95_high_pct", "p_value", "q_value", "verdict", "session_noisy", "note",
+    // Added with the three-valued verdicts, after the older columns so
+    // scripts that read columns by position keep working.
+    "change_ci_level", "sessions_to_decide", "base_sessions", "test_sessions", "prior_df", "heavy_tail", "bimodal",
+    "column_improvements", "column_regressions", "column_unchanged", "column_undecided", "column_untested",
+    "environment_differences"};
+
+// A table's environment differences in one field: lines joined by " | ".
+std::string joined_differences(const Table& table) {
+  std::string joined;
+  for (const std::string& line : table.environment_differences) joined += (joined.empty() ? "" : " | ") + line;
+  return joined;
+}
 
 class CsvRenderer : public Renderer {
  public:
@@ -34,6 +46,7 @@ class CsvRenderer : public Renderer {
     const Cell absent;
     for (const Table& table : report.tables) {
       const std::size_t columns = std::max<std::size_t>(1, table.test_profiles.size());
+      const std::string differences = joined_differences(table);
       for (const Row& row : table.rows) {
         for (std::size_t c = 0; c < columns; ++c) {
           const Cell& cell = c < row.cells.size() ? row.cells[c] : absent;
@@ -56,6 +69,19 @@ class CsvRenderer : public Renderer {
           fields.push_back(std::string(verdict_name(cell.verdict)));
           fields.push_back(cell.session_noisy ? "true" : "false");
           fields.push_back(cell.note);
+          fields.push_back(both && cell.change_ci.valid ? format_exact(report.legend.ci_level) : "");
+          fields.push_back(cell.verdict == Verdict::Undecided && cell.sessions_to_decide > 0
+                               ? std::to_string(cell.sessions_to_decide)
+                               : "");
+          fields.push_back(std::to_string(cell.base_sessions));
+          fields.push_back(std::to_string(cell.test_sessions));
+          fields.push_back(format_exact(cell.prior_df));
+          fields.push_back(cell.heavy_tail ? "true" : "false");
+          fields.push_back(cell.bimodal ? "true" : "false");
+          const ColumnSummary counts = c < table.columns.size() ? table.columns[c] : ColumnSummary{};
+          for (int count : {counts.improvements, counts.regressions, counts.unchanged, counts.undecided, counts.untested})
+            fields.push_back(std::to_string(count));
+          fields.push_back(differences);
           write(fields, out);
         }
       }

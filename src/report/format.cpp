@@ -50,6 +50,8 @@ std::string_view mark_prefix(Verdict verdict) {
   switch (verdict) {
     case Verdict::Improvement: return "(I) ";
     case Verdict::Regression: return "(R) ";
+    case Verdict::Undecided: return "(?) ";
+    case Verdict::Unchanged:  // most rows of a big table: a mark there would bury the others
     case Verdict::None: break;
   }
   return "";
@@ -59,6 +61,8 @@ std::string_view mark_suffix(Verdict verdict) {
   switch (verdict) {
     case Verdict::Improvement: return " (I)";
     case Verdict::Regression: return " (R)";
+    case Verdict::Undecided: return " (?)";
+    case Verdict::Unchanged:
     case Verdict::None: break;
   }
   return "";
@@ -223,6 +227,11 @@ std::string_view verdict_name(Verdict verdict) {
     case Verdict::None: break;
   }
   return "none";
+}
+
+std::string format_level(double level) {
+  if (std::isnan(level)) return "";
+  return fmt::format("{:g}%", std::round(level * 1e5) / 1e3);
 }
 
 std::string csv_field(const std::string& text) {

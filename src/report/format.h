@@ -20,9 +20,9 @@ std::string format_number(double value);
 // NaN: "".
 std::string format_percent(double percent, int decimals = 2);
 
-// "(I) " / "(R) " / "" for a verdict.
+// "(I) " / "(R) " / "(?) " (undecided) / "" (unchanged, not tested) for a verdict.
 std::string_view mark_prefix(Verdict verdict);
-// " (I)" / " (R)" / "" for a verdict, for layouts that put the mark last.
+// " (I)" / " (R)" / " (?)" / "" for a verdict, for layouts that put the mark last.
 std::string_view mark_suffix(Verdict verdict);
 
 // Every digit needed to read the double back unchanged (shortest round-trip
@@ -60,7 +60,11 @@ std::vector<std::string> wrap_text(std::string_view text, std::size_t width, std
 // reads in one unit. NaN: "".
 std::string format_engineering(double value, std::string_view unit, double reference);
 
-std::string_view verdict_name(Verdict verdict);  // "none", "improvement", "regression"
+// "none", "improvement", "regression", "unchanged", "undecided"
+std::string_view verdict_name(Verdict verdict);
+
+// A confidence level as a percent: 0.95 -> "95%", 0.975 -> "97.5%".
+std::string format_level(double level);
 
 // RFC 4180: a field that holds a separator, a quote or a line break, quoted
 // with its quotes doubled; any other field as it is.

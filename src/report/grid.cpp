@@ -48,11 +48,12 @@ class GridRenderer : public PerTableRenderer {
     }
     out << table_heading(table) << '\n';
     text.render_grid(out);
-    for (const std::string& line : legend_lines(legend, false)) out << line << '\n';
+    for (const std::string& line : legend_lines(legend, false, &table)) out << line << '\n';
     if (!table.columns.empty()) out << geomean_note(table) << '\n';
     for (const std::string& line : notes.lines()) out << line << '\n';
+    for (const std::string& line : environment_lines(table)) out << line << '\n';
     out << '\n';
-    for (const std::string& line : summary_lines(table)) out << line << '\n';
+    for (const std::string& line : summary_lines(table, legend)) out << line << '\n';
   }
 };
 

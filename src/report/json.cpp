@@ -35,7 +35,15 @@ Json cell_json(const Row& row, const Cell& cell, const std::string& profile, Sig
               {"q_value", both ? number(cell.q_value) : Json(nullptr)},
               {"verdict", verdict_name(cell.verdict)},
               {"session_noisy", cell.session_noisy},
-              {"note", cell.note}};
+              {"note", cell.note},
+              {"sessions_to_decide", cell.verdict == Verdict::Undecided && cell.sessions_to_decide > 0
+                                         ? Json(cell.sessions_to_decide)
+                                         : Json(nullptr)},
+              {"base_sessions", cell.base_sessions},
+              {"test_sessions", cell.test_sessions},
+              {"prior_df", number(cell.prior_df)},
+              {"heavy_tail", cell.heavy_tail},
+              {"bimodal", cell.bimodal}};
 }
 
 class JsonRenderer : public Renderer {
@@ -48,7 +56,9 @@ class JsonRenderer : public Renderer {
                          {"alpha", legend.alpha},
                          {"sign", legend.sign == SignConvention::Better ? "better" : "raw"},
                          {"rows_tested", legend.rows_tested},
-                         {"min_change_pct", legend.min_change_pct}};
+                         {"min_change_pct", legend.min_change_pct},
+                         {"ci_level", legend.ci_level},
+                         {"looks", legend.looks}};
     Json tables = Json::array();
     for (const Table& table : report.tables) {
       Json rows = Json::array();
@@ -72,13 +82,17 @@ class JsonRenderer : public Renderer {
                                {"improvements", column.improvements},
                                {"regressions", column.regressions},
                                {"geomean_change_pct", number(column.geomean_change_pct)},
-                               {"geomean_rows", column.geomean_rows}});
+                               {"geomean_rows", column.geomean_rows},
+                               {"unchanged", column.unchanged},
+                               {"undecided", column.undecided},
+                               {"untested", column.untested}});
       }
       tables.push_back(Json{{"sut", table.sut},
                             {"base_profile", table.base_profile},
                             {"test_profiles", table.test_profiles},
                             {"rows", std::move(rows)},
-                            {"columns", std::move(columns)}});
+                            {"columns", std::move(columns)},
+                            {"environment_differences", table.environment_differences}});
     }
     doc["tables"] = std::move(tables);
     out << doc.dump(2) << '\n';

@@ -132,13 +132,19 @@ class MailRenderer : public PerTableRenderer {
     }
     std::vector<std::string> text{"base: " + table.base_profile};
     for (std::size_t t = 0; t < tests; ++t) text.push_back(keys[t] + ": " + table.test_profiles[t]);
-    for (const std::string& line : legend_lines(legend, false)) text.push_back(line);
+    for (const std::string& line : legend_lines(legend, false, &table)) text.push_back(line);
     for (const std::string& line : geomean_lines(table)) text.push_back(line);
     for (const std::string& line : notes.lines()) text.push_back(line);
     for (const std::string& paragraph : text)
       for (const std::string& line : wrap_text(paragraph, kLineWidth, 4)) out << line << '\n';
+    // Items are indented by two; their continuation lines by four.
+    for (const std::string& paragraph : environment_lines(table)) {
+      const bool item = paragraph.rfind("  ", 0) == 0;
+      for (const std::string& line : wrap_text(item ? paragraph.substr(2) : paragraph, kLineWidth - (item ? 2 : 0), 2))
+        out << (item ? "  " : "") << line << '\n';
+    }
     out << '\n';
-    for (const std::string& paragraph : summary_lines(table))
+    for (const std::string& paragraph : summary_lines(table, legend))
       for (const std::string& line : wrap_text(paragraph, kLineWidth, 4)) out << line << '\n';
   }
 };

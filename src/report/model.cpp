@@ -1,6 +1,8 @@
 #include "report/model.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <fmt/format.h>
 
 #include "common/errors.h"
@@ -74,12 +76,13 @@ std::string change_cell(const Row& row, const Cell& cell, SignConvention sign, F
 
 void write_raw_change_notes(const Table& table, const Legend& legend, const Footnotes& notes,
                             const std::vector<std::string>& layout_lines, std::ostream& out) {
-  for (const std::string& line : legend_lines(legend, true)) out << line << '\n';
+  for (const std::string& line : legend_lines(legend, true, &table)) out << line << '\n';
   for (const std::string& line : layout_lines) out << line << '\n';
   for (const std::string& line : geomean_lines(table)) out << line << '\n';
   for (const std::string& line : notes.lines()) out << line << '\n';
+  for (const std::string& line : environment_lines(table)) out << line << '\n';
   out << '\n';
-  for (const std::string& line : summary_lines(table)) out << line << '\n';
+  for (const std::string& line : summary_lines(table, legend)) out << line << '\n';
 }
 
 std::string sut_heading(const std::string& sut, SutScope scope) {
@@ -99,6 +102,8 @@ std::string Footnotes::markers(const Cell& cell) {
   std::string result;
   if (!cell.note.empty()) result += marker(cell.note);
   if (cell.session_noisy) result += marker(kSessionNoisyNote);
+  if (cell.heavy_tail) result += marker(kHeavyTailNote);
+  if (cell.bimodal) result += marker(kBimodalNote);
   return result.empty() ? result : " " + result;
 }
 
@@ -108,7 +113,64 @@ std::vector<std::string> Footnotes::lines() const {
   return result;
 }
 
-std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw) {
+namespace {
+
+struct SessionCounts {
+  int cells = 0;                                 // cells tested on session means
+  std::map<std::pair<std::size_t, std::size_t>, int> by_count;  // (base, test) sessions -> cells
+  std::size_t fewest = 0;                        // sessions on the thinner side of any cell
+  std::size_t most = 0;
+  int with_prior = 0;                            // cells that borrowed the SUT's noise model
+  double prior_df_low = stats::kNaN;
+  double prior_df_high = stats::kNaN;
+};
+
+SessionCounts session_counts(const Table& table) {
+  SessionCounts counts;
+  for (const Row& row : table.rows) {
+    if (!row.base_present) continue;
+    for (const Cell& cell : row.cells) {
+      if (!cell.present || cell.base_sessions == 0 || cell.test_sessions == 0) continue;
+      ++counts.cells;
+      ++counts.by_count[{cell.base_sessions, cell.test_sessions}];
+      const std::size_t low = std::min(cell.base_sessions, cell.test_sessions);
+      const std::size_t high = std::max(cell.base_sessions, cell.test_sessions);
+      counts.fewest = counts.cells == 1 ? low : std::min(counts.fewest, low);
+      counts.most = std::max(counts.most, high);
+      if (cell.prior_df > 0) {
+        ++counts.with_prior;
+        counts.prior_df_low = std::isnan(counts.prior_df_low) ? cell.prior_df : std::min(counts.prior_df_low, cell.prior_df);
+        counts.prior_df_high = std::isnan(counts.prior_df_high) ? cell.prior_df : std::max(counts.prior_df_high, cell.prior_df);
+      }
+    }
+  }
+  return counts;
+}
+
+// The session-level test's basis in one line: how many sessions a side, and
+// where the SUT's noise model (learnt from other profiles) stood in for them.
+std::string session_basis_line(const SessionCounts& counts) {
+  auto common = counts.by_count.begin();
+  for (auto it = counts.by_count.begin(); it != counts.by_count.end(); ++it)
+    if (it->second > common->second) common = it;
+  std::string line = fmt::format("Sessions: tested on session means, {}+{} sessions (base+test)", common->first.first,
+                                 common->first.second);
+  if (common->second < counts.cells)
+    line += fmt::format(" on {} of {} cells, {} to {} a side on the others", common->second, counts.cells,
+                        counts.fewest, counts.most);
+  if (counts.with_prior > 0) {
+    const std::string df = counts.prior_df_low == counts.prior_df_high
+                               ? format_exact(counts.prior_df_low)
+                               : format_exact(counts.prior_df_low) + " to " + format_exact(counts.prior_df_high);
+    line += fmt::format("; {} also used this SUT's noise model from other profiles (prior df {})",
+                        count_noun(counts.with_prior, "cell", "cells"), df);
+  }
+  return line + ".";
+}
+
+}  // namespace
+
+std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, const Table* table) {
   std::vector<std::string> lines;
   std::string method = "Method: " + std::string(analysis::method_title(legend.method));
   if (!analysis::gives_p_values(legend.method)) {
@@ -121,8 +183,11 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw) 
                           legend.rows_tested);
   }
   lines.push_back(method + ".");
+  const SessionCounts counts = table ? session_counts(*table) : SessionCounts{};
   if (legend.sessions == "pooled") {
     lines.push_back("Sessions: every repeat tested as an independent sample (--sessions pooled).");
+  } else if (counts.cells > 0) {
+    lines.push_back(session_basis_line(counts));
   } else if (legend.sessions == "means" || legend.cells_on_session_means > 0) {
     lines.push_back(fmt::format("Sessions: {} tested on session means, {} (--sessions {}).",
                                 count_noun(legend.cells_on_session_means, "cell", "cells"),
@@ -130,29 +195,90 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw) 
                                                            : "where most variance lies between sessions",
                                 legend.sessions));
   }
+  if (legend.looks > 1) {
+    const double level = legend.fdr ? *legend.fdr : legend.alpha;
+    lines.push_back(fmt::format("Until decided: {} looks at the data, each at {}={:.3g} ({} / {}, Bonferroni).",
+                                legend.looks, legend.fdr ? "q" : "alpha", level / legend.looks,
+                                format_exact(level), legend.looks));
+  }
   if (change_is_raw || legend.sign == SignConvention::Raw)
     lines.push_back("Change: (test - base) / base; raw: positive = larger value.");
   else
     lines.push_back("Change: (test - base) / base; positive = better (sign flipped where lower is better).");
-  std::string marks = "(I) significant improvement, (R) significant regression";
+  lines.push_back("(I) significant improvement, (R) significant regression, (?) undecided: more sessions needed.");
+  // The printed interval (csv, json) and the equivalence rule use a per-row
+  // level, the marks the FDR level: without this an unmarked row whose CI
+  // excludes 0 looks like a contradiction.
+  const std::string ci = fmt::format("CIs are {}, per row, not adjusted for {}.", format_level(legend.ci_level),
+                                     legend.fdr ? "the FDR of the marks" : "the number of rows tested");
   if (legend.min_change_pct > 0)
-    marks += fmt::format("; changes below {} unmarked", format_percent(legend.min_change_pct));
-  lines.push_back(marks + ".");
+    lines.push_back(fmt::format("No mark: unchanged, the CI of the change lies within +/-{}. {}",
+                                format_percent(legend.min_change_pct), ci));
+  else
+    lines.push_back("No mark: no significant change. " + ci);
   return lines;
 }
 
-std::vector<std::string> summary_lines(const Table& table) {
+std::vector<std::string> environment_lines(const Table& table) {
+  std::vector<std::string> lines;
+  if (table.environment_differences.empty()) return lines;
+  lines.push_back("Environment differences not declared by the swprofiles:");
+  for (const std::string& difference : table.environment_differences) lines.push_back("  " + difference);
+  return lines;
+}
+
+namespace {
+
+// "8 undecided (about 4 more sessions a side would settle 6 of them)": what
+// settling half of them would cost, which is what --until-decided would
+// likely spend, and how many cells that settles.
+std::string undecided_words(const Table& table, std::size_t column, int undecided) {
+  std::vector<int> needed;
+  int beyond = 0;
+  for (const Row& row : table.rows) {
+    if (column >= row.cells.size() || row.cells[column].verdict != Verdict::Undecided) continue;
+    const int sessions = row.cells[column].sessions_to_decide;
+    if (sessions > kSessionsToDecideLimit) ++beyond;
+    else if (sessions > 0) needed.push_back(sessions);
+  }
+  std::string words = fmt::format("{} undecided", undecided);
+  if (!needed.empty()) {
+    // The fewest sessions that settle at least half of the undecided cells,
+    // or as many as can be settled within the limit.
+    std::sort(needed.begin(), needed.end());
+    const std::size_t half = (static_cast<std::size_t>(undecided) + 1) / 2;
+    const int median = needed[std::min(half, needed.size()) - 1];
+    const auto settled = std::upper_bound(needed.begin(), needed.end(), median) - needed.begin();
+    const std::string which = undecided == 1          ? "it"
+                              : settled == undecided ? "all of them"
+                                                     : fmt::format("{} of them", settled);
+    words += fmt::format(" (about {} would settle {})",
+                         count_noun(median, "more session a side", "more sessions a side"), which);
+  } else if (beyond > 0) {
+    words += fmt::format(" (not within {} more sessions a side)", kSessionsToDecideLimit);
+  }
+  return words;
+}
+
+}  // namespace
+
+std::vector<std::string> summary_lines(const Table& table, const Legend& legend) {
   std::vector<std::string> lines{table.sut + ":"};
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     const ColumnSummary& column = table.columns[c];
-    const std::string improvements = count_noun(column.improvements, "improvement", "improvements");
-    const std::string regressions = count_noun(column.regressions, "regression", "regressions");
+    // The seed's two counts always; the others when there are any, so a
+    // table without them reads like the seed.
+    std::vector<std::string> counts{count_noun(column.improvements, "improvement", "improvements"),
+                                    count_noun(column.regressions, "regression", "regressions")};
+    if (column.unchanged > 0)
+      counts.push_back(fmt::format("{} unchanged within +/-{}", column.unchanged, format_percent(legend.min_change_pct)));
+    if (column.undecided > 0) counts.push_back(undecided_words(table, c, column.undecided));
+    if (column.untested > 0) counts.push_back(fmt::format("{} not tested", column.untested));
     if (table.columns.size() == 1) {
-      lines.push_back(improvements);
-      lines.push_back(regressions);
+      lines.insert(lines.end(), counts.begin(), counts.end());
     } else {
       const std::string name = c < table.test_profiles.size() ? table.test_profiles[c] : "?";
-      lines.push_back(name + ": " + improvements + ", " + regressions);
+      lines.push_back(name + ": " + fmt::format("{}", fmt::join(counts, ", ")));
     }
   }
   return lines;

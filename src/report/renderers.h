@@ -47,15 +47,29 @@ class Footnotes {
 
 inline constexpr const char* kSessionNoisyNote =
     "session-noisy: most variance lies between sessions (boots); tested on session means";
+inline constexpr const char* kHeavyTailNote =
+    "heavy tail: a side's mean lies above its p99 or is carried by a few extreme repeats; "
+    "read the median and p99 rows";
+inline constexpr const char* kBimodalNote =
+    "bimodal: a side's samples fall into two separate groups; the mean describes neither";
 
-// The legend under a table: method, multiple-comparison control, the sign
-// convention of the change column, --min-change. `change_is_raw` is for
+// The legend under a table: method, multiple-comparison control, what the
+// sessions were and where the SUT's noise model stood in (from `table`'s cells,
+// when given), --until-decided looks, the sign convention of the change
+// column, the marks, and the level of the change's CI. `change_is_raw` is for
 // layouts that always print the raw change (markdown, delta).
-std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw);
+std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, const Table* table = nullptr);
 
 // Summary counts per column, seed style: "<sut>:", then "21 improvements" and
-// "1 regression" lines for one test column, or one line per column naming it.
-std::vector<std::string> summary_lines(const Table& table);
+// "1 regression" lines for one test column, then "120 unchanged within
+// +/-2.00%", "8 undecided (about 4 more sessions a side would settle 6 of
+// them)", "3 not tested" when non-zero; with several test columns one line per
+// column naming it, the counts joined by ", ".
+std::vector<std::string> summary_lines(const Table& table, const Legend& legend);
+
+// Table::environment_differences under a heading, each indented by two
+// spaces; nothing when there are none.
+std::vector<std::string> environment_lines(const Table& table);
 
 // "geomean (positive = better): 1.23% over 44 rows" — one line, naming the
 // column when there are several.
@@ -63,7 +77,7 @@ std::vector<std::string> geomean_lines(const Table& table);
 
 // Under a markdown or delta table, whose change column is always raw: the
 // legend, `layout_lines` explaining the layout's own columns, geomean,
-// footnotes, a blank line and the summary.
+// footnotes, environment differences, a blank line and the summary.
 void write_raw_change_notes(const Table& table, const Legend& legend, const Footnotes& notes,
                             const std::vector<std::string>& layout_lines, std::ostream& out);
 

@@ -323,6 +323,9 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
                                {"ordering", plan.order == plan::Order::Listed ? "listed" : "shuffled"},
                                {"order", order_names}};
         fingerprint["sysctl"] = profile.sysctl;
+        // What the swprofile sets on purpose, so compare does not list it as an
+        // undeclared environment difference (analysis/environment.h).
+        fingerprint["swprofile"] = {{"kernel", profile.kernel}, {"cmdline", profile.cmdline}};
         std::vector<store::BenchmarkKey> planned;
         for (const auto& run : benchmarks) {
           if (s < run.settings.sessions) planned.push_back({run.name, run.params});

@@ -44,7 +44,7 @@ grep -q ',mean,ns,' "$WORK/f.csv" && fail "--resultclass 'p99 *' kept a mean row
 grep -q getppid "$WORK/f.csv" && fail "--benchmark syscall/getpid kept getppid" || pass
 "$KBENCH" compare A B --sut '*' --format csv >"$WORK/f.csv" 2>&1 && pass || fail "--sut '*' exited $?"
 "$KBENCH" compare A B --min-change 50 >"$WORK/f.out" 2>&1 || fail "--min-change exited $?"
-expect_contains "$WORK/f.out" "changes below 50.00% unmarked"
+expect_contains "$WORK/f.out" "No mark: unchanged, the CI of the change lies within +/-50.00%"
 "$KBENCH" compare A B --sessions pooled >"$WORK/f.out" 2>&1 || fail "--sessions pooled exited $?"
 expect_contains "$WORK/f.out" "Sessions: every repeat tested as an independent sample"
 "$KBENCH" compare A B --sessions means --format csv >"$WORK/f.csv" 2>&1 || fail "--sessions means exited $?"

@@ -1,0 +1,302 @@
+#include "analysis/environment.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
+#include <sstream>
+
+namespace kbench::analysis {
+
+namespace {
+
+using nlohmann::json;
+
+// The fingerprint keys compared value by value, in the order they are listed.
+constexpr const char* kKeys[] = {"kernel_release", "thp",      "governor", "smt",  "mitigations",
+                                 "microcode",      "clocksource", "no_turbo", "boost", "aslr"};
+
+// Kernel parameters and the fingerprint keys they set: a swprofile that puts
+// one on the command line declares what the fingerprint shows for that key.
+const std::map<std::string, std::vector<std::string>>& cmdline_effects() {
+  static const std::map<std::string, std::vector<std::string>> effects{
+      {"mitigations", {"mitigations", "smt"}},
+      {"nospectre_v1", {"mitigations"}},
+      {"nospectre_v2", {"mitigations"}},
+      {"spectre_v2", {"mitigations"}},
+      {"spectre_v2_user", {"mitigations"}},
+      {"spectre_bhi", {"mitigations"}},
+      {"spec_store_bypass_disable", {"mitigations"}},
+      {"nospec_store_bypass_disable", {"mitigations"}},
+      {"ssbd", {"mitigations"}},
+      {"spec_rstack_overflow", {"mitigations"}},
+      {"pti", {"mitigations"}},
+      {"nopti", {"mitigations"}},
+      {"kpti", {"mitigations"}},
+      {"mds", {"mitigations"}},
+      {"tsx_async_abort", {"mitigations"}},
+      {"l1tf", {"mitigations"}},
+      {"retbleed", {"mitigations"}},
+      {"srbds", {"mitigations"}},
+      {"mmio_stale_data", {"mitigations"}},
+      {"gather_data_sampling", {"mitigations"}},
+      {"reg_file_data_sampling", {"mitigations"}},
+      {"nosmt", {"smt", "mitigations"}},
+      {"transparent_hugepage", {"thp"}},
+      {"clocksource", {"clocksource"}},
+      {"cpufreq.default_governor", {"governor"}},
+      {"intel_pstate", {"governor", "no_turbo"}},
+      {"amd_pstate", {"governor", "boost"}},
+      {"norandmaps", {"aslr"}},
+      {"dis_ucode_ldr", {"microcode"}},
+  };
+  return effects;
+}
+
+std::string parameter_name(const std::string& word) { return word.substr(0, word.find('=')); }
+
+std::vector<std::string> words_of(const std::string& cmdline) {
+  std::istringstream in(cmdline);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+// Fingerprint keys either side sets on purpose.
+std::set<std::string> declared_keys(const Declarations& a, const Declarations& b) {
+  std::set<std::string> keys;
+  for (const Declarations* declared : {&a, &b}) {
+    if (declared->kernel) keys.insert("kernel_release");
+    for (const std::string& word : declared->cmdline) {
+      keys.insert("cmdline:" + word);
+      const auto effect = cmdline_effects().find(parameter_name(word));
+      if (effect != cmdline_effects().end()) keys.insert(effect->second.begin(), effect->second.end());
+    }
+    for (const auto& [name, value] : declared->sysctl) {
+      std::string dotted = name;
+      std::replace(dotted.begin(), dotted.end(), '/', '.');
+      if (dotted == "kernel.randomize_va_space") keys.insert("aslr");
+    }
+  }
+  return keys;
+}
+
+std::string shown(const json& value) {
+  if (value.is_null()) return "unreadable";
+  if (value.is_string()) return value.get<std::string>().empty() ? "(empty)" : value.get<std::string>();
+  return value.dump();
+}
+
+// value -> sessions with it; `known` counts the sessions that had the key.
+struct SideValues {
+  std::map<std::string, int> count;
+  int known = 0;
+};
+
+std::string describe(const SideValues& side) {
+  if (side.count.size() == 1) return side.count.begin()->first;
+  std::vector<std::string> parts;
+  for (const auto& [value, sessions] : side.count)
+    parts.push_back(fmt::format("{} in {} of {} sessions", value, sessions, side.known));
+  return fmt::format("{}", fmt::join(parts, " / "));
+}
+
+std::string difference_line(const std::string& key, const ProfileSessions& base, const SideValues& base_values,
+                            const ProfileSessions& test, const SideValues& test_values) {
+  return fmt::format("{}: {} {}, {} {}", key, base.name, describe(base_values), test.name, describe(test_values));
+}
+
+// The value of `key` in each session, or of the path key/sub for an object
+// such as mitigations. Sessions without the key are unknown.
+SideValues values_of(const ProfileSessions& side, const std::string& key, const std::string& sub = "") {
+  SideValues values;
+  for (const json& fingerprint : side.fingerprints) {
+    if (!fingerprint.is_object() || !fingerprint.contains(key)) continue;
+    const json* value = &fingerprint.at(key);
+    if (!sub.empty()) {
+      if (!value->is_object() || !value->contains(sub)) continue;
+      value = &value->at(sub);
+    }
+    ++values.known;
+    ++values.count[shown(*value)];
+  }
+  return values;
+}
+
+bool differ(const SideValues& a, const SideValues& b) {
+  if (a.known == 0 || b.known == 0) return false;
+  std::set<std::string> left, right;
+  for (const auto& [value, n] : a.count) left.insert(value);
+  for (const auto& [value, n] : b.count) right.insert(value);
+  return left != right;
+}
+
+// Mitigations is an object of one line per vulnerability: one line per entry
+// that differs, or a count when many do (mitigations=off changes a dozen).
+void mitigation_lines(const ProfileSessions& base, const ProfileSessions& test, std::vector<std::string>& lines) {
+  std::set<std::string> names;
+  for (const ProfileSessions* side : {&base, &test})
+    for (const json& fingerprint : side->fingerprints)
+      if (fingerprint.is_object() && fingerprint.contains("mitigations") && fingerprint.at("mitigations").is_object())
+        for (const auto& [name, value] : fingerprint.at("mitigations").items()) names.insert(name);
+  std::vector<std::string> differing;
+  std::vector<std::string> detail;
+  for (const std::string& name : names) {
+    const SideValues a = values_of(base, "mitigations", name);
+    const SideValues b = values_of(test, "mitigations", name);
+    if (!differ(a, b)) continue;
+    differing.push_back(name);
+    detail.push_back(difference_line("mitigations/" + name, base, a, test, b));
+  }
+  constexpr std::size_t kMostListed = 3;
+  if (differing.size() <= kMostListed) {
+    lines.insert(lines.end(), detail.begin(), detail.end());
+  } else {
+    lines.push_back(fmt::format("mitigations: {} entries differ ({}); kbench session show gives both fingerprints",
+                                differing.size(), fmt::join(differing, ", ")));
+  }
+}
+
+void cmdline_line(const ProfileSessions& base, const ProfileSessions& test, const std::set<std::string>& declared,
+                  bool kernel_declared, std::vector<std::string>& lines) {
+  auto words = [](const ProfileSessions& side, bool& known) {
+    std::set<std::string> all;
+    for (const json& fingerprint : side.fingerprints) {
+      if (!fingerprint.is_object() || !fingerprint.contains("cmdline")) continue;
+      known = true;
+      const json& cmdline = fingerprint.at("cmdline");
+      if (!cmdline.is_string()) continue;
+      for (std::string& word : words_of(cmdline.get<std::string>())) all.insert(std::move(word));
+    }
+    return all;
+  };
+  bool base_known = false, test_known = false;
+  const std::set<std::string> base_words = words(base, base_known);
+  const std::set<std::string> test_words = words(test, test_known);
+  if (!base_known || !test_known) return;
+  auto only = [&](const std::set<std::string>& mine, const std::set<std::string>& theirs) {
+    std::vector<std::string> result;
+    for (const std::string& word : mine) {
+      if (theirs.count(word) || declared.count("cmdline:" + word)) continue;
+      // A kernel image of its own boots with its own image and initrd names.
+      const std::string name = parameter_name(word);
+      if (kernel_declared && (name == "BOOT_IMAGE" || name == "initrd")) continue;
+      result.push_back(word);
+    }
+    return result;
+  };
+  const std::vector<std::string> base_only = only(base_words, test_words);
+  const std::vector<std::string> test_only = only(test_words, base_words);
+  if (base_only.empty() && test_only.empty()) return;
+  std::vector<std::string> parts;
+  if (!base_only.empty()) parts.push_back(fmt::format("only {} has {}", base.name, fmt::join(base_only, " ")));
+  if (!test_only.empty()) parts.push_back(fmt::format("only {} has {}", test.name, fmt::join(test_only, " ")));
+  lines.push_back(fmt::format("cmdline: {}", fmt::join(parts, "; ")));
+}
+
+struct Load {
+  int counted = 0;  // sessions that start a run and recorded their load
+  int busy = 0;
+  double highest = 0;  // highest 1-minute load among the busy sessions
+  int cpus = 0;        // of that session
+};
+
+bool starts_run(const json& fingerprint) {
+  if (!fingerprint.contains("plan") || !fingerprint.at("plan").is_object()) return true;
+  const json& plan = fingerprint.at("plan");
+  return !plan.contains("session") || !plan.at("session").is_number_integer() || plan.at("session").get<int>() == 0;
+}
+
+Load load_of(const ProfileSessions& side) {
+  Load load;
+  for (const json& fingerprint : side.fingerprints) {
+    if (!fingerprint.is_object() || !starts_run(fingerprint)) continue;
+    const json loadavg = fingerprint.value("loadavg", json());
+    const json cpus = fingerprint.value("cpu_count", json());
+    if (!loadavg.is_array() || loadavg.empty() || !loadavg[0].is_number() || !cpus.is_number_integer() ||
+        cpus.get<int>() < 1)
+      continue;
+    ++load.counted;
+    const double one_minute = loadavg[0].get<double>();
+    if (one_minute >= 0.5 * cpus.get<int>()) {
+      ++load.busy;
+      if (one_minute >= load.highest) {
+        load.highest = one_minute;
+        load.cpus = cpus.get<int>();
+      }
+    }
+  }
+  return load;
+}
+
+std::string describe(const Load& load) {
+  if (load.counted == 0) return "unknown";
+  if (load.busy == 0) return "quiet";
+  return fmt::format("busy (1-minute load {:.2f} on {} CPUs at the start of {} of {} runs)", load.highest, load.cpus,
+                     load.busy, load.counted);
+}
+
+}  // namespace
+
+Declarations declarations_of(const std::vector<json>& fingerprints) {
+  Declarations declared;
+  std::set<std::string> words;
+  for (const json& fingerprint : fingerprints) {
+    if (!fingerprint.is_object()) continue;
+    if (auto sysctl = fingerprint.find("sysctl"); sysctl != fingerprint.end() && sysctl->is_object())
+      for (const auto& [name, value] : sysctl->items())
+        declared.sysctl[name] = value.is_string() ? value.get<std::string>() : value.dump();
+    auto profile = fingerprint.find("swprofile");
+    if (profile == fingerprint.end() || !profile->is_object()) continue;
+    if (auto kernel = profile->find("kernel"); kernel != profile->end() && kernel->is_string() && !kernel->get<std::string>().empty())
+      declared.kernel = true;
+    if (auto cmdline = profile->find("cmdline"); cmdline != profile->end() && cmdline->is_array())
+      for (const json& word : *cmdline)
+        if (word.is_string()) words.insert(word.get<std::string>());
+  }
+  declared.cmdline.assign(words.begin(), words.end());
+  return declared;
+}
+
+std::vector<std::string> environment_differences(const ProfileSessions& base, const ProfileSessions& test) {
+  const std::set<std::string> declared = declared_keys(base.declared, test.declared);
+  std::vector<std::string> lines;
+  cmdline_line(base, test, declared, declared.count("kernel_release") > 0, lines);
+  for (const char* key : kKeys) {
+    if (declared.count(key)) continue;
+    if (std::string(key) == "mitigations") {
+      mitigation_lines(base, test, lines);
+      continue;
+    }
+    const SideValues a = values_of(base, key);
+    const SideValues b = values_of(test, key);
+    if (differ(a, b)) lines.push_back(difference_line(key, base, a, test, b));
+  }
+  const Load base_load = load_of(base);
+  const Load test_load = load_of(test);
+  if (base_load.busy > 0 || test_load.busy > 0)
+    lines.push_back(fmt::format("load: {} {}, {} {}", base.name, describe(base_load), test.name, describe(test_load)));
+  return lines;
+}
+
+void add_environment_differences(report::Report& report, store::ResultStore& store) {
+  for (report::Table& table : report.tables) {
+    std::vector<std::string> names{table.base_profile};
+    names.insert(names.end(), table.test_profiles.begin(), table.test_profiles.end());
+    std::map<std::string, ProfileSessions> sides;
+    for (const std::string& name : names) sides[name].name = name;
+    for (const store::SessionListing& listed : store.list_sessions(names)) {
+      // A session without samples (killed at once) measured nothing here.
+      if (listed.sut != table.sut || listed.samples == 0) continue;
+      const auto session = store.session(listed.id);
+      if (session) sides[listed.swprofile].fingerprints.push_back(session->fingerprint);
+    }
+    for (auto& [name, side] : sides) side.declared = declarations_of(side.fingerprints);
+    for (const std::string& test : table.test_profiles) {
+      if (test == table.base_profile) continue;
+      for (std::string& line : environment_differences(sides[table.base_profile], sides[test]))
+        table.environment_differences.push_back(std::move(line));
+    }
+  }
+}
+
+}  // namespace kbench::analysis
