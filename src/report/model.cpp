@@ -172,7 +172,11 @@ std::string session_basis_line(const SessionCounts& counts) {
 
 std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, const Table* table) {
   std::vector<std::string> lines;
-  std::string method = "Method: " + std::string(analysis::method_title(legend.method));
+  // With --sessions sessions, "welch" is the t-test on log session means
+  // (docs/statistics.md); its title says so rather than naming Welch.
+  std::string method = "Method: " + (legend.sessions != "pooled" && legend.method == analysis::TestMethod::Welch
+                                         ? std::string("t-test on session means (log scale, SUT noise model)")
+                                         : std::string(analysis::method_title(legend.method)));
   if (!analysis::gives_p_values(legend.method)) {
     method += fmt::format(", {} rows compared", legend.rows_tested);
   } else if (legend.fdr) {
@@ -188,12 +192,9 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, 
     lines.push_back("Sessions: every repeat tested as an independent sample (--sessions pooled).");
   } else if (counts.cells > 0) {
     lines.push_back(session_basis_line(counts));
-  } else if (legend.sessions == "means" || legend.cells_on_session_means > 0) {
-    lines.push_back(fmt::format("Sessions: {} tested on session means, {} (--sessions {}).",
-                                count_noun(legend.cells_on_session_means, "cell", "cells"),
-                                legend.sessions == "means" ? "wherever both sides have 2 or more sessions"
-                                                           : "where most variance lies between sessions",
-                                legend.sessions));
+  } else if (legend.cells_on_session_means > 0) {
+    lines.push_back(fmt::format("Sessions: {} tested on session means (--sessions {}).",
+                                count_noun(legend.cells_on_session_means, "cell", "cells"), legend.sessions));
   }
   if (legend.looks > 1) {
     const double level = legend.fdr ? *legend.fdr : legend.alpha;
