@@ -16,6 +16,7 @@ namespace kbench::report {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const char* const kTextFormats[] = {"grid", "markdown", "delta", "mail"};
 
@@ -229,6 +230,16 @@ TEST(ReportVerdicts, LegendGivesTheCiLevelAndTheSessionBasis) {
   const std::string looks = render(report, "markdown");
   EXPECT_THAT(looks, HasSubstr("CIs are 90%, per row, not adjusted for the number of rows tested."));
   EXPECT_THAT(looks, HasSubstr("\nUntil decided: 3 looks at the data, each at alpha=0.02 (0.06 / 3, Bonferroni).\n"));
+}
+
+TEST(ReportVerdicts, UnclassifiedCellsAreNotCalledUnchanged) {
+  // A tested cell with no verdict and no reason (a method without the
+  // equivalence verdict): a blank there means "not significant".
+  Report report = verdict_report();
+  report.tables[0].rows[2].cells[0].verdict = Verdict::None;
+  const std::string grid = render(report, "grid");
+  EXPECT_THAT(grid, HasSubstr("\nNo mark: no significant change of at least 2.00%. CIs are 95%"));
+  EXPECT_THAT(grid, Not(HasSubstr("No mark: unchanged")));
 }
 
 TEST(ReportVerdicts, EnvironmentDifferencesAreListedUnderEveryTable) {

@@ -212,8 +212,20 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, 
   // excludes 0 looks like a contradiction.
   const std::string ci = fmt::format("CIs are {}, per row, not adjusted for {}.", format_level(legend.ci_level),
                                      legend.fdr ? "the FDR of the marks" : "the number of rows tested");
-  if (legend.min_change_pct > 0)
+  // A tested cell left at None without a reason was never classified (a
+  // method without the equivalence verdict): then a blank means "not
+  // significant", not "unchanged".
+  bool unclassified = false;
+  if (table)
+    for (const Row& row : table->rows)
+      for (const Cell& cell : row.cells)
+        unclassified = unclassified || (row.base_present && cell.present && cell.verdict == Verdict::None &&
+                                        cell.note.empty() && std::isfinite(cell.change_pct));
+  if (legend.min_change_pct > 0 && !unclassified)
     lines.push_back(fmt::format("No mark: unchanged, the CI of the change lies within +/-{}. {}",
+                                format_percent(legend.min_change_pct), ci));
+  else if (legend.min_change_pct > 0)
+    lines.push_back(fmt::format("No mark: no significant change of at least {}. {}",
                                 format_percent(legend.min_change_pct), ci));
   else
     lines.push_back("No mark: no significant change. " + ci);
