@@ -49,9 +49,10 @@ grep -Eq "No mark: (unchanged, the CI of the change lies within \+/-|no signific
   "$WORK/f.out" && pass || fail "--min-change 50 not in the legend: $(grep 'No mark' "$WORK/f.out")"
 "$KBENCH" compare A B --sessions pooled >"$WORK/f.out" 2>&1 || fail "--sessions pooled exited $?"
 expect_contains "$WORK/f.out" "Sessions: every repeat tested as an independent sample"
-"$KBENCH" compare A B --sessions means --format csv >"$WORK/f.csv" 2>&1 || fail "--sessions means exited $?"
-"$KBENCH" compare A B --sessions means >"$WORK/f.out" 2>&1 || fail "--sessions means exited $?"
-expect_contains "$WORK/f.out" "6 cells tested on session means, wherever both sides"
+"$KBENCH" compare A B --sessions sessions >"$WORK/f.out" 2>&1 || fail "--sessions sessions exited $?"
+expect_contains "$WORK/f.out" "Sessions: tested on session means, 2+2 sessions (base+test)"
+"$KBENCH" compare A B --sessions means >"$WORK/f.out" 2>&1 && fail "--sessions means (the old name) was accepted" || pass
+expect_contains "$WORK/f.out" "--sessions means: expected sessions or pooled"
 "$KBENCH" compare A B --method mwu --fdr off --sign raw >"$WORK/f.out" 2>&1 || fail "mwu/fdr off/raw exited $?"
 expect_contains "$WORK/f.out" "Mann-Whitney"
 
@@ -96,7 +97,7 @@ assert len(rows) == 6 and all(r["sut"] == "lab[1]" and r["floor_basis"] == "mode
 ' "$WORK/noise.csv" && pass || fail "noise on SUT lab[1]: the other profiles were not found"
 # Alone in its store with one session: the between-session noise is unknown.
 ALONE="sqlite://$WORK/alone.db"
-"$KBENCH" run --swprofile solo --suite quick --benchmark 'syscall/getpid' --repeats 3 --warmups 0 --store "$ALONE" \
+"$KBENCH" run --swprofile solo --suite quick --benchmark 'syscall/getpid' --repeats 3 --warmups 0 --sessions 1 --store "$ALONE" \
   >"$WORK/run.out" 2>"$WORK/run.err" || fail "kbench run solo exited $?: $(tail -3 "$WORK/run.err")"
 "$KBENCH" noise solo --store "$ALONE" >"$WORK/noise.out" 2>"$WORK/err" || fail "noise solo exited $?: $(cat "$WORK/err")"
 expect_contains "$WORK/noise.out" "unknown (1 session)"

@@ -38,7 +38,7 @@ n=$(sqlite3 "$DB" "select count(*) from result r join session s on s.id=r.sessio
 
 "$KBENCH" compare A B >"$WORK/grid.out" 2>"$WORK/grid.err" || fail "compare exited $?: $(cat "$WORK/grid.err")"
 for text in "Results for SUT " "| Benchmark " "| Result Class " "A (base)" "+=====" \
-            "| syscall/getpid " "| perf/syscall " "Welch" "Benjamini-Hochberg" "positive = better"; do
+            "| syscall/getpid " "| perf/syscall " "t-test on session means" "Benjamini-Hochberg" "positive = better"; do
   expect_contains "$WORK/grid.out" "$text"
 done
 # The benchmark name stands only on the first row of its group.
