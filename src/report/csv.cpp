@@ -24,7 +24,10 @@ const char* const kHeader[] = {
     "base_n", "base_mean", "base_median", "base_stddev", "base_cv", "base_min", "base_max", "base_ci95_low",
     "base_ci95_high", "test_n", "test_mean", "test_median", "test_stddev", "test_cv", "test_min", "test_max",
     "test_ci95_low", "test_ci95_high", "change_pct", "signed_change_pct", "change_ci95_low_pct",
-    "change_ci95_high_pct", "p_value", "q_value", "verdict", "session_noisy", "note"};
+    "change_ci95_high_pct", "p_value", "q_value", "verdict", "session_noisy", "note",
+    // Last, so that the columns before it keep their places for scripts that
+    // read them by position.
+    "params"};
 
 class CsvRenderer : public Renderer {
  public:
@@ -56,6 +59,7 @@ class CsvRenderer : public Renderer {
           fields.push_back(std::string(verdict_name(cell.verdict)));
           fields.push_back(cell.session_noisy ? "true" : "false");
           fields.push_back(cell.note);
+          fields.push_back(params_text(row.params));
           write(fields, out);
         }
       }
