@@ -3,6 +3,7 @@
 // files instead of comparing; review the diff by eye before committing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -146,6 +147,7 @@ Report seed_report() {
   table.test_profiles = {"arm64-core-mark21-20260929-m7g"};
   ColumnSummary column;
   double log_sum = 0;
+  double log_raw_sum = 0;
   for (const SeedRow& seed : kSeedRows) {
     Row row;
     row.benchmark = seed.benchmark;
@@ -159,10 +161,12 @@ Report seed_report() {
     column.improvements += verdict == Verdict::Improvement;
     column.regressions += verdict == Verdict::Regression;
     log_sum += std::log1p(seed.change / 100);
+    log_raw_sum += std::log1p(raw / 100);
     ++column.geomean_rows;
     table.rows.push_back(row);
   }
   column.geomean_change_pct = std::expm1(log_sum / column.geomean_rows) * 100;
+  column.geomean_raw_change_pct = std::expm1(log_raw_sum / column.geomean_rows) * 100;
   table.columns.push_back(column);
   Report report;
   report.tables.push_back(table);
@@ -214,6 +218,8 @@ Report two_column_report() {
   add("micromm/vmalloc", result_class("kvfree_rcu_2_arg_vmalloc_test: p:1, h:0, l:500000", "usec", Better::Lower),
       true, 359256.33, {noisy, cell_with_change(359256.33, -0.0004)});
   table.columns = {ColumnSummary{1, 1, 0.54, 5}, ColumnSummary{0, 1, -0.31, 5}};
+  table.columns[0].geomean_raw_change_pct = 1.06;  // raw: the rows that went up outweigh those that went down
+  table.columns[1].geomean_raw_change_pct = 0.37;
   Report report;
   report.tables.push_back(table);
   report.legend.method = kbench::analysis::TestMethod::Welch;

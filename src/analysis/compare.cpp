@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "report/format.h"
 #include "stats/stats.h"
 
 namespace kbench::analysis {
@@ -17,11 +18,15 @@ namespace {
 
 using Values = std::vector<double>;
 
+// Parameters are part of a row's identity: hackbench with loops=40 and with
+// loops=10 are two rows, never pooled or compared with each other.
 struct RowKey {
   std::string benchmark;
+  std::string params;  // report::params_text: canonical, so equal sets give equal keys
   std::string label;
   bool operator<(const RowKey& other) const {
     if (benchmark != other.benchmark) return benchmark < other.benchmark;
+    if (params != other.params) return natural_less(params, other.params);
     return natural_less(label, other.label);
   }
 };
@@ -34,6 +39,7 @@ struct ProfileSamples {
 
 struct RowSamples {
   ResultClass result_class;
+  Params params;
   std::map<std::string, ProfileSamples> by_profile;  // swprofile -> samples
 };
 
@@ -50,7 +56,8 @@ Grouped group(const std::vector<store::SampleRow>& samples, const std::set<std::
   Values* session_target = nullptr;
   for (const auto& s : samples) {
     if (last && s.session == last->session && s.benchmark == last->benchmark &&
-        s.result_class == last->result_class && s.sut == last->sut && s.swprofile == last->swprofile) {
+        s.result_class == last->result_class && s.sut == last->sut && s.swprofile == last->swprofile &&
+        s.params == last->params) {
       target->values.push_back(s.value);
       session_target->push_back(s.value);
       continue;
@@ -59,8 +66,9 @@ Grouped group(const std::vector<store::SampleRow>& samples, const std::set<std::
       last = nullptr;
       continue;
     }
-    auto& row = grouped[s.sut][RowKey{s.benchmark, s.result_class.label()}];
+    auto& row = grouped[s.sut][RowKey{s.benchmark, report::params_text(s.params), s.result_class.label()}];
     row.result_class = s.result_class;
+    row.params = s.params;
     target = &row.by_profile[s.swprofile];
     session_target = &target->by_session[s.session];
     target->values.push_back(s.value);
@@ -266,6 +274,45 @@ void flag_means_above_p99(report::Table& table) {
   }
 }
 
+// The geomean reads like the rows beside it (docs/reports.md "Geometric
+// mean"). G is the geometric mean of the test/base ratios turned so that
+// above 1 is better (test/base where higher is better, base/test where lower
+// is). A row prints a change as (test - base) / base, flipped where lower is
+// better: G - 1 for a higher-is-better row, 1 - 1/G for a lower-is-better
+// one. The geomean prints G the same way, averaged over the rows'
+// directions, so with one row it is that row's change (a lower-is-better row
+// at 69.85% used to have a geomean of 231.72%, base/test - 1).
+void fill_geomeans(report::Table& table) {
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    double log_better_sum = 0;
+    double log_raw_sum = 0;
+    int higher = 0;
+    int lower = 0;
+    for (const report::Row& row : table.rows) {
+      if (!row.base_present || c >= row.cells.size() || !row.cells[c].present) continue;
+      const double base = row.base.mean;
+      const double test = row.cells[c].test.mean;
+      // A ratio needs two positive, finite means.
+      if (!(base > 0 && test > 0 && std::isfinite(base) && std::isfinite(test))) continue;
+      const double log_ratio = std::log(test / base);
+      log_raw_sum += log_ratio;
+      if (row.result_class.better == Better::Higher) {
+        log_better_sum += log_ratio;
+        ++higher;
+      } else {
+        log_better_sum -= log_ratio;
+        ++lower;
+      }
+    }
+    report::ColumnSummary& column = table.columns[c];
+    column.geomean_rows = higher + lower;
+    if (column.geomean_rows == 0) continue;
+    const double log_g = log_better_sum / column.geomean_rows;
+    column.geomean_change_pct = (higher * std::expm1(log_g) - lower * std::expm1(-log_g)) / column.geomean_rows * 100.0;
+    column.geomean_raw_change_pct = std::expm1(log_raw_sum / column.geomean_rows) * 100.0;
+  }
+}
+
 }  // namespace
 
 SessionMode parse_session_mode(const std::string& text) {
@@ -359,6 +406,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
       if (!compared_here) continue;
       report::Row& row = table.rows.emplace_back();
       row.benchmark = key.benchmark;
+      row.params = row_samples.params;
       row.result_class = row_samples.result_class;
       const auto base_it = row_samples.by_profile.find(options.base);
       row.base_present = base_it != row_samples.by_profile.end();
@@ -405,7 +453,6 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   for (auto& table : out.tables) {
     flag_means_above_p99(table);
     table.columns.assign(table.test_profiles.size(), {});
-    std::vector<double> log_ratio_sum(table.test_profiles.size(), 0.0);
     for (auto& row : table.rows) {
       for (std::size_t c = 0; c < row.cells.size(); ++c) {
         auto& cell = row.cells[c];
@@ -439,20 +486,9 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
             }
           }
         }
-        if (row.base.mean > 0 && cell.test.mean > 0) {
-          const double ratio = row.result_class.better == Better::Higher ? cell.test.mean / row.base.mean
-                                                                         : row.base.mean / cell.test.mean;
-          log_ratio_sum[c] += std::log(ratio);
-          ++table.columns[c].geomean_rows;
-        }
       }
     }
-    for (std::size_t c = 0; c < table.columns.size(); ++c) {
-      if (table.columns[c].geomean_rows > 0) {
-        table.columns[c].geomean_change_pct =
-            (std::exp(log_ratio_sum[c] / table.columns[c].geomean_rows) - 1.0) * 100.0;
-      }
-    }
+    fill_geomeans(table);
   }
   return out;
 }
@@ -460,12 +496,18 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
 std::vector<report::ProfileTable> build_profile_tables(const std::vector<store::SampleRow>& samples,
                                                        const std::string& swprofile,
                                                        std::optional<std::int64_t> session) {
-  std::map<std::string, std::map<RowKey, std::pair<ResultClass, Values>>> by_sut;
+  struct Entry {
+    ResultClass result_class;
+    Params params;
+    Values values;
+  };
+  std::map<std::string, std::map<RowKey, Entry>> by_sut;
   for (const auto& s : samples) {
     if (s.swprofile != swprofile || (session && s.session != *session)) continue;
-    auto& entry = by_sut[s.sut][RowKey{s.benchmark, s.result_class.label()}];
-    entry.first = s.result_class;
-    entry.second.push_back(s.value);
+    auto& entry = by_sut[s.sut][RowKey{s.benchmark, report::params_text(s.params), s.result_class.label()}];
+    entry.result_class = s.result_class;
+    entry.params = s.params;
+    entry.values.push_back(s.value);
   }
   std::vector<report::ProfileTable> tables;
   for (const auto& [sut, rows] : by_sut) {
@@ -473,7 +515,7 @@ std::vector<report::ProfileTable> build_profile_tables(const std::vector<store::
     table.sut = sut;
     table.swprofile = swprofile;
     for (const auto& [key, entry] : rows) {
-      table.rows.push_back({key.benchmark, entry.first, stats::summarize(entry.second)});
+      table.rows.push_back({key.benchmark, entry.result_class, stats::summarize(entry.values), entry.params});
     }
     tables.push_back(std::move(table));
   }

@@ -1,5 +1,10 @@
 // kbench compare: the table for the mailing list.
+#include <algorithm>
+#include <fmt/format.h>
+#include <functional>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "analysis/compare.h"
@@ -26,6 +31,43 @@ struct CompareCommandOptions {
   std::string store_url;
 };
 
+// "SUT 'a'", "SUTs 'a', 'b'": for a message.
+std::string sut_list(const std::set<std::string>& suts) {
+  std::string text = suts.size() == 1 ? "SUT " : "SUTs ";
+  for (auto it = suts.begin(); it != suts.end(); ++it) text += (it == suts.begin() ? "'" : ", '") + *it + "'";
+  return text;
+}
+
+// Rows are per SUT: a test profile measured on none of the base's SUTs has
+// nothing to be compared with, and a report of empty cells that exits 0 would
+// hide that.
+void require_shared_sut(const std::vector<store::SampleRow>& samples, const analysis::CompareOptions& compare,
+                        const std::function<std::string()>& why_empty) {
+  std::map<std::string, std::set<std::string>> suts_of;  // swprofile -> SUTs with samples
+  const store::SampleRow* previous = nullptr;
+  for (const store::SampleRow& sample : samples) {
+    // The store delivers a session's samples together: one insert per run of them.
+    if (previous && previous->sut == sample.sut && previous->swprofile == sample.swprofile) continue;
+    suts_of[sample.swprofile].insert(sample.sut);
+    previous = &sample;
+  }
+  const std::set<std::string>& base_suts = suts_of[compare.base];
+  for (const std::string& test : compare.tests) {
+    const std::set<std::string>& test_suts = suts_of[test];
+    const bool shared = std::any_of(test_suts.begin(), test_suts.end(),
+                                    [&](const std::string& sut) { return base_suts.count(sut) > 0; });
+    if (shared) continue;
+    if (test_suts.empty()) {
+      throw InputError("compare: no rows for swprofile '" + test + "' match --sut/--benchmark/--resultclass" +
+                       why_empty());
+    }
+    throw InputError(fmt::format(
+        "compare: base '{}' was measured on {}, '{}' only on {}; rows are compared within one SUT, so measure both "
+        "on the same one (kbench run --sut NAME)",
+        compare.base, sut_list(base_suts), test, sut_list(test_suts)));
+  }
+}
+
 void compare_command(const CompareCommandOptions& options) {
   if (options.profiles.size() < 2) {
     throw InputError("compare: expected a base swprofile and at least one test swprofile");
@@ -50,16 +92,20 @@ void compare_command(const CompareCommandOptions& options) {
   // Every profile, not just the compared ones: the others are the SUT's
   // noise model (the prior of the session test).
   query.settled_only = true;
-  report::Report result = analysis::build_comparison(store->samples(query), compare);
-  if (result.tables.empty()) {
-    // Often because the only sessions are incomplete: say so on the same line.
+  const std::vector<store::SampleRow> samples = store->samples(query);
+  report::Report result = analysis::build_comparison(samples, compare);
+  // No rows is often because the only sessions are incomplete: say so on the same line.
+  const auto why_empty = [&] {
     std::ostringstream incomplete;
     print_incomplete_sessions(*store, options.profiles, incomplete);
     std::string why = incomplete.str();
-    if (!why.empty()) why = "; " + why.substr(0, why.find('\n'));
+    return why.empty() ? why : "; " + why.substr(0, why.find('\n'));
+  };
+  if (result.tables.empty()) {
     throw InputError("compare: no rows for swprofile '" + compare.base +
-                     "' match --sut/--benchmark/--resultclass" + why);
+                     "' match --sut/--benchmark/--resultclass" + why_empty());
   }
+  require_shared_sut(samples, compare, why_empty);
   analysis::add_environment_differences(result, *store);
   renderer->render(result, std::cout);
 

@@ -42,16 +42,18 @@ void render_relative(const report::ProfileTable& table, std::ostream& out) {
                           {"max", report::Align::Right},
                           {"cv", report::Align::Right},
                           {"count", report::Align::Right}});
-  const std::string* previous = nullptr;
+  const report::RowNames names(table);
+  std::string previous;
   for (const report::ProfileRow& row : table.rows) {
-    const bool new_group = previous == nullptr || *previous != row.benchmark;
+    const std::string name = names(row);
+    const bool new_group = &row == &table.rows.front() || previous != name;
     const stats::Summary& s = row.summary;
-    text.add_row({new_group ? row.benchmark : "", row.result_class.label(), relative_cell(s.min, s.mean),
+    text.add_row({new_group ? name : "", row.result_class.label(), relative_cell(s.min, s.mean),
                   relative_cell(s.ci95_low, s.mean), report::format_number(s.mean),
                   relative_cell(s.ci95_high, s.mean), relative_cell(s.max, s.mean),
                   std::isnan(s.cv) ? "" : report::format_percent(s.cv * 100), std::to_string(s.count)},
                  new_group);
-    previous = &row.benchmark;
+    previous = name;
   }
   out << report::sut_heading(table.sut, table.sut_scope) << ", swprofile " << table.swprofile
       << " (min, ci95min, ci95max, max in percent of the mean):\n";

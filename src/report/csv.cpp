@@ -29,7 +29,10 @@ const char* const kHeader[] = {
     // scripts that read columns by position keep working.
     "change_ci_level", "sessions_to_decide", "base_sessions", "test_sessions", "prior_df", "heavy_tail", "bimodal",
     "column_improvements", "column_regressions", "column_unchanged", "column_undecided", "column_untested",
-    "environment_differences"};
+    "environment_differences",
+    // Last, so that the columns before it keep their places for scripts that
+    // read them by position.
+    "params"};
 
 // A table's environment differences in one field: lines joined by " | ".
 std::string joined_differences(const Table& table) {
@@ -82,6 +85,7 @@ class CsvRenderer : public Renderer {
           for (int count : {counts.improvements, counts.regressions, counts.unchanged, counts.undecided, counts.untested})
             fields.push_back(std::to_string(count));
           fields.push_back(differences);
+          fields.push_back(params_text(row.params));
           write(fields, out);
         }
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <set>
 #include <span>
 #include <fmt/format.h>
 
@@ -232,6 +233,67 @@ std::string_view verdict_name(Verdict verdict) {
 std::string format_level(double level) {
   if (std::isnan(level)) return "";
   return fmt::format("{:g}%", std::round(level * 1e5) / 1e3);
+}
+
+std::string params_text(const Params& params) {
+  std::string text;
+  for (const auto& [key, value] : params) text += (text.empty() ? "" : ";") + key + "=" + value;
+  return text;
+}
+
+RowNames::RowNames(const Table& table) {
+  for (const Row& row : table.rows) add(row.benchmark, row.params);
+  settle();
+}
+
+RowNames::RowNames(const ProfileTable& table) {
+  for (const ProfileRow& row : table.rows) add(row.benchmark, row.params);
+  settle();
+}
+
+void RowNames::add(const std::string& benchmark, const Params& params) {
+  std::vector<Params>& sets = sets_[benchmark];
+  if (std::find(sets.begin(), sets.end(), params) == sets.end()) sets.push_back(params);
+}
+
+// A key differs when some set lacks it or gives it another value than the
+// first set does.
+void RowNames::settle() {
+  for (const auto& [benchmark, sets] : sets_) {
+    if (sets.size() < 2) continue;
+    std::set<std::string> keys;
+    for (const Params& params : sets)
+      for (const auto& entry : params) keys.insert(entry.first);
+    std::vector<std::string>& differing = differing_keys_[benchmark];
+    for (const std::string& key : keys) {
+      const auto first = sets.front().find(key);
+      const bool same = std::all_of(sets.begin(), sets.end(), [&](const Params& params) {
+        const auto it = params.find(key);
+        return first != sets.front().end() && it != params.end() && it->second == first->second;
+      });
+      if (!same) differing.push_back(key);
+    }
+  }
+  sets_.clear();
+}
+
+std::string RowNames::name(const std::string& benchmark, const Params& params) const {
+  const auto it = differing_keys_.find(benchmark);
+  if (it == differing_keys_.end()) return benchmark;
+  std::string shown;
+  for (const std::string& key : it->second) {
+    const auto value = params.find(key);
+    shown += (shown.empty() ? "" : " ") + key + "=" + (value == params.end() ? "(unset)" : value->second);
+  }
+  return benchmark + " [" + shown + "]";
+}
+
+double geomean_change(const ColumnSummary& column, SignConvention sign) {
+  return sign == SignConvention::Raw ? column.geomean_raw_change_pct : column.geomean_change_pct;
+}
+
+std::string_view geomean_sense(SignConvention sign) {
+  return sign == SignConvention::Raw ? "raw: positive = larger" : "positive = better";
 }
 
 std::string csv_field(const std::string& text) {

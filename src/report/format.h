@@ -2,6 +2,7 @@
 // Number and text formatting shared by the text renderers. The precision rules
 // reproduce the seed report (tests/golden/grid-seed-aws-m7g.txt), so
 // a kbench table can be pasted next to one made by the tools the field uses.
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,39 @@ std::string_view verdict_name(Verdict verdict);
 
 // A confidence level as a percent: 0.95 -> "95%", 0.975 -> "97.5%".
 std::string format_level(double level);
+
+// A row's effective parameters as one text, keys in order: "calls=1000;cpu=2";
+// "" for none. One benchmark name may have been run with several parameter
+// sets, and then only this tells them apart: the params field of the compare
+// and export CSVs, and what compare and show key and sort rows by.
+std::string params_text(const Params& params);
+
+// How every report names a row. Parameters are part of a row's identity, but
+// most benchmarks run with one parameter set, and printing it everywhere
+// would bury the names: a benchmark that appears with one parameter set in a
+// table is named alone ("mmtests/hackbench"); one that appears with several
+// gets the parameters in which its sets differ ("mmtests/hackbench
+// [loops=40]"), so that its rows can be told apart (docs/reports.md).
+class RowNames {
+ public:
+  explicit RowNames(const Table& table);
+  explicit RowNames(const ProfileTable& table);
+  std::string operator()(const Row& row) const { return name(row.benchmark, row.params); }
+  std::string operator()(const ProfileRow& row) const { return name(row.benchmark, row.params); }
+  std::string name(const std::string& benchmark, const Params& params) const;
+
+ private:
+  void add(const std::string& benchmark, const Params& params);
+  void settle();
+  std::map<std::string, std::vector<Params>> sets_;                 // benchmark -> its distinct sets
+  std::map<std::string, std::vector<std::string>> differing_keys_;  // only benchmarks with several sets
+};
+
+// The geometric-mean summary of a test column in the sign convention its rows
+// are printed in, and the words that say which: "positive = better" or
+// "raw: positive = larger".
+double geomean_change(const ColumnSummary& column, SignConvention sign);
+std::string_view geomean_sense(SignConvention sign);
 
 // RFC 4180: a field that holds a separator, a quote or a line break, quoted
 // with its quotes doubled; any other field as it is.

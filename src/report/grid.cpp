@@ -14,8 +14,8 @@ namespace {
 std::string geomean_note(const Table& table) {
   std::vector<std::string> counts;
   for (const ColumnSummary& column : table.columns) counts.push_back(std::to_string(column.geomean_rows));
-  return fmt::format("geomean: geometric mean of the per-row ratios over {} rows with data on both sides, "
-                     "positive = better whatever --sign says.",
+  return fmt::format("geomean: the geometric mean of the test/base ratios of {} rows with data on both sides, "
+                     "printed as the rows print a change.",
                      fmt::join(counts, " / "));
 }
 
@@ -30,20 +30,22 @@ class GridRenderer : public PerTableRenderer {
     for (const std::string& test : table.test_profiles) columns.push_back({test, Align::Right});
     TextTable text(std::move(columns));
     Footnotes notes;
-    const std::string* previous = nullptr;
+    const RowNames names(table);
+    std::string previous;
     for (const Row& row : table.rows) {
-      const bool new_group = previous == nullptr || *previous != row.benchmark;
-      std::vector<std::string> cells{new_group ? row.benchmark : "", row.result_class.label(),
+      const std::string name = names(row);
+      const bool new_group = &row == &table.rows.front() || previous != name;
+      std::vector<std::string> cells{new_group ? name : "", row.result_class.label(),
                                      row.base_present ? format_number(row.base.mean) : ""};
       for (std::size_t c = 0; c < table.test_profiles.size(); ++c)
         cells.push_back(c < row.cells.size() ? change_cell(row, row.cells[c], legend.sign, notes) : "");
       text.add_row(std::move(cells), new_group);
-      previous = &row.benchmark;
+      previous = name;
     }
     if (!table.columns.empty()) {
-      std::vector<std::string> cells{"geomean", "all rows (positive = better)", ""};
+      std::vector<std::string> cells{"geomean", fmt::format("all rows ({})", geomean_sense(legend.sign)), ""};
       for (std::size_t c = 0; c < table.test_profiles.size(); ++c)
-        cells.push_back(c < table.columns.size() ? format_percent(table.columns[c].geomean_change_pct) : "");
+        cells.push_back(c < table.columns.size() ? format_percent(geomean_change(table.columns[c], legend.sign)) : "");
       text.add_row(std::move(cells), true);
     }
     out << table_heading(table) << '\n';

@@ -68,6 +68,7 @@ class JsonRenderer : public Renderer {
           cells.push_back(cell_json(row, row.cells[c], c < table.test_profiles.size() ? table.test_profiles[c] : "",
                                     legend.sign));
         rows.push_back(Json{{"benchmark", row.benchmark},
+                            {"params", row.params},
                             {"result_class", Json{{"name", row.result_class.name},
                                                   {"unit", row.result_class.unit},
                                                   {"better", to_string(row.result_class.better)},
@@ -82,6 +83,7 @@ class JsonRenderer : public Renderer {
                                {"improvements", column.improvements},
                                {"regressions", column.regressions},
                                {"geomean_change_pct", number(column.geomean_change_pct)},
+                               {"geomean_raw_change_pct", number(column.geomean_raw_change_pct)},
                                {"geomean_rows", column.geomean_rows},
                                {"unchanged", column.unchanged},
                                {"undecided", column.undecided},

@@ -113,12 +113,14 @@ class MailRenderer : public PerTableRenderer {
       out << '\n' << pad("Benchmark / result class", label_width, Align::Left) << std::string(kGap, ' ')
           << numbers_line("base", headers) << '\n';
       out << std::string(kLineWidth, '-') << '\n';
-      const std::string* previous = nullptr;
+      const RowNames names(table);
+      std::string previous;
       for (std::size_t r = 0; r < table.rows.size(); ++r) {
         const Row& row = table.rows[r];
-        if (previous == nullptr || *previous != row.benchmark)
-          for (const std::string& line : wrap_text(row.benchmark, kLineWidth, 2)) out << line << '\n';
-        previous = &row.benchmark;
+        const std::string name = names(row);
+        if (r == 0 || previous != name)
+          for (const std::string& line : wrap_text(name, kLineWidth, 2)) out << line << '\n';
+        previous = name;
         std::vector<std::string> cells;
         for (std::size_t t : block.tests) cells.push_back(test_cells[r][t]);
         const std::vector<std::string> label = wrap_text(row.result_class.label(), label_width - 2, 2);
@@ -133,7 +135,7 @@ class MailRenderer : public PerTableRenderer {
     std::vector<std::string> text{"base: " + table.base_profile};
     for (std::size_t t = 0; t < tests; ++t) text.push_back(keys[t] + ": " + table.test_profiles[t]);
     for (const std::string& line : legend_lines(legend, false, &table)) text.push_back(line);
-    for (const std::string& line : geomean_lines(table)) text.push_back(line);
+    for (const std::string& line : geomean_lines(table, legend.sign)) text.push_back(line);
     for (const std::string& line : notes.lines()) text.push_back(line);
     for (const std::string& paragraph : text)
       for (const std::string& line : wrap_text(paragraph, kLineWidth, 4)) out << line << '\n';

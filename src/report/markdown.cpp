@@ -29,8 +29,9 @@ class MarkdownRenderer : public PerTableRenderer {
     }
     TextTable text(std::move(columns));
     Footnotes notes;
+    const RowNames names(table);
     for (const Row& row : table.rows) {
-      std::vector<std::string> cells{escape_pipes(row.benchmark + " " + row.result_class.label()),
+      std::vector<std::string> cells{escape_pipes(names(row) + " " + row.result_class.label()),
                                      row.base_present ? format_number(row.base.mean) : ""};
       for (std::size_t c = 0; c < table.test_profiles.size(); ++c) {
         if (c >= row.cells.size() || !row.cells[c].present) {

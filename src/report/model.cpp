@@ -78,7 +78,7 @@ void write_raw_change_notes(const Table& table, const Legend& legend, const Foot
                             const std::vector<std::string>& layout_lines, std::ostream& out) {
   for (const std::string& line : legend_lines(legend, true, &table)) out << line << '\n';
   for (const std::string& line : layout_lines) out << line << '\n';
-  for (const std::string& line : geomean_lines(table)) out << line << '\n';
+  for (const std::string& line : geomean_lines(table, SignConvention::Raw)) out << line << '\n';
   for (const std::string& line : notes.lines()) out << line << '\n';
   for (const std::string& line : environment_lines(table)) out << line << '\n';
   out << '\n';
@@ -297,14 +297,15 @@ std::vector<std::string> summary_lines(const Table& table, const Legend& legend)
   return lines;
 }
 
-std::vector<std::string> geomean_lines(const Table& table) {
+std::vector<std::string> geomean_lines(const Table& table, SignConvention sign) {
   std::vector<std::string> lines;
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     const ColumnSummary& column = table.columns[c];
-    const std::string value = std::isnan(column.geomean_change_pct) ? "n/a" : format_percent(column.geomean_change_pct);
+    const double change = geomean_change(column, sign);
+    const std::string value = std::isnan(change) ? "n/a" : format_percent(change);
     const std::string name =
         table.columns.size() == 1 || c >= table.test_profiles.size() ? "" : " " + table.test_profiles[c];
-    lines.push_back(fmt::format("geomean{} (positive = better): {} over {} rows", name, value, column.geomean_rows));
+    lines.push_back(fmt::format("geomean{} ({}): {} over {} rows", name, geomean_sense(sign), value, column.geomean_rows));
   }
   return lines;
 }

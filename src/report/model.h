@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/test_method.h"
+#include "common/params.h"
 #include "common/result_class.h"
 #include "stats/stats.h"
 
@@ -50,6 +51,10 @@ struct Row {
   bool base_present = false;
   stats::Summary base;
   std::vector<Cell> cells;  // one per test profile, in Table::test_profiles order
+  // The effective parameters the row was measured with: part of its identity
+  // (the same benchmark with other parameters is another row). RowNames
+  // (report/format.h) says how a report names it.
+  Params params{};
 };
 
 // Change in percent as the report prints it, under the legend's convention.
@@ -58,11 +63,16 @@ double signed_change(const Row& row, const Cell& cell, SignConvention sign);
 struct ColumnSummary {
   int improvements = 0;
   int regressions = 0;
-  double geomean_change_pct = stats::kNaN;  // better-is-positive sense
+  // The geometric mean of the rows' test/base ratios, printed the way the
+  // rows print a change (docs/reports.md "Geometric mean"): under --sign
+  // better, and raw (positive = larger) for --sign raw and the layouts that
+  // always print raw changes (markdown, delta). One row: that row's change.
+  double geomean_change_pct = stats::kNaN;
   int geomean_rows = 0;
   int unchanged = 0;   // CI inside +-min-change
   int undecided = 0;
   int untested = 0;    // cells with a base and a test side but no test (note says why)
+  double geomean_raw_change_pct = stats::kNaN;  // same rows, raw sense
 };
 
 // What a table's `sut` names: one SUT (every table kbench builds from its
@@ -74,7 +84,7 @@ struct Table {
   std::string sut;
   std::string base_profile;
   std::vector<std::string> test_profiles;
-  std::vector<Row> rows;                // sorted by benchmark, then result class
+  std::vector<Row> rows;                // sorted by benchmark, then parameters, then result class
   std::vector<ColumnSummary> columns;   // one per test profile
   // Fingerprint differences between the base and a test profile's sessions
   // that the swprofiles do not declare: "thp: base madvise, patched always".
@@ -105,6 +115,7 @@ struct ProfileRow {
   std::string benchmark;
   ResultClass result_class;
   stats::Summary summary;
+  Params params{};  // part of the row's identity, as in Row
 };
 struct ProfileTable {
   std::string sut;

@@ -54,14 +54,16 @@ void render_profile_grid(const ProfileTable& table, std::ostream& out, const Pro
   columns.push_back({"count", Align::Right});
   TextTable text(std::move(columns));
   bool any_wide = false;
-  const std::string* previous = nullptr;
+  const RowNames names(table);
+  std::string previous;
   for (const ProfileRow& row : table.rows) {
-    const bool new_group = previous == nullptr || *previous != row.benchmark;
+    const std::string name = names(row);
+    const bool new_group = &row == &table.rows.front() || previous != name;
     const stats::Summary& s = row.summary;
     const bool wide = ci_is_wide(s);
     any_wide = any_wide || wide;
     auto value = [&](double v) { return format_engineering(v, row.result_class.unit, s.mean); };
-    std::vector<std::string> cells{new_group ? row.benchmark : "", row.result_class.label()};
+    std::vector<std::string> cells{new_group ? name : "", row.result_class.label()};
     if (options.all_columns) {
       cells.insert(cells.end(), {value(s.min), wide ? "wide" : value(s.ci95_low), value(s.mean),
                                  wide ? "wide" : value(s.ci95_high), value(s.max)});
@@ -72,7 +74,7 @@ void render_profile_grid(const ProfileTable& table, std::ostream& out, const Pro
     cells.push_back(std::isnan(s.cv) ? "" : format_percent(s.cv * 100));
     cells.push_back(std::to_string(s.count));
     text.add_row(std::move(cells), new_group);
-    previous = &row.benchmark;
+    previous = name;
   }
   out << sut_heading(table.sut, table.sut_scope) << ", swprofile " << table.swprofile << ":\n";
   if (!text.empty()) text.render_grid(out);

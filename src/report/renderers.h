@@ -71,9 +71,10 @@ std::vector<std::string> summary_lines(const Table& table, const Legend& legend)
 // spaces; nothing when there are none.
 std::vector<std::string> environment_lines(const Table& table);
 
-// "geomean (positive = better): 1.23% over 44 rows" — one line, naming the
-// column when there are several.
-std::vector<std::string> geomean_lines(const Table& table);
+// "geomean (positive = better): 1.23% over 44 rows" — one line per column,
+// naming the column when there are several; `sign` is the convention the
+// rows beside it are printed in.
+std::vector<std::string> geomean_lines(const Table& table, SignConvention sign);
 
 // Under a markdown or delta table, whose change column is always raw: the
 // legend, `layout_lines` explaining the layout's own columns, geomean,

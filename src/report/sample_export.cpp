@@ -12,14 +12,6 @@ namespace kbench::report {
 
 namespace {
 
-// "k=v;k=v": the benchmark's effective parameters; one benchmark name may have
-// been run with several parameter sets, and then only this tells them apart.
-std::string params_text(const Params& params) {
-  std::string text;
-  for (const auto& [key, value] : params) text += (text.empty() ? "" : ";") + key + "=" + value;
-  return text;
-}
-
 class CsvSampleWriter : public SampleWriter {
  public:
   explicit CsvSampleWriter(std::ostream& out) : out_(out) {}
