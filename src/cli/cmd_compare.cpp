@@ -29,6 +29,7 @@ struct CompareCommandOptions {
   store::SampleQuery filter;  // --sut/--benchmark/--resultclass
   std::string sessions = "sessions";
   std::string store_url;
+  std::string looks = "1";
 };
 
 // "SUT 'a'", "SUTs 'a', 'b'": for a message.
@@ -83,6 +84,7 @@ void compare_command(const CompareCommandOptions& options) {
   compare.sign = options.sign == "raw" ? report::SignConvention::Raw : report::SignConvention::Better;
   compare.min_change_pct = parse_decimal("--min-change", options.min_change, 0);
   compare.sessions = analysis::parse_session_mode(options.sessions);
+  compare.looks = parse_integer("--looks", options.looks, 1, 20);
   const auto renderer = report::make_renderer(options.format);
 
   const OpenedStore opened = open_existing_store(options.store_url);
@@ -138,6 +140,9 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--sessions", options->sessions,
                   "sessions (default): one log mean per session, with the SUT's noise model; pooled: every repeat "
                   "as independent (marks noise where sessions differ)");
+  cmd->add_option("--looks", options->looks,
+                  "the data was looked at this many times (plan exec --until-decided --max-looks): each look at "
+                  "level/looks (default 1)");
   add_sample_filter_options(*cmd, options->filter);
   add_store_option(*cmd, options->store_url);
   cmd->footer(

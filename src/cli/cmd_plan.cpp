@@ -4,13 +4,21 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
+#include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/session_report.h"
 #include "common/errors.h"
 #include "plan/plan.h"
+#include "report/model.h"
 #include "runner/catalogue.h"
+#include "runner/interrupt.h"
 #include "runner/plan_executor.h"
 #include "sut/factory.h"
 #include "sut/process.h"
@@ -26,7 +34,84 @@ struct PlanOptions {
   std::string cpus;
   bool strict = false;
   std::string store_url;
+  bool until_decided = false;
+  std::string budget;        // --budget DURATION; empty: no limit
+  std::string max_looks = "4";
 };
+
+// The benchmarks with an undecided row in the comparison of the plan's first
+// swprofile against the others, tested at level / looks.
+std::set<std::string> undecided_benchmarks(store::ResultStore& store, const std::vector<std::string>& profiles,
+                                           int looks) {
+  analysis::CompareOptions compare;
+  compare.base = profiles.front();
+  compare.tests.assign(profiles.begin() + 1, profiles.end());
+  compare.looks = looks;
+  store::SampleQuery query;
+  query.settled_only = true;
+  const report::Report report = analysis::build_comparison(store.samples(query), compare);
+  std::set<std::string> undecided;
+  for (const auto& table : report.tables)
+    for (const auto& row : table.rows)
+      for (const auto& cell : row.cells)
+        if (cell.verdict == report::Verdict::Undecided) undecided.insert(row.benchmark);
+  return undecided;
+}
+
+// --until-decided: after the planned sessions, one more session of every
+// swprofile (alternating) for just the benchmarks with undecided rows, until
+// none is left, the looks are used up or the next round would overrun the
+// budget. Each look tests at q / looks (Bonferroni, docs/statistics.md), so
+// the extra looks do not inflate the false-mark rate.
+void add_sessions_until_decided(const plan::Plan& plan, const std::vector<runner::BenchmarkRun>& runs,
+                                const runner::ConnectionFor& connection_for, store::ResultStore& store,
+                                const runner::ExecOptions& exec, const PlanOptions& options,
+                                std::chrono::steady_clock::duration first_round) {
+  using Clock = std::chrono::steady_clock;
+  const int looks = parse_integer("--max-looks", options.max_looks, 2, 20);
+  std::optional<std::chrono::milliseconds> budget;
+  if (!options.budget.empty()) budget = plan::parse_duration(options.budget, "--budget");
+  std::vector<std::string> profiles;
+  for (const auto& profile : runner::select_swprofiles(plan, exec)) profiles.push_back(profile.name);
+  if (profiles.size() < 2) throw InputError("--until-decided: the plan needs at least two swprofiles to compare");
+  int sessions_per_run = 1;
+  for (const auto& run : runs) sessions_per_run = std::max(sessions_per_run, run.settings.sessions);
+  // One round of every benchmark, from the planned sessions' pace.
+  const auto full_round = first_round / sessions_per_run;
+  auto spent = first_round;
+  int look = 1;
+  for (; look < looks && !runner::interrupted(); ++look) {
+    const std::set<std::string> undecided = undecided_benchmarks(store, profiles, looks);
+    if (undecided.empty()) break;
+    std::vector<runner::BenchmarkRun> again;
+    for (auto run : runs) {
+      if (!undecided.count(run.name)) continue;
+      run.settings.sessions = 1;
+      again.push_back(std::move(run));
+    }
+    const auto estimate = full_round * static_cast<long>(again.size()) / static_cast<long>(std::max<std::size_t>(1, runs.size()));
+    if (budget && spent + estimate > *budget) {
+      std::cerr << fmt::format("kbench: until-decided: the next round (about {} s) would overrun --budget {}; stopping\n",
+                               std::chrono::duration_cast<std::chrono::seconds>(estimate).count(), options.budget);
+      break;
+    }
+    std::cerr << fmt::format("kbench: until-decided: look {} of {}: {} benchmark(s) with undecided rows get one more "
+                             "session per swprofile\n",
+                             look, looks, again.size());
+    runner::ExecOptions more = exec;
+    more.resume = false;
+    const auto started = Clock::now();
+    const auto result = execute_and_report(plan, again, connection_for, store, more, "");
+    spent += Clock::now() - started;
+    if (result.interrupted_by != 0) return;
+  }
+  const std::size_t left = runner::interrupted() ? 0 : undecided_benchmarks(store, profiles, looks).size();
+  std::string compare_command = "kbench compare";
+  for (const auto& profile : profiles) compare_command += " " + sut::shell_quote(profile);
+  std::cerr << fmt::format("kbench: until-decided: {} look(s) of at most {}, {} benchmark(s) still undecided; the "
+                           "verdicts at the split level: {} --looks {}\n",
+                           look, looks, left, compare_command, looks);
+}
 
 void check_command(const PlanOptions& options) {
   const plan::Plan plan = plan::load_plan(options.path);
@@ -70,14 +155,26 @@ void exec_command(const PlanOptions& options) {
     if (!sut_spec) return *local;
     return *connections.at(per_profile ? profile.name : "");
   };
+  if (options.until_decided) {
+    // Bad values are input errors before the store is opened.
+    parse_integer("--max-looks", options.max_looks, 2, 20);
+    if (!options.budget.empty()) plan::parse_duration(options.budget, "--budget");
+    if (runner::select_swprofiles(plan, exec).size() < 2)
+      throw InputError("--until-decided: the plan needs at least two swprofiles to compare");
+  }
   const std::string store_url = resolve_store_url(options.store_url);
   auto store = store::open_store(store_url, store::OpenMode::CreateIfMissing);
 
   std::string again = "kbench plan exec " + sut::shell_quote(options.path);
   for (const auto& name : options.swprofiles) again += " --swprofile " + sut::shell_quote(name);
   if (!options.cpus.empty()) again += " --cpus " + sut::shell_quote(options.cpus);
-  execute_and_report(plan, runs, connection_for, *store, exec,
-                     "; continue with: " + again + " --resume --store " + sut::shell_quote(store_url));
+  const auto started = std::chrono::steady_clock::now();
+  const auto result = execute_and_report(plan, runs, connection_for, *store, exec,
+                                         "; continue with: " + again + " --resume --store " + sut::shell_quote(store_url));
+  if (options.until_decided && result.interrupted_by == 0) {
+    add_sessions_until_decided(plan, runs, connection_for, *store, exec, options,
+                               std::chrono::steady_clock::now() - started);
+  }
 }
 
 }  // namespace
@@ -90,7 +187,8 @@ void add_plan_command(CLI::App& app) {
       "Examples:\n"
       "  kbench plan check plans/default.yaml\n"
       "  kbench plan exec my-plan.yaml --store sqlite:///srv/kbench.db\n"
-      "  kbench plan exec my-plan.yaml --resume     # after an interruption");
+      "  kbench plan exec my-plan.yaml --resume     # after an interruption\n"
+      "  kbench plan exec ab.yaml --until-decided --budget 1h");
 
   CLI::App* check = cmd->add_subcommand("check", "Validate a plan without running it");
   check->add_option("plan", options->path, "YAML plan file")->required();
@@ -102,6 +200,13 @@ void add_plan_command(CLI::App& app) {
   exec->add_option("--swprofile", options->swprofiles,
                    "run only these swprofiles (repeatable); required when the plan names none");
   exec->add_flag("--resume", options->resume, "continue this plan's unfinished sessions in the store");
+  exec->add_flag("--until-decided", options->until_decided,
+                 "after the planned sessions, add sessions (alternating swprofiles) for benchmarks with undecided "
+                 "rows, first swprofile as base, each look at level/looks");
+  exec->add_option("--budget", options->budget, "with --until-decided: stop before a round would exceed this "
+                                                "wall time in all (e.g. 30m, 2h); default: no limit");
+  exec->add_option("--max-looks", options->max_looks, "with --until-decided: looks at the data in all, 2-20 "
+                                                      "(default 4); the level of each is q/looks");
   add_execution_options(*exec, options->cpus, options->strict, options->store_url);
   exec->footer(
       "Sessions alternate between swprofiles (A B A B) so drift falls on both. Sysctls a\n"
