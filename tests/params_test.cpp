@@ -179,9 +179,9 @@ TEST(PlanInput, ShippedSuitesShareOneListAndDifferOnlyInDefaults) {
     EXPECT_EQ(quick.benchmarks[i].name, standard.benchmarks[i].name);
   }
   EXPECT_EQ(quick.defaults.size, "quick");
-  EXPECT_EQ(quick.defaults.repeats, 3);
+  EXPECT_EQ(quick.defaults.repeats, 2);
   // Sessions are the replicates compare tests: several by default.
-  EXPECT_EQ(quick.defaults.sessions, 3);
+  EXPECT_EQ(quick.defaults.sessions, 5);
   EXPECT_EQ(standard.defaults.sessions, 3);
   EXPECT_EQ(quick.order, plan::Order::Shuffled);
   EXPECT_EQ(quick.defaults.timeout, std::chrono::minutes(3));

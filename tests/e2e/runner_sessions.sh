@@ -41,12 +41,12 @@ expect_contains "$WORK/run.err" "R session 1 selftest/sleep: 2 repeats"
 expect_contains "$WORK/run.err" "R session 2 selftest/sleep: 2 repeats"
 expect_contains "$WORK/run.out" "swprofile R, sessions 1 to 2"
 grep -E "selftest/sleep .*\| +4 +\|" "$WORK/run.out" >/dev/null && pass || fail "the run table does not pool both sessions' 4 repeats: $(cat "$WORK/run.out")"
-# The suites' default is 3 sessions.
+# The quick suite's default is 5 sessions.
 "$KBENCH" run --swprofile D --suite quick --benchmark selftest/sleep --param ms=1 --repeats 1 --warmups 0 \
   --store "$S" >"$WORK/d.out" 2>&1 || fail "run without --sessions exited $?"
-expect_contains "$WORK/d.out" "swprofile D, sessions 1 to 3"
+expect_contains "$WORK/d.out" "swprofile D, sessions 1 to 5"
 # The end of each session: the load then, and the microcode revision.
-[ "$(count "select count(*) from session where json_type(fingerprint, '\$.loadavg_end') = 'array'")" -eq 5 ] \
+[ "$(count "select count(*) from session where json_type(fingerprint, '\$.loadavg_end') = 'array'")" -eq 7 ] \
   && pass || fail "not every finished session has loadavg_end: $(count "select json_extract(fingerprint, '\$.loadavg_end') from session")"
 microcode=$(awk -F': ' '/^microcode/ {print $2; exit}' /proc/cpuinfo)
 stored=$(count "select ifnull(json_extract(fingerprint, '\$.microcode'), 'null') from session limit 1")
