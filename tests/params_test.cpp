@@ -186,7 +186,7 @@ TEST(PlanInput, ShippedSuitesShareOneListAndDifferOnlyInDefaults) {
   EXPECT_EQ(quick.order, plan::Order::Shuffled);
   EXPECT_EQ(quick.defaults.timeout, std::chrono::minutes(3));
   EXPECT_EQ(standard.defaults.size, "default");
-  EXPECT_EQ(standard.defaults.repeats, 2);
+  EXPECT_EQ(standard.defaults.repeats, 1);
   EXPECT_EQ(standard.defaults.timeout, std::chrono::minutes(10));
   EXPECT_EQ(quick.benchmarks.front().name, "syscall/getpid");
   EXPECT_NE(quick.benchmarks.front().file.find("suite-benchmarks.yaml"), std::string::npos);

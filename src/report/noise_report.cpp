@@ -32,17 +32,21 @@ std::string floor_text(const analysis::NoiseRow& row, double value) {
 }
 
 std::vector<std::string> explanation(const analysis::NoiseReport& report) {
-  return {
-      "between cv: sd of the log of the session means (the noise between sessions, which decides the verdicts); "
-      "within cv: the noise of the repeats inside a session, which does not.",
+  std::vector<std::string> lines{
+      "between cv: sd of the log of the session means, the noise between sessions that decides every verdict; "
+      "within cv: the noise of the repeats inside a session, which decides none.",
       "model: what the other profiles on this SUT with >= 2 sessions say about the row's between-session noise "
-      "(pooled; its df and cv); a comparison borrows it as the prior of the session test.",
-      fmt::format("floor: the smallest change the session test detects with {:.0f}% probability (two-sided, level {}) "
-                  "comparing this many sessions against as many; own sessions and model pooled; (m): from the model "
-                  "alone (1 session).",
-                  report.power * 100, format_exact(report.floor_alpha)),
-      fmt::format("floor alone: the same at level {:.3g} (one real change among {} rows under Benjamini-Hochberg).",
-                  report.floor_alone_alpha, report.floor_rows)};
+      "(pooled; its df and cv); a comparison borrows it as the prior of the session test."};
+  if (report.floor_rows == 0) return lines;  // no floor printed: nothing to explain
+  lines.push_back(fmt::format(
+      "floor: the smallest change the session test detects with {:.0f}% probability (two-sided, level {}) "
+      "comparing this many sessions against as many; own sessions and model pooled; (m): from the model alone "
+      "(1 session).",
+      report.power * 100, format_exact(report.floor_alpha)));
+  lines.push_back(fmt::format(
+      "floor alone: the same at level {:.3g} (one real change among {} rows under Benjamini-Hochberg).",
+      report.floor_alone_alpha, report.floor_rows));
+  return lines;
 }
 
 void render_grid(const analysis::NoiseReport& report, std::ostream& out) {
@@ -83,8 +87,9 @@ void render_grid(const analysis::NoiseReport& report, std::ostream& out) {
       previous = &row.benchmark;
     }
     out << "Noise between sessions of swprofile " << report.profile << " on SUT " << table.sut << " ("
-        << table.sessions << (table.sessions == 1 ? " session" : " sessions") << "; noise model from "
-        << table.other_profiles << (table.other_profiles == 1 ? " other profile" : " other profiles") << "):\n";
+        << table.sessions << (table.sessions == 1 ? " session" : " sessions") << "; "
+        << table.other_profiles << (table.other_profiles == 1 ? " other profile" : " other profiles")
+        << " on this SUT for the noise model):\n";
     if (!text.empty()) text.render_grid(out);
     for (const std::string& line : notes.lines()) out << line << '\n';
     for (const std::string& line : explanation(report)) out << line << '\n';

@@ -59,7 +59,7 @@ expect_contains "$WORK/f.out" "Mann-Whitney"
 # --- noise -----------------------------------------------------------------------
 # A and B have 2 sessions each, C has 1: A's model comes from B, C's from A and B.
 "$KBENCH" noise A >"$WORK/noise.out" 2>"$WORK/err" || fail "noise A exited $?: $(cat "$WORK/err")"
-expect_contains "$WORK/noise.out" "(2 sessions; noise model from 2 other profiles)"
+expect_contains "$WORK/noise.out" "(2 sessions; 2 other profiles on this SUT for the noise model)"
 expect_contains "$WORK/noise.out" "between cv"
 expect_contains "$WORK/noise.out" "floor alone"
 expect_contains "$WORK/noise.out" "no A/A comparison: it needs 4 sessions (2 a half), this profile has 2"
