@@ -12,59 +12,20 @@
 #include <vector>
 
 #include "stats/stats.h"
+#include "support/reference_data.h"
 
 namespace {
 
 using nlohmann::json;
 namespace st = kbench::stats;
 
-constexpr double kTolerance = 1e-9;
-
 const json& reference() {
-  static const json data = [] {
-    const std::string path = std::string(KBENCH_TEST_DATA_DIR) + "/stats_reference.json";
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    return json::parse(in);
-  }();
+  static const json data = kbench::test::load_reference("stats_reference.json");
   return data;
 }
 
-// The generator writes NaN as null and infinities as "inf" / "-inf".
-double number(const json& v) {
-  if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
-  if (v.is_string()) {
-    if (v == "inf") return std::numeric_limits<double>::infinity();
-    if (v == "-inf") return -std::numeric_limits<double>::infinity();
-    throw std::runtime_error("unexpected string in reference data: " + v.dump());
-  }
-  return v.get<double>();
-}
-
-std::vector<double> numbers(const json& v) {
-  std::vector<double> out;
-  for (const auto& x : v) out.push_back(number(x));
-  return out;
-}
-
-// Relative error <= kTolerance; NaN must meet NaN, infinity the same infinity,
-// and an expected 0 needs an absolute error <= kTolerance * 1e-300 (exact 0).
-::testing::AssertionResult close(const char* actual_expr, const char* expected_expr,
-                                 double actual, double expected) {
-  const bool ok = [&] {
-    if (std::isnan(expected)) return std::isnan(actual);
-    if (std::isinf(expected)) return actual == expected;
-    if (expected == 0) return actual == 0 || std::fabs(actual) < 1e-300;
-    return std::fabs(actual - expected) <= kTolerance * std::fabs(expected);
-  }();
-  if (ok) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure()
-         << actual_expr << " = " << std::setprecision(17) << actual << ", reference "
-         << expected_expr << " = " << expected << " (relative error "
-         << std::fabs(actual - expected) / std::fabs(expected) << ")";
-}
-
-#define EXPECT_REF(actual, expected) EXPECT_PRED_FORMAT2(close, actual, expected)
+double number(const json& v) { return kbench::test::reference_number(v); }
+std::vector<double> numbers(const json& v) { return kbench::test::reference_numbers(v); }
 
 TEST(StatsReference, ProvenanceIsRecorded) {
   const auto& p = reference().at("provenance");
