@@ -159,6 +159,19 @@ double smallest_rank_p(std::size_t n, std::size_t m) {
   return std::min(1.0, 2.0 * std::exp(-log_choose));
 }
 
+// Mann-Whitney U, or why it cannot reach the level: a rank test on tiny
+// samples cannot (with 2 a side the smallest two-sided p is 2/C(4,2) = 0.33);
+// saying so spares the reader wondering why an obvious change is unmarked.
+void rank_test(const Values& base, const Values& test, double level, const char* units, report::Cell& cell) {
+  const auto u = stats::mann_whitney_u(base, test);
+  const double smallest_p = smallest_rank_p(base.size(), test.size());
+  if (!u.valid) cell.note = u.reason;
+  else if (smallest_p > level)
+    cell.note = fmt::format("mwu needs more {}: the smallest possible p with {}+{} is {:.2f}", units, base.size(),
+                            test.size(), smallest_p);
+  else cell.p_value = u.p_value;
+}
+
 // Tests one cell on the repeats pooled (--sessions pooled). Returns whether
 // the 95% CIs are disjoint (ci-overlap).
 bool test_pooled(const Values& base, const Values& test, const CompareOptions& options, double level,
@@ -171,18 +184,9 @@ bool test_pooled(const Values& base, const Values& test, const CompareOptions& o
       else cell.note = t.reason;
       return false;
     }
-    case TestMethod::MannWhitney: {
-      const auto u = stats::mann_whitney_u(base, test);
-      const double smallest_p = smallest_rank_p(base.size(), test.size());
-      // A rank test on tiny samples cannot reach any usual level: with n=2 a
-      // side the smallest two-sided p is 2/C(4,2) = 0.33. Say so instead of
-      // leaving the reader to wonder why an obvious change is unmarked.
-      if (!u.valid) cell.note = u.reason;
-      else if (smallest_p > level)
-        cell.note = fmt::format("mwu needs more samples: the smallest possible p with these sizes is {:.2f}", smallest_p);
-      else cell.p_value = u.p_value;
+    case TestMethod::MannWhitney:
+      rank_test(base, test, level, "samples", cell);
       return false;
-    }
     case TestMethod::CiOverlap:
       if (base.size() < 2 || test.size() < 2) {
         cell.note = "needs at least 2 samples per side";
@@ -213,16 +217,9 @@ bool test_sessions(const ProfileSamples& base, const ProfileSamples& test, const
     case TestMethod::Welch:
       cell.p_value = result.p_value;
       return false;
-    case TestMethod::MannWhitney: {
-      const double smallest_p = smallest_rank_p(base_means.size(), test_means.size());
-      const auto u = stats::mann_whitney_u(base_means, test_means);
-      if (!u.valid) cell.note = u.reason;
-      else if (smallest_p > level)
-        cell.note = fmt::format("mwu on session means needs more sessions: the smallest possible p with {}+{} is {:.2f}",
-                                base_means.size(), test_means.size(), smallest_p);
-      else cell.p_value = u.p_value;
+    case TestMethod::MannWhitney:
+      rank_test(base_means, test_means, level, "sessions", cell);
       return false;
-    }
     case TestMethod::CiOverlap:
       if (base_means.size() < 2 || test_means.size() < 2) {
         cell.note = "ci-overlap needs at least 2 sessions a side";
