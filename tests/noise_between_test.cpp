@@ -202,3 +202,21 @@ TEST(NoiseBetween, ASessionMeanAtOrBelowZeroHasNoRelativeFloor) {
 }
 
 }  // namespace
+
+TEST(NoiseBetween, ParameterSetsAreRowsOfTheirOwn) {
+  std::vector<SampleRow> rows;
+  add(rows, "m", "base", {{100.0, 101.0}, {100.5, 99.5}});
+  for (auto& row : rows) row.params = {{"calls", "1000"}};
+  std::vector<SampleRow> other;
+  add(other, "m", "base", {{200.0, 201.0}, {200.5, 199.5}});
+  for (auto& row : other) row.params = {{"calls", "10000"}};
+  rows.insert(rows.end(), other.begin(), other.end());
+  const auto report = noise_of(rows);
+  ASSERT_EQ(report.tables.size(), 1u);
+  const auto& table = report.tables[0];
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[0].benchmark, "b/x [calls=1000]");
+  EXPECT_EQ(table.rows[1].benchmark, "b/x [calls=10000]");
+  EXPECT_EQ(table.rows[0].summary.count, 4u);  // not pooled with the other set
+  EXPECT_NEAR(table.rows[1].summary.mean, 200.25, 1e-9);
+}

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "report/format.h"
 #include "stats/stats.h"
 
 namespace kbench::analysis {
@@ -16,12 +17,14 @@ constexpr const char* kSecondHalf = "A/A half 2";
 
 struct RowData {
   ResultClass result_class;
+  std::string params;  // report::params_text: a row is one parameter set
   std::vector<double> values;
   std::map<std::int64_t, std::vector<double>> by_session;
 };
 
-std::string row_key(const std::string& benchmark, const ResultClass& result_class) {
-  return benchmark + '\n' + result_class.label();
+// Parameters are part of a row's identity, as in compare.
+std::string row_key(const std::string& benchmark, const Params& params, const ResultClass& result_class) {
+  return benchmark + '\n' + report::params_text(params) + '\n' + result_class.label();
 }
 
 std::string index_range(const std::vector<int>& indices) {
@@ -117,7 +120,7 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
   std::map<std::string, std::set<std::string>> other_profiles;
   for (const auto& s : samples) {
     if (!session_indices.contains(s.sut)) continue;
-    const std::string key = row_key(s.benchmark, s.result_class);
+    const std::string key = row_key(s.benchmark, s.params, s.result_class);
     if (s.swprofile != options.profile) {
       others[s.sut][key][s.swprofile][s.session].push_back(s.value);
       other_profiles[s.sut].insert(s.swprofile);
@@ -125,6 +128,7 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
     }
     auto& data = rows[s.sut][key];
     data.result_class = s.result_class;
+    data.params = report::params_text(s.params);
     data.values.push_back(s.value);
     data.by_session[s.session].push_back(s.value);
     const auto boundary = first_half_end.find(s.sut);
@@ -151,12 +155,16 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
     std::map<std::string, const report::Row*> aa_rows;
     for (const auto& t : aa.tables) {
       if (t.sut != sut) continue;
-      for (const auto& row : t.rows) aa_rows[row_key(row.benchmark, row.result_class)] = &row;
+      for (const auto& row : t.rows) aa_rows[row_key(row.benchmark, row.params, row.result_class)] = &row;
       table.aa_marks = t.columns.empty() ? 0 : t.columns[0].improvements + t.columns[0].regressions;
     }
+    std::map<std::string, std::set<std::string>> parameter_sets;  // benchmark -> params texts
+    for (const auto& [key, data] : by_key) parameter_sets[key.substr(0, key.find('\n'))].insert(data.params);
     for (const auto& [key, data] : by_key) {
       NoiseRow row;
       row.benchmark = key.substr(0, key.find('\n'));
+      // A benchmark measured with several parameter sets names its set.
+      if (parameter_sets[row.benchmark].size() > 1) row.benchmark += " [" + data.params + "]";
       row.result_class = data.result_class;
       row.summary = stats::summarize(data.values);
       row.sessions = data.by_session.size();
