@@ -143,7 +143,10 @@ SessionTest session_test(std::span<const double> base_session_means, std::span<c
 
 int sessions_to_decide(const SessionTest& test, double min_change_pct, double confidence, int limit) {
   if (!test.valid) return limit + 1;
-  const double bound = std::log1p(std::abs(min_change_pct) / 100);
+  // The same margin compare applies to the percent CI: exp(low) - 1 >= -m and
+  // exp(high) - 1 <= m, i.e. low >= log(1 - m) and high <= log(1 + m).
+  const double lower_bound = std::log1p(-std::abs(min_change_pct) / 100);
+  const double upper_bound = std::log1p(std::abs(min_change_pct) / 100);
   const bool big_enough = std::abs(std::expm1(test.log_change)) * 100 >= min_change_pct;
   for (int k = 0; k <= limit; ++k) {
     const double nb = static_cast<double>(test.base_sessions + k);
@@ -152,7 +155,7 @@ int sessions_to_decide(const SessionTest& test, double min_change_pct, double co
     const double half = student_t_quantile(0.5 + confidence / 2, df) * std::sqrt(test.variance * (1 / nb + 1 / nt));
     const double low = test.log_change - half, high = test.log_change + half;
     const bool excludes_zero = low > 0 || high < 0;
-    if ((excludes_zero && big_enough && min_change_pct >= 0) || (min_change_pct > 0 && low >= -bound && high <= bound)) {
+    if ((excludes_zero && big_enough && min_change_pct >= 0) || (min_change_pct > 0 && low >= lower_bound && high <= upper_bound)) {
       return k;
     }
   }

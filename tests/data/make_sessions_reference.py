@@ -28,7 +28,7 @@ code. The exact calls per section:
   sessions_to_decide  the definition in stats.h written out in numpy: the
                       smallest k with which the CI (variance kept, df + 2k,
                       n + k a side) excludes 0 with |change| >= min change, or
-                      lies inside +-log1p(min change / 100)
+                      lies inside [log1p(-min change / 100), log1p(min change / 100)]
   session_floor       expm1((t_ppf(1 - alpha/2, df) + t_ppf(power, df))
                       * sqrt(2 v / n)) * 100, df = d0 + 2n - 2
 t_ppf is scipy.stats.t.ppf polished with Newton steps on t.cdf / t.sf, as in
@@ -205,13 +205,13 @@ for name, base, test, d0, s0sq, c in test_inputs:
 def decide(res, nb, nt, min_change, confidence, limit):
     if not res["valid"]:
         return limit + 1
-    bound = math.log1p(abs(min_change) / 100)
+    lower, upper = math.log1p(-abs(min_change) / 100), math.log1p(abs(min_change) / 100)
     diff, var, df = res["log_change"], res["variance"], res["df"]
     big = abs(math.expm1(diff)) * 100 >= min_change
     for k in range(limit + 1):
         half = t_ppf(0.5 + confidence / 2, df + 2 * k) * math.sqrt(var * (1 / (nb + k) + 1 / (nt + k)))
         lo, hi = diff - half, diff + half
-        if ((lo > 0 or hi < 0) and big and min_change >= 0) or (min_change > 0 and lo >= -bound and hi <= bound):
+        if ((lo > 0 or hi < 0) and big and min_change >= 0) or (min_change > 0 and lo >= lower and hi <= upper):
             return k
     return limit + 1
 
