@@ -385,7 +385,8 @@ TEST(CompareSessions, MannWhitneyBeyond170SamplesIsTested) {
   auto options = base_vs_test();
   options.method = TestMethod::MannWhitney;
   options.sessions = SessionMode::Pooled;
-  const auto& cell = build_comparison(rows, options).tables[0].rows[0].cells[0];
+  const auto report = build_comparison(rows, options);
+  const auto& cell = report.tables.at(0).rows.at(0).cells.at(0);
   EXPECT_TRUE(cell.note.empty()) << cell.note;
   EXPECT_EQ(cell.verdict, Verdict::Regression);
 }
@@ -442,7 +443,8 @@ TEST(CompareFlags, AFewExtremeRepeatsAreAHeavyTail) {
   std::vector<SampleRow> rows;
   add_sessions(rows, "base", 1, {{100.0, 100.2, 99.8, 100.1, 99.9, 100.0, 100.3, 99.7, 100.0, 100.1}});
   add_sessions(rows, "test", 10, {{100.0, 100.2, 99.8, 100.1, 99.9, 100.0, 100.3, 99.7, 100.0, 200.0}});
-  const auto& cell = build_comparison(rows, base_vs_test()).tables.at(0).rows.at(0).cells.at(0);
+  const auto report = build_comparison(rows, base_vs_test());
+  const auto& cell = report.tables.at(0).rows.at(0).cells.at(0);
   EXPECT_TRUE(cell.heavy_tail);
   EXPECT_FALSE(cell.bimodal);
 }

@@ -195,7 +195,8 @@ TEST(NoiseBetween, HalfSplitOnlyWithTwoSessionsInEachHalf) {
 TEST(NoiseBetween, ASessionMeanAtOrBelowZeroHasNoRelativeFloor) {
   std::vector<SampleRow> rows;
   add(rows, "lab", "base", {{1.0, -3.0}, {2.0, 2.5}});
-  const auto& row = noise_of(rows).tables.at(0).rows.at(0);
+  const auto report = noise_of(rows);
+  const auto& row = report.tables.at(0).rows.at(0);
   EXPECT_EQ(row.floor_basis, analysis::FloorBasis::NotRelative);
   EXPECT_TRUE(std::isnan(row.floor_pct));
   EXPECT_FALSE(row.note.empty());
