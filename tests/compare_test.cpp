@@ -480,3 +480,30 @@ TEST(CompareSessions, LooksSplitTheLevel) {
   EXPECT_EQ(split.tables[0].rows[0].cells[0].verdict, Verdict::Undecided);
   EXPECT_EQ(split.legend.looks, 4);
 }
+
+TEST(CompareFlags, AMeanIsHeldAgainstTheP99OfItsOwnParameterSet) {
+  // calls=10: mean 100 above its own p99 90 (a heavy tail), though below the
+  // other set's p99 200; calls=1000: mean 150 below its p99 200.
+  std::vector<SampleRow> rows;
+  const auto with = [&](const std::string& profile, std::int64_t first, const std::vector<std::vector<double>>& s,
+                        const std::string& rc, const std::string& calls) {
+    const std::size_t before = rows.size();
+    add_sessions(rows, profile, first, s, rc);
+    for (std::size_t i = before; i < rows.size(); ++i) rows[i].params = {{"calls", calls}};
+  };
+  for (const std::string profile : {"base", "test"}) {
+    const std::int64_t first = profile == "base" ? 1 : 10;
+    with(profile, first, {{150.0, 151.0}, {149.0, 150.5}}, "mean", "1000");
+    with(profile, first, {{200.0, 201.0}, {199.0, 200.5}}, "p99", "1000");
+    with(profile, first, {{100.0, 101.0}, {99.0, 100.5}}, "mean", "10");
+    with(profile, first, {{90.0, 91.0}, {89.0, 90.5}}, "p99", "10");
+  }
+  const auto report = build_comparison(rows, default_base_vs_test());
+  int means = 0;
+  for (const auto& row : report.tables.at(0).rows) {
+    if (row.result_class.name != "mean") continue;
+    ++means;
+    EXPECT_EQ(row.cells.at(0).heavy_tail, row.params.at("calls") == "10") << row.params.at("calls");
+  }
+  EXPECT_EQ(means, 2);
+}

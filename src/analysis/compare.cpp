@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -254,13 +255,18 @@ bool evaluate_cell(const ProfileSamples& base_samples, const ProfileSamples& tes
 // A mean row whose benchmark also reports p99: a mean above its own p99 is
 // carried by the last percent of calls (seen on syscall/* under a noisy host).
 void flag_means_above_p99(report::Table& table) {
-  std::map<std::pair<std::string, std::string>, const report::Row*> p99_rows;
+  // Keyed like the rows themselves: a mean is held against the p99 of its
+  // own parameter set, never another set's.
+  const auto key = [](const report::Row& row) {
+    return std::tuple(row.benchmark, report::params_text(row.params), row.result_class.unit);
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, const report::Row*> p99_rows;
   for (const auto& row : table.rows) {
-    if (row.result_class.name == "p99") p99_rows[{row.benchmark, row.result_class.unit}] = &row;
+    if (row.result_class.name == "p99") p99_rows[key(row)] = &row;
   }
   for (auto& row : table.rows) {
     if (row.result_class.name != "mean") continue;
-    const auto p99 = p99_rows.find({row.benchmark, row.result_class.unit});
+    const auto p99 = p99_rows.find(key(row));
     if (p99 == p99_rows.end()) continue;
     const bool base_above = row.base_present && p99->second->base_present && row.base.mean > p99->second->base.mean;
     for (std::size_t c = 0; c < row.cells.size() && c < p99->second->cells.size(); ++c) {
