@@ -95,6 +95,67 @@ TEST(SessionsReference, SessionTestAgreesWithScipyAndSmyth) {
   EXPECT_GE(with_prior, 6);
 }
 
+TEST(SessionsReference, PoolRunVariance) {
+  const auto& cases = reference().at("pool_run_variance");
+  ASSERT_GE(cases.size(), 5u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    std::vector<std::vector<std::vector<double>>> kernels;
+    for (const auto& k : c.at("kernels")) {
+      auto& runs = kernels.emplace_back();
+      for (const auto& r : k) runs.push_back(numbers(r));
+    }
+    const auto noise = st::pool_run_variance(kernels);
+    EXPECT_EQ(noise.df, number(c.at("df")));
+    EXPECT_EQ(noise.runs, c.at("runs_used").get<std::size_t>());
+    EXPECT_REF(noise.variance, number(c.at("variance")));
+  }
+}
+
+TEST(SessionsReference, SessionTestWithARunTerm) {
+  const auto& cases = reference().at("session_test_runs");
+  ASSERT_GE(cases.size(), 3u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    st::RunTerm term;
+    term.noise.variance = number(c.at("run_noise_variance"));
+    term.noise.df = number(c.at("run_noise_df"));
+    term.base_runs = c.at("base_runs").get<std::size_t>();
+    term.test_runs = c.at("test_runs").get<std::size_t>();
+    const auto r = st::session_test(numbers(c.at("base")), numbers(c.at("test")), prior_of(c),
+                                    number(c.at("confidence")), &term);
+    ASSERT_TRUE(r.valid) << r.reason;
+    EXPECT_REF(r.standard_error, number(c.at("expected_standard_error")));
+    EXPECT_REF(r.statistic, number(c.at("expected_statistic")));
+    EXPECT_REF(r.test_df, number(c.at("expected_test_df")));
+    EXPECT_REF(r.run_variance, number(c.at("expected_run_variance")));
+    EXPECT_REF(r.p_value, number(c.at("expected_p_value")));
+    EXPECT_REF(r.ci_low_pct, number(c.at("expected_ci_low_pct")));
+    EXPECT_REF(r.ci_high_pct, number(c.at("expected_ci_high_pct")));
+    // The run term only widens: without it the same sessions test tighter.
+    const auto without = st::session_test(numbers(c.at("base")), numbers(c.at("test")), prior_of(c),
+                                          number(c.at("confidence")));
+    EXPECT_LT(without.standard_error, r.standard_error);
+    EXPECT_LT(without.p_value, r.p_value);
+  }
+}
+
+TEST(SessionTest, MoreSessionsCannotOutrunTheRunTerm) {
+  // A 4 % change with runs that differ by ~10 %: no number of sessions in
+  // these two runs decides it, the run term stays; without runs it would.
+  const std::vector<double> base{100, 101, 99}, test{104, 105, 103};
+  st::NoisePrior prior;
+  prior.df = 10;
+  prior.variance = 0.01 * 0.01;
+  st::RunTerm term;
+  term.noise.variance = 0.1 * 0.1;
+  term.noise.df = 4;
+  const auto with_runs = st::session_test(base, test, prior, 0.95, &term);
+  const auto alone = st::session_test(base, test, prior, 0.95);
+  EXPECT_GT(st::sessions_to_decide(with_runs, 2.0, 0.95, 50), 50);
+  EXPECT_LE(st::sessions_to_decide(alone, 2.0, 0.95, 50), 50);
+}
+
 TEST(SessionsReference, SessionsToDecide) {
   std::map<std::string, json> tests;
   for (const auto& c : reference().at("session_test")) tests[c.at("name")] = c;

@@ -95,8 +95,29 @@ NoisePrior pool_log_session_variance(const std::vector<std::vector<double>>& ses
   return prior;
 }
 
+RunNoise pool_run_variance(const std::vector<std::vector<std::vector<double>>>& kernels) {
+  RunNoise noise;
+  double sum_squares = 0;
+  for (const auto& runs : kernels) {
+    std::vector<double> run_means;
+    for (const auto& session_means : runs) {
+      const auto logs = logs_of(session_means);
+      if (!logs || logs->empty()) continue;
+      run_means.push_back(detail::moments(logs->data(), logs->size()).mean);
+    }
+    if (run_means.size() < 2) continue;
+    const double df = static_cast<double>(run_means.size() - 1);
+    sum_squares += detail::moments(run_means.data(), run_means.size()).sum_squared_deviations;
+    noise.df += df;
+    noise.runs += run_means.size();
+  }
+  if (noise.df == 0) return noise;
+  noise.variance = sum_squares / noise.df;
+  return noise;
+}
+
 SessionTest session_test(std::span<const double> base_session_means, std::span<const double> test_session_means,
-                         const NoisePrior& prior, double confidence) {
+                         const NoisePrior& prior, double confidence, const RunTerm* run) {
   SessionTest r;
   r.base_sessions = base_session_means.size();
   r.test_sessions = test_session_means.size();
@@ -123,9 +144,20 @@ SessionTest session_test(std::span<const double> base_session_means, std::span<c
   const double own = mb.sum_squared_deviations + mt.sum_squared_deviations;  // d * pooled variance
   r.variance = ((has_prior ? prior.df * prior.variance : 0.0) + own) / r.df;
   r.log_change = mt.mean - mb.mean;
-  r.standard_error = std::sqrt(r.variance * (1.0 / static_cast<double>(r.base_sessions) +
-                                             1.0 / static_cast<double>(r.test_sessions)));
-  const double q = student_t_quantile(0.5 + confidence / 2, r.df);
+  const double session_part =
+      r.variance * (1.0 / static_cast<double>(r.base_sessions) + 1.0 / static_cast<double>(r.test_sessions));
+  double test_df = r.df;
+  if (run && run->noise.df > 0 && run->noise.variance > 0) {
+    r.run_variance = run->noise.variance * (1.0 / static_cast<double>(std::max<std::size_t>(1, run->base_runs)) +
+                                            1.0 / static_cast<double>(std::max<std::size_t>(1, run->test_runs)));
+    r.run_df = run->noise.df;
+    const double total = session_part + r.run_variance;
+    test_df = total * total /
+              (session_part * session_part / r.df + r.run_variance * r.run_variance / r.run_df);
+  }
+  r.test_df = test_df;
+  r.standard_error = std::sqrt(session_part + r.run_variance);
+  const double q = student_t_quantile(0.5 + confidence / 2, test_df);
   if (r.standard_error == 0) {
     // Every session of both sides gave the same value as its side: the change
     // is exact, so it is either nothing or certain.
@@ -133,7 +165,7 @@ SessionTest session_test(std::span<const double> base_session_means, std::span<c
     r.p_value = r.log_change == 0 ? 1.0 : 0.0;
   } else {
     r.statistic = r.log_change / r.standard_error;
-    r.p_value = std::min(1.0, 2 * detail::student_t_upper_tail(std::abs(r.statistic), r.df));
+    r.p_value = std::min(1.0, 2 * detail::student_t_upper_tail(std::abs(r.statistic), test_df));
   }
   r.ci_low_pct = std::expm1(r.log_change - q * r.standard_error) * 100;
   r.ci_high_pct = std::expm1(r.log_change + q * r.standard_error) * 100;
@@ -151,8 +183,14 @@ int sessions_to_decide(const SessionTest& test, double min_change_pct, double co
   for (int k = 0; k <= limit; ++k) {
     const double nb = static_cast<double>(test.base_sessions + k);
     const double nt = static_cast<double>(test.test_sessions + k);
-    const double df = test.df + 2.0 * k;
-    const double half = student_t_quantile(0.5 + confidence / 2, df) * std::sqrt(test.variance * (1 / nb + 1 / nt));
+    // More sessions shrink the session part only: the run term stays.
+    const double session_part = test.variance * (1 / nb + 1 / nt);
+    double df = test.df + 2.0 * k;
+    if (test.run_variance > 0) {
+      const double total = session_part + test.run_variance;
+      df = total * total / (session_part * session_part / df + test.run_variance * test.run_variance / test.run_df);
+    }
+    const double half = student_t_quantile(0.5 + confidence / 2, df) * std::sqrt(session_part + test.run_variance);
     const double low = test.log_change - half, high = test.log_change + half;
     const bool excludes_zero = low > 0 || high < 0;
     if ((excludes_zero && big_enough && min_change_pct >= 0) || (min_change_pct > 0 && low >= lower_bound && high <= upper_bound)) {

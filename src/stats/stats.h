@@ -112,6 +112,37 @@ struct NoisePrior {
 // by its sessions - 1. Profiles with < 2 sessions or a value <= 0 add nothing.
 NoisePrior pool_log_session_variance(const std::vector<std::vector<double>>& session_means_per_profile);
 
+// --- runs: whole runs of one kernel differ more than their sessions ---------
+// Sessions of one `kbench run` are minutes apart; two runs may be hours apart,
+// and on a shared host the machine itself drifts between them (docs/
+// statistics.md, "Runs"). A run's effect u_r ~ N(0, sigma_r^2) falls on every
+// session of the run, so sessions within a run cannot estimate it: only runs
+// of one kernel measured more than once can.
+struct RunNoise {
+  double variance = kNaN;  // V: variance of a run's mean log session mean
+  double df = 0;           // sum over kernels of (runs - 1); 0: unknown
+  std::size_t runs = 0;    // runs that contributed
+};
+// `kernels[k][r]` holds the session means of run r of kernel k. Per kernel
+// with >= 2 runs, the sample variance of the runs' mean log session means,
+// pooled over kernels with weights runs - 1. It estimates
+// sigma_r^2 + sigma_s^2 * mean(1/sessions): the session noise is in it too.
+// Not subtracting that share (and truncating at 0, the method of moments)
+// is on purpose: with the few runs a store has, the truncated estimate is
+// often 0 although runs differ, and real A/A comparisons then marked noise.
+RunNoise pool_run_variance(const std::vector<std::vector<std::vector<double>>>& kernels);
+
+// The run term of a comparison whose sides were measured in different runs:
+// V * (1/base_runs + 1/test_runs) joins the variance of the change, and the
+// df follow Welch-Satterthwaite with the session part's df. The session noise
+// is counted twice then (in V and in the session part): conservative, by at
+// most a factor 2 in variance where runs do not differ at all.
+struct RunTerm {
+  RunNoise noise;
+  std::size_t base_runs = 1;
+  std::size_t test_runs = 1;
+};
+
 struct SessionTest {
   bool valid = false;
   std::string reason;          // why not valid, in words a report can print
@@ -121,6 +152,9 @@ struct SessionTest {
   double variance = kNaN;      // moderated variance of one log session mean
   double df = kNaN;            // prior df + base_sessions + test_sessions - 2
   double prior_df = 0;         // the prior's share of df (0: none used)
+  double run_variance = 0;     // V * (1/base_runs + 1/test_runs) in the variance of the change
+  double run_df = 0;           // df of that term (0: none)
+  double test_df = kNaN;       // df of t and the CI: df, or Welch-Satterthwaite with the run term
   double standard_error = kNaN;
   double statistic = kNaN;
   double p_value = kNaN;       // two-sided
@@ -130,11 +164,13 @@ struct SessionTest {
 // Moderated two-sample t-test on the logs of session means:
 //   s2 = (d0*s0^2 + d*sp^2) / (d0 + d),  d = n_b + n_t - 2,  df = d0 + d,
 //   t = (mean log test - mean log base) / sqrt(s2 * (1/n_b + 1/n_t)).
+// With a run term R = V (1/r_b + 1/r_t) the denominator is
+// sqrt(s2 (1/n_b + 1/n_t) + R), with Welch-Satterthwaite df.
 // With d0 = 0 it is Student's pooled t-test (scipy.stats.ttest_ind). Needs
 // every value > 0 and df >= 1; a side with one session is fine when the prior
 // (or the other side) supplies df. `confidence` sets the CI.
 SessionTest session_test(std::span<const double> base_session_means, std::span<const double> test_session_means,
-                         const NoisePrior& prior, double confidence = 0.95);
+                         const NoisePrior& prior, double confidence = 0.95, const RunTerm* run = nullptr);
 
 // How many more sessions per side would decide a row, if the change stayed
 // what it is now: the smallest k <= limit with which the CI at `confidence`

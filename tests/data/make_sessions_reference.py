@@ -29,6 +29,13 @@ code. The exact calls per section:
                       smallest k with which the CI (variance kept, df + 2k,
                       n + k a side) excludes 0 with |change| >= min change, or
                       lies inside [log1p(-min change / 100), log1p(min change / 100)]
+  pool_run_variance   per kernel with >= 2 usable runs: numpy mean of log session
+                      means per run, then sum((m - mean(m))^2); summed over
+                      kernels and divided by sum(runs - 1)
+  session_test_runs   the session test above plus a run term R = V (1/r_b + 1/r_t):
+                      se = sqrt(s~^2 (1/n_b + 1/n_t) + R), df by Welch-Satterthwaite
+                      (A + R)^2 / (A^2 / df + R^2 / run_df), A = s~^2 (1/n_b + 1/n_t);
+                      p = 2 * scipy.stats.t.sf(|t|, that df)
   session_floor       expm1((t_ppf(1 - alpha/2, df) + t_ppf(power, df))
                       * sqrt(2 v / n)) * 100, df = d0 + 2n - 2
 t_ppf is scipy.stats.t.ppf polished with Newton steps on t.cdf / t.sf, as in
@@ -252,6 +259,69 @@ for n, v, d0, alpha, power in [(3, 0.03 ** 2, 0, 0.05, 0.8), (1, 0.03 ** 2, 4, 0
     floors.append({"sessions_per_side": n, "log_variance": v, "prior_df": d0, "alpha": alpha, "power": power,
                    "value": enc(value)})
 
+# ---------------------------------------------------------------- runs
+run_inputs = {
+    "no kernel": [],
+    "one kernel, one run": [[sessions(3, 100.0, 0.02)]],
+    "one kernel, 3 runs": [[sessions(3, 100.0, 0.02), sessions(5, 110.0, 0.02), sessions(2, 95.0, 0.02)]],
+    "two kernels": [[sessions(3, 100.0, 0.02), sessions(3, 104.0, 0.02)],
+                    [sessions(1, 5e6, 0.02), sessions(4, 4.6e6, 0.02), sessions(2, 5.3e6, 0.02)]],
+    "a run with a mean <= 0 is dropped": [[[1.0, -1.0], sessions(2, 3.0, 0.05), sessions(2, 3.3, 0.05)]],
+    "empty runs add nothing": [[[], [7.0]], [[], []]],
+}
+runs_rows = []
+for name, kernels in run_inputs.items():
+    ss, df, used = 0.0, 0.0, 0
+    for runs in kernels:
+        run_means = [float(np.mean(np.log(np.asarray(r, float)))) for r in runs
+                     if len(r) > 0 and all(v > 0 and math.isfinite(v) for v in r)]
+        if len(run_means) < 2:
+            continue
+        m = np.asarray(run_means)
+        ss += float(np.sum((m - m.mean()) ** 2))
+        df += len(m) - 1
+        used += len(m)
+    runs_rows.append({"name": name, "kernels": [[encl(r) for r in runs] for runs in kernels], "df": df,
+                      "runs_used": used, "variance": enc(ss / df if df > 0 else math.nan)})
+
+
+def session_test_runs(base, test, d0, s0sq, confidence, run_variance, run_df, base_runs, test_runs):
+    row = session_test(base, test, d0, s0sq, confidence)
+    if not row["valid"]:
+        return row
+    nb, nt = len(base), len(test)
+    a = row["variance"] * (1 / nb + 1 / nt)
+    r = run_variance * (1 / base_runs + 1 / test_runs)
+    df = (a + r) ** 2 / (a ** 2 / row["df"] + r ** 2 / run_df)
+    se = math.sqrt(a + r)
+    t = row["log_change"] / se
+    q = t_ppf(0.5 + confidence / 2, df)
+    row.update(method="session test plus a run term, Welch-Satterthwaite df (numpy), p from scipy.stats.t.sf",
+               standard_error=se, statistic=t, p_value=min(1.0, 2 * float(st.t.sf(abs(t), df))), test_df=df,
+               run_variance=r, run_df=run_df,
+               ci_low_pct=math.expm1(row["log_change"] - q * se) * 100,
+               ci_high_pct=math.expm1(row["log_change"] + q * se) * 100)
+    return row
+
+
+run_test_inputs = [
+    # name, base, test, prior df, prior variance, confidence, run variance, run df, base runs, test runs
+    ("5 vs 5, run V 0.01 df 4", sessions(5, 100.0, 0.02), sessions(5, 130.0, 0.02), 20, 0.02 ** 2, 0.95,
+     0.01, 4, 1, 1),
+    ("3 vs 3, no prior, run V 0.0004 df 10", sessions(3, 10.0, 0.03), sessions(3, 10.6, 0.03), 0, math.nan, 0.95,
+     0.0004, 10, 1, 1),
+    ("2 runs vs 1, 99%", sessions(6, 1e-6, 0.02), sessions(3, 0.9e-6, 0.02), 8, 0.02 ** 2, 0.99, 0.002, 6, 2, 1),
+]
+run_tests = []
+for name, base, test, d0, s0sq, c, rv, rdf, rb, rt in run_test_inputs:
+    row = {"name": name, "base": encl(base), "test": encl(test), "prior_df": d0, "prior_variance": enc(s0sq),
+           "confidence": c, "run_noise_variance": rv, "run_noise_df": rdf, "base_runs": rb, "test_runs": rt}
+    res = session_test_runs(base, test, d0, s0sq, c, rv, rdf, rb, rt)
+    for k, v in res.items():
+        row["expected_" + k if k not in ("valid", "reason", "method") else k] = (
+            enc(v) if isinstance(v, float) else v)
+    run_tests.append(row)
+
 doc = {
     "provenance": {
         "generator": "tests/data/make_sessions_reference.py",
@@ -268,6 +338,8 @@ doc = {
     "session_test": tests,
     "sessions_to_decide": decide_rows,
     "session_floor_percent": floors,
+    "pool_run_variance": runs_rows,
+    "session_test_runs": run_tests,
 }
 json.dump(doc, sys.stdout, indent=1, allow_nan=False)
 sys.stdout.write("\n")
