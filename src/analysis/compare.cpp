@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -93,16 +94,89 @@ std::vector<double> means_of_sessions(const ProfileSamples& samples) {
   return means;
 }
 
+// Runs and kernels of sessions; with no origins every profile is one run of
+// its own kernel, so the session statistics are what is left.
+class Origins {
+ public:
+  explicit Origins(const std::optional<SessionOrigins>& origins) : origins_(origins) {}
+  bool modelled() const { return origins_.has_value(); }
+  std::string run(std::int64_t session, const std::string& profile) const {
+    const auto* o = find(session);
+    return o ? o->run : "profile:" + profile;
+  }
+  std::string kernel(std::int64_t session, const std::string& profile) const {
+    const auto* o = find(session);
+    return o ? o->kernel : "profile:" + profile;
+  }
+
+ private:
+  const SessionOrigin* find(std::int64_t session) const {
+    if (!origins_) return nullptr;
+    const auto found = origins_->find(session);
+    return found == origins_->end() ? nullptr : &found->second;
+  }
+  const std::optional<SessionOrigins>& origins_;
+};
+
+// A profile's session means of one row, grouped by the run they came from.
+std::map<std::string, std::vector<double>> session_means_by_run(const std::string& profile,
+                                                                const ProfileSamples& samples,
+                                                                const Origins& origins) {
+  std::map<std::string, std::vector<double>> by_run;
+  for (const auto& [session, values] : samples.by_session) {
+    if (!values.empty()) by_run[origins.run(session, profile)].push_back(stats::summarize(values).mean);
+  }
+  return by_run;
+}
+
 // The SUT's noise model of one row: the profiles not being compared that have
-// two or more sessions of it (docs/statistics.md, "The noise model").
-stats::NoisePrior noise_prior(const RowSamples& row, const std::set<std::string>& compared) {
-  std::vector<std::vector<double>> per_profile;
+// two or more sessions of it in one run (docs/statistics.md, "The noise
+// model"). Sessions of different runs would carry the run effect into it.
+stats::NoisePrior noise_prior(const RowSamples& row, const std::set<std::string>& compared, const Origins& origins) {
+  std::vector<std::vector<double>> per_run;
   for (const auto& [profile, samples] : row.by_profile) {
     if (compared.count(profile) || samples.by_session.size() < 2) continue;
-    per_profile.push_back(means_of_sessions(samples));
+    for (auto& [run, means] : session_means_by_run(profile, samples, origins)) per_run.push_back(std::move(means));
   }
-  return stats::pool_log_session_variance(per_profile);
+  return stats::pool_log_session_variance(per_run);
 }
+
+// The SUT's run-to-run noise of one row: kernels measured in two or more
+// runs, among the profiles not compared (docs/statistics.md, "Runs").
+stats::RunNoise run_noise(const RowSamples& row, const std::set<std::string>& compared, const Origins& origins) {
+  // kernel -> run -> session means; profiles of one kernel in one run (a
+  // plan's identical swprofiles) are one run, not two.
+  std::map<std::string, std::map<std::string, std::vector<double>>> kernels;
+  for (const auto& [profile, samples] : row.by_profile) {
+    if (compared.count(profile)) continue;
+    for (const auto& [session, values] : samples.by_session) {
+      if (values.empty()) continue;
+      kernels[origins.kernel(session, profile)][origins.run(session, profile)].push_back(
+          stats::summarize(values).mean);
+    }
+  }
+  std::vector<std::vector<std::vector<double>>> per_kernel;
+  for (auto& [kernel, runs] : kernels) {
+    auto& out = per_kernel.emplace_back();
+    for (auto& [run, means] : runs) out.push_back(std::move(means));
+  }
+  return stats::pool_run_variance(per_kernel);
+}
+
+std::set<std::string> runs_of(const std::string& profile, const ProfileSamples& samples, const Origins& origins) {
+  std::set<std::string> runs;
+  for (const auto& [session, values] : samples.by_session) {
+    if (!values.empty()) runs.insert(origins.run(session, profile));
+  }
+  return runs;
+}
+
+// What one row knows of its SUT's noise, for every cell of the row.
+struct RowNoise {
+  stats::NoisePrior prior;
+  stats::RunNoise runs;
+  const Origins* origins = nullptr;
+};
 
 // A mean carried by a few extreme repeats: values beyond 5 scaled MADs of the
 // median whose removal moves the mean by more than 1 %.
@@ -201,11 +275,32 @@ bool test_pooled(const Values& base, const Values& test, const CompareOptions& o
 // Tests one cell on its sessions: one log mean per session, with the SUT's
 // noise model as prior. The change CI always comes from the session test (it
 // decides "unchanged"); --method picks what gives the p-value.
-bool test_sessions(const ProfileSamples& base, const ProfileSamples& test, const stats::NoisePrior& prior,
-                   const CompareOptions& options, double level, report::Cell& cell, stats::SessionTest& result) {
+bool test_sessions(const std::string& base_profile, const ProfileSamples& base, const std::string& test_profile,
+                   const ProfileSamples& test, const RowNoise& noise, const CompareOptions& options, double level,
+                   report::Cell& cell, stats::SessionTest& result) {
   const auto base_means = means_of_sessions(base);
   const auto test_means = means_of_sessions(test);
-  result = stats::session_test(base_means, test_means, prior, 0.95);
+  // Sides measured in the same runs (interleaved: plan exec alternates
+  // swprofiles within a run) share the runs' effects; sides measured in
+  // different runs differ by them too.
+  std::optional<stats::RunTerm> run_term;
+  if (noise.origins->modelled()) {
+    const auto base_runs = runs_of(base_profile, base, *noise.origins);
+    const auto test_runs = runs_of(test_profile, test, *noise.origins);
+    const bool shared = std::any_of(base_runs.begin(), base_runs.end(),
+                                    [&](const std::string& run) { return test_runs.count(run) > 0; });
+    if (!shared) {
+      if (!(noise.runs.df > 0)) {
+        cell.base_sessions = base_means.size();
+        cell.test_sessions = test_means.size();
+        cell.note = "the sides come from different runs and no kernel on this SUT was measured in 2 runs of this "
+                    "row: the run-to-run noise is unknown (kbench calibrate measures it)";
+        return false;
+      }
+      run_term = stats::RunTerm{noise.runs, base_runs.size(), test_runs.size()};
+    }
+  }
+  result = stats::session_test(base_means, test_means, noise.prior, 0.95, run_term ? &*run_term : nullptr);
   cell.base_sessions = result.base_sessions;
   cell.test_sessions = result.test_sessions;
   if (!result.valid) {
@@ -213,6 +308,7 @@ bool test_sessions(const ProfileSamples& base, const ProfileSamples& test, const
     return false;
   }
   cell.prior_df = result.prior_df;
+  cell.run_df = result.run_df;
   cell.change_ci = {true, result.ci_low_pct, result.ci_high_pct};
   switch (options.method) {
     case TestMethod::Welch:
@@ -232,8 +328,9 @@ bool test_sessions(const ProfileSamples& base, const ProfileSamples& test, const
 }
 
 // Fills one cell; returns whether the 95% CIs are disjoint (ci-overlap).
-bool evaluate_cell(const ProfileSamples& base_samples, const ProfileSamples& test_samples,
-                   const stats::NoisePrior& prior, const CompareOptions& options, double level, report::Cell& cell,
+bool evaluate_cell(const std::string& base_profile, const ProfileSamples& base_samples,
+                   const std::string& test_profile, const ProfileSamples& test_samples, const RowNoise& noise,
+                   const CompareOptions& options, double level, report::Cell& cell,
                    const stats::Summary& base_summary, stats::SessionTest& session_result) {
   cell.present = true;
   cell.test = stats::summarize(test_samples.values);
@@ -249,7 +346,8 @@ bool evaluate_cell(const ProfileSamples& base_samples, const ProfileSamples& tes
   if (options.sessions == SessionMode::Pooled) {
     return test_pooled(base_samples.values, test_samples.values, options, level, base_summary, cell);
   }
-  return test_sessions(base_samples, test_samples, prior, options, level, cell, session_result);
+  return test_sessions(base_profile, base_samples, test_profile, test_samples, noise, options, level, cell,
+                       session_result);
 }
 
 // A mean row whose benchmark also reports p99: a mean above its own p99 is
@@ -355,7 +453,9 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-report::Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options) {
+report::Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options,
+                                const std::optional<SessionOrigins>& session_origins) {
+  const Origins origins(session_origins);
   std::set<std::string> compared(options.tests.begin(), options.tests.end());
   compared.insert(options.base);
   // Every profile: the ones not compared are the noise model of their SUT.
@@ -415,7 +515,10 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
       row.base_present = base_it != row_samples.by_profile.end();
       if (row.base_present) row.base = stats::summarize(base_it->second.values);
       row.cells.resize(options.tests.size());
-      const stats::NoisePrior prior = noise_prior(row_samples, compared);
+      RowNoise noise;
+      noise.origins = &origins;
+      noise.prior = noise_prior(row_samples, compared, origins);
+      if (origins.modelled()) noise.runs = run_noise(row_samples, compared, origins);
       for (std::size_t c = 0; c < options.tests.size(); ++c) {
         const auto test_it = row_samples.by_profile.find(options.tests[c]);
         if (test_it == row_samples.by_profile.end()) continue;
@@ -426,8 +529,8 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
           continue;
         }
         stats::SessionTest session_result;
-        const bool ci_disjoint =
-            evaluate_cell(base_it->second, test_it->second, prior, options, level, cell, row.base, session_result);
+        const bool ci_disjoint = evaluate_cell(options.base, base_it->second, options.tests[c], test_it->second,
+                                               noise, options, level, cell, row.base, session_result);
         if (session_result.valid) {
           session_results[&cell] = session_result;
           ++out.legend.cells_on_session_means;

@@ -1,5 +1,7 @@
 #pragma once
 // The compare engine: stored samples in, the report table model out.
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,10 +40,25 @@ struct CompareOptions {
   int looks = 1;
 };
 
+// Where a session was measured beyond its swprofile: its run (sessions
+// measured back to back: one `kbench run`, or one paused session of
+// `kbench calibrate --spread`) and its kernel (the fingerprint's identity of
+// kernel, config, cmdline and declared settings). analysis/runs.h reads them
+// from the store.
+struct SessionOrigin {
+  std::string run;
+  std::string kernel;
+};
+using SessionOrigins = std::map<std::int64_t, SessionOrigin>;
+
 // Rows of every SUT on which the base profile has data. Samples of profiles
 // not compared teach the noise model (the prior of the session test) of their
-// SUT; give them too.
-report::Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options);
+// SUT; give them too. With `origins`, sides measured in different runs are
+// tested with the run-to-run noise the SUT's other kernels measured in
+// several runs show (no model: the row is not tested, and says why); without,
+// runs are not modelled (tests of the session statistics alone).
+report::Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options,
+                                const std::optional<SessionOrigins>& origins = std::nullopt);
 
 // One table per SUT for one profile; `session` restricts it to one session.
 std::vector<report::ProfileTable> build_profile_tables(const std::vector<store::SampleRow>& samples,

@@ -9,6 +9,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/environment.h"
+#include "analysis/runs.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/session_report.h"
@@ -95,7 +96,9 @@ void compare_command(const CompareCommandOptions& options) {
   // noise model (the prior of the session test).
   query.settled_only = true;
   const std::vector<store::SampleRow> samples = store->samples(query);
-  report::Report result = analysis::build_comparison(samples, compare);
+  // Sides from different runs carry the run-to-run noise: which run and
+  // kernel each session was is in its fingerprint.
+  report::Report result = analysis::build_comparison(samples, compare, analysis::session_origins(*store));
   // No rows is often because the only sessions are incomplete: say so on the same line.
   const auto why_empty = [&] {
     std::ostringstream incomplete;

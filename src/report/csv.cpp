@@ -32,7 +32,9 @@ const char* const kHeader[] = {
     "environment_differences",
     // Last, so that the columns before it keep their places for scripts that
     // read them by position.
-    "params"};
+    "params",
+    // Added with the run-to-run noise model, after params for the same reason.
+    "run_df"};
 
 // A table's environment differences in one field: lines joined by " | ".
 std::string joined_differences(const Table& table) {
@@ -86,6 +88,7 @@ class CsvRenderer : public Renderer {
             fields.push_back(std::to_string(count));
           fields.push_back(differences);
           fields.push_back(params_text(row.params));
+          fields.push_back(format_exact(cell.run_df));
           write(fields, out);
         }
       }

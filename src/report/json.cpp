@@ -42,6 +42,7 @@ Json cell_json(const Row& row, const Cell& cell, const std::string& profile, Sig
               {"base_sessions", cell.base_sessions},
               {"test_sessions", cell.test_sessions},
               {"prior_df", number(cell.prior_df)},
+              {"run_df", number(cell.run_df)},
               {"heavy_tail", cell.heavy_tail},
               {"bimodal", cell.bimodal}};
 }

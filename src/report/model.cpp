@@ -123,7 +123,14 @@ struct SessionCounts {
   int with_prior = 0;                            // cells that borrowed the SUT's noise model
   double prior_df_low = stats::kNaN;
   double prior_df_high = stats::kNaN;
+  int with_runs = 0;                             // cells whose sides came from different runs
+  double run_df_low = stats::kNaN;
+  double run_df_high = stats::kNaN;
 };
+
+std::string df_range(double low, double high) {
+  return low == high ? format_exact(low) : format_exact(low) + " to " + format_exact(high);
+}
 
 SessionCounts session_counts(const Table& table) {
   SessionCounts counts;
@@ -142,6 +149,11 @@ SessionCounts session_counts(const Table& table) {
         counts.prior_df_low = std::isnan(counts.prior_df_low) ? cell.prior_df : std::min(counts.prior_df_low, cell.prior_df);
         counts.prior_df_high = std::isnan(counts.prior_df_high) ? cell.prior_df : std::max(counts.prior_df_high, cell.prior_df);
       }
+      if (cell.run_df > 0) {
+        ++counts.with_runs;
+        counts.run_df_low = std::isnan(counts.run_df_low) ? cell.run_df : std::min(counts.run_df_low, cell.run_df);
+        counts.run_df_high = std::isnan(counts.run_df_high) ? cell.run_df : std::max(counts.run_df_high, cell.run_df);
+      }
     }
   }
   return counts;
@@ -159,11 +171,14 @@ std::string session_basis_line(const SessionCounts& counts) {
     line += fmt::format(" on {} of {} cells, {} to {} a side on the others", common->second, counts.cells,
                         counts.fewest, counts.most);
   if (counts.with_prior > 0) {
-    const std::string df = counts.prior_df_low == counts.prior_df_high
-                               ? format_exact(counts.prior_df_low)
-                               : format_exact(counts.prior_df_low) + " to " + format_exact(counts.prior_df_high);
     line += fmt::format("; {} also used this SUT's noise model from other profiles (prior df {})",
-                        count_noun(counts.with_prior, "cell", "cells"), df);
+                        count_noun(counts.with_prior, "cell", "cells"),
+                        df_range(counts.prior_df_low, counts.prior_df_high));
+  }
+  if (counts.with_runs > 0) {
+    line += fmt::format("; the sides come from different runs: {} carry the run-to-run noise of kernels measured "
+                        "in several runs on this SUT (run df {})",
+                        count_noun(counts.with_runs, "cell", "cells"), df_range(counts.run_df_low, counts.run_df_high));
   }
   return line + ".";
 }

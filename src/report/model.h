@@ -36,6 +36,9 @@ struct Cell {
   std::size_t base_sessions = 0;
   std::size_t test_sessions = 0;
   double prior_df = 0;
+  // The sides came from different runs: the df of the SUT's run-to-run noise
+  // model added to the test (0: the sides share runs, or runs not modelled).
+  double run_df = 0;
   // Undecided: more sessions per side that would settle it if the change
   // stayed as it is; > kSessionsToDecideLimit means "more than that".
   int sessions_to_decide = 0;
