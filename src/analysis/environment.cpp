@@ -13,7 +13,7 @@ using nlohmann::json;
 
 // The fingerprint keys compared value by value, in the order they are listed.
 constexpr const char* kKeys[] = {"kernel_release", "thp",      "governor", "smt",  "mitigations",
-                                 "microcode",      "clocksource", "no_turbo", "boost", "aslr"};
+                                 "microcode",      "clocksource", "no_turbo", "boost", "aslr", "seccomp"};
 
 // Kernel parameters and the fingerprint keys they set: a swprofile that puts
 // one on the command line declares what the fingerprint shows for that key.

@@ -92,6 +92,17 @@ nlohmann::json microcode_from_cpuinfo(const std::string& cpuinfo) {
   return nullptr;
 }
 
+nlohmann::json seccomp_from_status(const std::string& status) {
+  const auto mode = cpuinfo_field(status, "Seccomp");
+  if (!mode) return nullptr;
+  if (*mode == "0") return "none";
+  if (*mode == "1") return "strict";
+  if (*mode != "2") return "mode " + *mode;
+  const auto filters = cpuinfo_field(status, "Seccomp_filters");
+  if (!filters || *filters == "1") return "filter";
+  return "filter x " + *filters;
+}
+
 namespace {
 
 json microcode() {
@@ -245,6 +256,8 @@ json fingerprint() {
   data["governor"] = line_or_null("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   data["smt"] = line_or_null("/sys/devices/system/cpu/smt/control");
   data["aslr"] = int_or_null("/proc/sys/kernel/randomize_va_space");
+  const auto status = read_file("/proc/self/status");
+  data["seccomp"] = status ? seccomp_from_status(*status) : json(nullptr);
   data["thp"] = bracketed_or_null("/sys/kernel/mm/transparent_hugepage/enabled");
   data["no_turbo"] = int_or_null("/sys/devices/system/cpu/intel_pstate/no_turbo");
   data["boost"] = int_or_null("/sys/devices/system/cpu/cpufreq/boost");

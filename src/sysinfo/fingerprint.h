@@ -24,6 +24,12 @@ std::optional<std::string> read_line(const std::string& path);
 // show one, some do not).
 nlohmann::json microcode_from_cpuinfo(const std::string& cpuinfo);
 
+// The seccomp state of the process whose /proc/<pid>/status text is given:
+// "none", "strict", "filter" or "filter x N" (N stacked filters), or null
+// where the kernel shows none. A filter taxes every system call the
+// benchmarks make, as a kernel change would; the agent reports its own.
+nlohmann::json seccomp_from_status(const std::string& status);
+
 // MemTotal in KiB rounded to whole GiB (half up).
 std::int64_t kib_to_whole_gib(std::int64_t kib);
 
