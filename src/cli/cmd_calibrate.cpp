@@ -1,5 +1,6 @@
 // kbench calibrate: many sessions of the running kernel on purpose, so the
-// noise model (the per-SUT prior of the session-level test) has data.
+// noise model (the per-SUT prior of the session-level test, and the run noise
+// of sides measured in different runs) has data.
 #include <iostream>
 
 #include "cli/commands.h"
@@ -16,7 +17,9 @@ namespace {
 
 struct CalibrateOptions {
   RunOptions run;
-  std::string spread = "0";
+  // Paused sessions are runs of their own (plan.block): what teaches the run
+  // noise, without which sides from different runs are not tested.
+  std::string spread = "5m";
 };
 
 // "2026-11-30T23:46:16Z" -> "calibrate-20261130T234616Z": one word the
@@ -68,20 +71,22 @@ void add_calibrate_command(CLI::App& app) {
         parse_spread(text);
         options->spread = text;
       },
-      "pause between sessions, e.g. 5m or 1h (default 0: none)");
+      "pause between sessions, e.g. 90s or 1h (default 5m; 0: none, which teaches no run-to-run noise)");
   add_glob_option(*cmd, "--benchmark", options->run.benchmark_glob,
                   "run only benchmarks matching this glob, e.g. 'syscall/*'");
   cmd->add_option("--sut", options->run.sut_name, "name of this SUT in reports (default: hostname)");
   add_execution_options(*cmd, options->run.cpus, options->run.strict, options->run.store_url);
   cmd->footer(
       "The noise model of `kbench compare` learns, per SUT and row, how much session means\n"
-      "vary from every swprofile with at least 2 sessions of that row on the SUT. This command\n"
-      "gives it many sessions on purpose: it runs the suite on the running kernel as swprofile\n"
-      "calibrate-<UTC date-time>, --sessions times, pausing --spread between sessions so they\n"
-      "sample the machine at different times (SIGINT ends a pause and the run).\n"
+      "vary within a run, and how much whole runs of one kernel differ (sides measured by two\n"
+      "separate `kbench run`s are tested against that; with no kernel measured in 2 runs they\n"
+      "are not tested). This command gives it both on purpose: it runs the suite on the running\n"
+      "kernel as swprofile calibrate-<UTC date-time>, --sessions times, pausing --spread between\n"
+      "sessions; each paused session counts as a run of its own (SIGINT ends a pause and the run).\n"
       "Examples:\n"
-      "  kbench calibrate                              # quick suite, 6 sessions back to back\n"
+      "  kbench calibrate                              # quick suite, 6 sessions over about 30 min\n"
       "  kbench calibrate --sessions 10 --spread 10m   # 10 sessions over about 2 hours\n"
+      "  kbench calibrate --spread 0                   # back to back: session noise only\n"
       "  kbench calibrate --suite default --benchmark 'syscall/*' --cpus 1\n"
       "Then: kbench noise calibrate-<UTC date-time>. Exit status as kbench run's.");
   cmd->callback([options] { calibrate_command(*options); });

@@ -322,6 +322,9 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
                                {"run", run_id},     {"session", s},           {"benchmarks", description},
                                {"ordering", plan.order == plan::Order::Listed ? "listed" : "shuffled"},
                                {"order", order_names}};
+        // Sessions paused apart (calibrate --spread) are runs of their own:
+        // the machine may drift during the pause as it does between runs.
+        if (options.session_gap.count() > 0) fingerprint["plan"]["block"] = fmt::format("{}/{}", run_id, s);
         fingerprint["sysctl"] = profile.sysctl;
         // What the swprofile sets on purpose, so compare does not list it as an
         // undeclared environment difference (analysis/environment.h).
