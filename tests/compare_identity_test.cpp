@@ -184,10 +184,10 @@ TEST(RowNames, EveryTextFormatTellsParameterSetsApart) {
 TEST(RowNames, CsvAndJsonAlwaysCarryTheParameters) {
   const report::Report report = two_parameter_sets();
   const std::string csv = render(report, "csv");
-  EXPECT_THAT(csv, HasSubstr(",params\n"));
-  EXPECT_THAT(csv, HasSubstr(",groups=4;loops=10\n"));
-  EXPECT_THAT(csv, HasSubstr(",groups=4;loops=40\n"));
-  EXPECT_THAT(csv, HasSubstr(",loops=5\n"));  // also where one set would need no naming
+  EXPECT_THAT(csv, HasSubstr(",params,run_df\n"));
+  EXPECT_THAT(csv, HasSubstr(",groups=4;loops=10,0\n"));
+  EXPECT_THAT(csv, HasSubstr(",groups=4;loops=40,0\n"));
+  EXPECT_THAT(csv, HasSubstr(",loops=5,0\n"));  // also where one set would need no naming
   const auto json = nlohmann::json::parse(render(report, "json"));
   const auto& rows = json["tables"][0]["rows"];
   ASSERT_EQ(rows.size(), 3u);

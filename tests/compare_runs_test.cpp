@@ -1,0 +1,190 @@
+// Runs in compare (docs/statistics.md, "Runs"): sides measured by separate
+// runs are tested against the SUT's run-to-run noise; without it they are not
+// tested; sides that share runs are not charged for it. And where runs and
+// kernels come from: analysis/runs.h, and the agent's seccomp state.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "analysis/compare.h"
+#include "analysis/runs.h"
+#include "sysinfo/fingerprint.h"
+
+namespace {
+
+using kbench::Better;
+using kbench::analysis::build_comparison;
+using kbench::analysis::CompareOptions;
+using kbench::analysis::SessionOrigins;
+using kbench::report::Verdict;
+using kbench::store::SampleRow;
+
+struct Store {
+  std::vector<SampleRow> rows;
+  SessionOrigins origins;
+  std::int64_t next_session = 1;
+
+  // One session of `profile`: three repeats around `mean`.
+  void session(const std::string& profile, const std::string& run, const std::string& kernel, double mean) {
+    const std::int64_t id = next_session++;
+    origins[id] = {run, kernel};
+    int repeat = 0;
+    for (const double wobble : {-0.002, 0.0, 0.002}) {
+      SampleRow row;
+      row.sut = "vm";
+      row.swprofile = profile;
+      row.session = id;
+      row.benchmark = "syscall/getpid";
+      row.result_class = {"mean", "ns", Better::Lower};
+      row.repeat = repeat++;
+      row.value = mean * (1 + wobble);
+      rows.push_back(row);
+    }
+  }
+  // A run of `profile`: sessions at these means.
+  void run(const std::string& profile, const std::string& run, const std::string& kernel,
+           const std::vector<double>& means) {
+    for (const double m : means) session(profile, run, kernel, m);
+  }
+};
+
+CompareOptions a_vs_b() {
+  CompareOptions options;
+  options.base = "A";
+  options.tests = {"B"};
+  return options;
+}
+
+const kbench::report::Cell& only_cell(const kbench::report::Report& report) {
+  return report.tables.at(0).rows.at(0).cells.at(0);
+}
+
+// Sessions of one run agree to 0.5 %; a 6 % change between two runs.
+Store two_runs() {
+  Store store;
+  store.run("A", "run-a", "kernel-a", {100.0, 100.4, 99.7, 100.2, 99.9});
+  store.run("B", "run-b", "kernel-b", {106.0, 106.3, 105.8, 106.1, 105.9});
+  return store;
+}
+
+TEST(CompareRuns, SidesFromDifferentRunsWithoutRunNoiseAreNotTested) {
+  Store store = two_runs();
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  const auto& cell = only_cell(report);
+  EXPECT_EQ(cell.verdict, Verdict::None);
+  EXPECT_NE(cell.note.find("different runs"), std::string::npos) << cell.note;
+  EXPECT_NE(cell.note.find("kbench calibrate"), std::string::npos) << cell.note;
+  EXPECT_EQ(report.tables[0].columns.at(0).untested, 1);
+  // Without origins (runs not modelled) the same sessions are marked: the
+  // session test alone sees only the 0.5 % wobble inside each run.
+  const auto alone = build_comparison(store.rows, a_vs_b());
+  EXPECT_EQ(only_cell(alone).verdict, Verdict::Regression);
+}
+
+TEST(CompareRuns, RunsThatDifferByTenPercentOutweighASixPercentChange) {
+  Store store = two_runs();
+  // Another kernel measured in three runs that differ by about 10 %.
+  store.run("C", "run-c1", "kernel-c", {200.0, 200.5, 199.6});
+  store.run("C", "run-c2", "kernel-c", {220.0, 220.4, 219.7});
+  store.run("C", "run-c3", "kernel-c", {181.0, 181.3, 180.8});
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  const auto& cell = only_cell(report);
+  EXPECT_EQ(cell.run_df, 2);
+  EXPECT_EQ(cell.verdict, Verdict::Undecided);
+  EXPECT_GT(cell.sessions_to_decide, kbench::report::kSessionsToDecideLimit)
+      << "more sessions in the same two runs cannot decide it";
+}
+
+TEST(CompareRuns, RunsThatAgreeLetASixPercentChangeBeMarked) {
+  Store store = two_runs();
+  store.run("C", "run-c1", "kernel-c", {200.0, 200.5, 199.6});
+  store.run("C", "run-c2", "kernel-c", {200.6, 200.2, 200.9});
+  store.run("C", "run-c3", "kernel-c", {199.4, 199.9, 199.8});
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  const auto& cell = only_cell(report);
+  EXPECT_EQ(cell.run_df, 2);
+  EXPECT_EQ(cell.verdict, Verdict::Regression) << cell.note;
+}
+
+TEST(CompareRuns, OneProfileInOneRunIsOneRunAndOtherKernelsDoNotPool) {
+  Store store = two_runs();
+  // Two profiles of one kernel in one run are one run, not two; a kernel in
+  // one run teaches nothing about runs.
+  store.run("C", "run-c", "kernel-c", {200.0, 230.0});
+  store.run("D", "run-c", "kernel-c", {170.0, 190.0});
+  store.run("E", "run-e", "kernel-e", {50.0, 60.0});
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  EXPECT_EQ(only_cell(report).verdict, Verdict::None);
+}
+
+TEST(CompareRuns, TheComparedProfilesDoNotTeachTheRunNoise) {
+  Store store;
+  // A measured in two runs that differ by 20 %: the compared profiles are
+  // left out of the model (as from the prior), so no run noise is known.
+  store.run("A", "run-a1", "kernel-a", {100.0, 100.2});
+  store.run("A", "run-a2", "kernel-a", {120.0, 120.2});
+  store.run("B", "run-b", "kernel-b", {130.0, 130.1});
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  EXPECT_EQ(only_cell(report).verdict, Verdict::None);
+}
+
+TEST(CompareRuns, SidesInterleavedInOneRunShareItsDrift) {
+  Store store;
+  // plan exec alternates A and B in one run: no run term, and no run noise
+  // needed.
+  for (int i = 0; i < 5; ++i) {
+    store.session("A", "run-1", "kernel-a", 100.0 + 0.1 * i);
+    store.session("B", "run-1", "kernel-b", 106.0 + 0.1 * i);
+  }
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  const auto& cell = only_cell(report);
+  EXPECT_EQ(cell.run_df, 0);
+  EXPECT_EQ(cell.verdict, Verdict::Regression) << cell.note;
+}
+
+TEST(SessionOrigins, PausedSessionsAreRunsOfTheirOwn) {
+  nlohmann::json fingerprint = {{"plan", {{"run", "2026-12-01T01:35:40Z-31368"}}}};
+  EXPECT_EQ(kbench::analysis::run_of(7, fingerprint), "2026-12-01T01:35:40Z-31368");
+  fingerprint["plan"]["block"] = "2026-12-01T01:35:40Z-31368/2";
+  EXPECT_EQ(kbench::analysis::run_of(7, fingerprint), "2026-12-01T01:35:40Z-31368/2");
+  EXPECT_EQ(kbench::analysis::run_of(7, nlohmann::json::object()), "session:7");
+}
+
+TEST(SessionOrigins, AKernelIsItsBuildCmdlineSettingsAndSeccomp) {
+  const nlohmann::json base = {{"kernel_release", "6.18.44"},
+                               {"kernel_version", "#1 SMP"},
+                               {"cmdline", "quiet"},
+                               {"sysctl", nlohmann::json::object()},
+                               {"seccomp", "none"},
+                               {"hostname", "vm"},
+                               {"loadavg", {0.1, 0.2, 0.3}}};
+  nlohmann::json same = base;
+  same["loadavg"] = {2.0, 1.0, 0.5};  // the moment, not the kernel
+  EXPECT_EQ(kbench::analysis::kernel_of(base), kbench::analysis::kernel_of(same));
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"kernel_version", "#2 SMP"},
+           {"cmdline", "quiet mitigations=off"},
+           {"sysctl", {{"kernel.sched_autogroup_enabled", "0"}}},
+           {"seccomp", "filter x 5"}}) {
+    nlohmann::json other = base;
+    other[key] = value;
+    EXPECT_NE(kbench::analysis::kernel_of(base), kbench::analysis::kernel_of(other)) << key;
+  }
+}
+
+TEST(Fingerprint, SeccompStateFromProcStatus) {
+  using kbench::sysinfo::seccomp_from_status;
+  EXPECT_EQ(seccomp_from_status("Name:\tkbench-agent\nSeccomp:\t0\nSeccomp_filters:\t0\n"), "none");
+  EXPECT_EQ(seccomp_from_status("Seccomp:\t2\nSeccomp_filters:\t1\n"), "filter");
+  EXPECT_EQ(seccomp_from_status("Seccomp:\t2\nSeccomp_filters:\t8\n"), "filter x 8");
+  EXPECT_EQ(seccomp_from_status("Seccomp:\t1\n"), "strict");
+  EXPECT_TRUE(seccomp_from_status("Name:\told-kernel\n").is_null());
+  // Whatever this process runs under (a container may add a filter), the
+  // fingerprint says it.
+  const auto state = kbench::sysinfo::fingerprint().at("seccomp");
+  EXPECT_TRUE(state.is_string()) << state.dump();
+}
+
+}  // namespace
