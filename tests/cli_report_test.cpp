@@ -57,13 +57,24 @@ std::vector<SampleRow> samples() {
   return rows;
 }
 
-std::string noise(report::NoiseFormat format, analysis::TestMethod method, std::optional<double> fdr = 0.05) {
+// Sessions #0-#1 and #2-#3 as two runs of one kernel: the run-to-run noise is
+// known. Without origins it is not (the mwu and ci-overlap goldens say so).
+analysis::SessionOrigins two_runs() {
+  analysis::SessionOrigins origins;
+  for (std::int64_t session = 10; session < 14; ++session) {
+    origins[session] = {session < 12 ? "run-a" : "run-b", "kernel-1"};
+  }
+  return origins;
+}
+
+std::string noise(report::NoiseFormat format, analysis::TestMethod method, std::optional<double> fdr = 0.05,
+                  const std::optional<analysis::SessionOrigins>& origins = std::nullopt) {
   analysis::NoiseOptions options;
   options.profile = "base";
   options.compare.method = method;
   options.compare.fdr = fdr;
   std::ostringstream out;
-  report::render_noise(analysis::build_noise_report(samples(), options), format, out);
+  report::render_noise(analysis::build_noise_report(samples(), options, origins), format, out);
   return out.str();
 }
 
@@ -79,9 +90,9 @@ std::string exported(const std::string& format, const std::vector<SampleRow>& ro
 }  // namespace
 
 TEST(NoiseReport, GridCsvJsonAreGolden) {
-  expect_golden("noise-grid.txt", noise(report::NoiseFormat::Grid, analysis::TestMethod::Welch));
-  expect_golden("noise.csv", noise(report::NoiseFormat::Csv, analysis::TestMethod::Welch));
-  expect_golden("noise.json", noise(report::NoiseFormat::Json, analysis::TestMethod::Welch));
+  expect_golden("noise-grid.txt", noise(report::NoiseFormat::Grid, analysis::TestMethod::Welch, 0.05, two_runs()));
+  expect_golden("noise.csv", noise(report::NoiseFormat::Csv, analysis::TestMethod::Welch, 0.05, two_runs()));
+  expect_golden("noise.json", noise(report::NoiseFormat::Json, analysis::TestMethod::Welch, 0.05, two_runs()));
   expect_golden("noise-grid-mwu-fdr-off.txt",
                 noise(report::NoiseFormat::Grid, analysis::TestMethod::MannWhitney, std::nullopt));
   expect_golden("noise-ci-overlap.json", noise(report::NoiseFormat::Json, analysis::TestMethod::CiOverlap));

@@ -183,6 +183,21 @@ TEST(SessionsReference, SessionFloorPercent) {
   }
 }
 
+TEST(SessionsReference, SessionFloorRunsPercent) {
+  const auto& cases = reference().at("session_floor_runs_percent");
+  ASSERT_GE(cases.size(), 6u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.dump());
+    st::RunNoise run;
+    run.variance = number(c.at("run_variance"));
+    run.df = number(c.at("run_df"));
+    EXPECT_REF(st::session_floor_runs_percent(c.at("sessions_per_side").get<std::size_t>(),
+                                              number(c.at("log_variance")), number(c.at("prior_df")), run,
+                                              number(c.at("alpha")), number(c.at("power"))),
+               number(c.at("value")));
+  }
+}
+
 // Properties that need no reference tool.
 
 TEST(SessionTest, IsAntisymmetricInTheSides) {
@@ -210,6 +225,15 @@ TEST(SessionFloor, ShrinksWithSessionsAndGrowsWithNoise) {
   EXPECT_LT(st::session_floor_percent(3, 0.0004, 0), st::session_floor_percent(3, 0.0009, 0));
   EXPECT_TRUE(std::isnan(st::session_floor_percent(1, 0.0009, 0)));
   EXPECT_TRUE(std::isnan(st::session_floor_percent(3, -1, 0)));
+}
+
+TEST(SessionFloor, SeparateRunsRaiseItAndMoreSessionsCannotRemoveTheRunTerm) {
+  const st::RunNoise run{0.0004, 6, 8};
+  EXPECT_GT(st::session_floor_runs_percent(3, 0.0009, 0, run), st::session_floor_percent(3, 0.0009, 0));
+  // With many sessions the session part vanishes; 2V stays.
+  EXPECT_GT(st::session_floor_runs_percent(1000, 0.0009, 0, run), std::expm1(std::sqrt(2 * 0.0004)) * 100 * 2);
+  EXPECT_DOUBLE_EQ(st::session_floor_runs_percent(3, 0.0009, 0, {0.0, 4, 5}), st::session_floor_percent(3, 0.0009, 0));
+  EXPECT_TRUE(std::isnan(st::session_floor_runs_percent(3, 0.0009, 0, {})));
 }
 
 }  // namespace

@@ -77,12 +77,17 @@ const char* floor_basis_name(FloorBasis basis) {
   return "unknown";
 }
 
+std::string unknown_run_noise_text() {
+  return "no kernel on this SUT was measured in 2 runs; kbench calibrate measures it";
+}
+
 std::string unknown_noise_text() {
   return "1 session: the noise between sessions, which decides every verdict, is unknown; run kbench run again "
          "under this profile or kbench calibrate";
 }
 
-NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, const NoiseOptions& options) {
+NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, const NoiseOptions& options,
+                               const std::optional<SessionOrigins>& origins) {
   NoiseReport out;
   out.profile = options.profile;
   out.power = options.power;
@@ -118,9 +123,20 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
   std::map<std::string, std::map<std::string, std::map<std::string, std::map<std::int64_t, std::vector<double>>>>>
       others;
   std::map<std::string, std::set<std::string>> other_profiles;
+  // sut -> row key -> kernel -> run -> session -> samples, of every profile
+  std::map<std::string,
+           std::map<std::string, std::map<std::string, std::map<std::string, std::map<std::int64_t, std::vector<double>>>>>>
+      by_kernel;
   for (const auto& s : samples) {
     if (!session_indices.contains(s.sut)) continue;
     const std::string key = row_key(s.benchmark, s.params, s.result_class);
+    const SessionOrigin* origin = nullptr;
+    if (origins) {
+      if (const auto found = origins->find(s.session); found != origins->end()) origin = &found->second;
+    }
+    by_kernel[s.sut][key][origin ? origin->kernel : "profile:" + s.swprofile]
+             [origin ? origin->run : "profile:" + s.swprofile][s.session]
+                 .push_back(s.value);
     if (s.swprofile != options.profile) {
       others[s.sut][key][s.swprofile][s.session].push_back(s.value);
       other_profiles[s.sut].insert(s.swprofile);
@@ -227,6 +243,27 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
                                                      out.floor_alpha, options.power);
       }
       if (std::isfinite(row.floor_pct)) ++out.floor_rows;
+
+      std::vector<std::vector<std::vector<double>>> kernels;
+      for (const auto& [kernel, runs] : by_kernel[sut][key]) {
+        auto& run_means = kernels.emplace_back();
+        for (const auto& [run, sessions] : runs) {
+          std::vector<std::vector<double>> run_groups;
+          for (const auto& [session, values] : sessions) run_groups.push_back(values);
+          run_means.push_back(stats::session_means(run_groups));
+        }
+      }
+      row.run_noise = stats::pool_run_variance(kernels);
+      if (row.run_noise.df > 0) {
+        row.run_cv_pct = std::sqrt(row.run_noise.variance) * 100;
+        if (std::isfinite(row.floor_log_variance)) {
+          row.floor_runs_pct = stats::session_floor_runs_percent(row.sessions, row.floor_log_variance,
+                                                                 row.floor_prior_df, row.run_noise, out.floor_alpha,
+                                                                 options.power);
+        }
+      } else {
+        ++table.rows_runs_unknown;
+      }
       table.rows.push_back(std::move(row));
     }
     out.tables.push_back(std::move(table));

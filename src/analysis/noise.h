@@ -2,7 +2,10 @@
 // `kbench noise`: how much a row varies BETWEEN sessions of one profile on a
 // SUT (the noise that decides every session-level verdict), what the noise
 // model learned from the other profiles on that SUT says, and the smallest
-// change a comparison with this many sessions detects (the floor).
+// change a comparison with this many sessions detects (the floor); and how
+// much whole runs of one kernel differ on that SUT, which decides every
+// comparison of two separate `kbench run`s.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +51,12 @@ struct NoiseRow {
   double floor_prior_df = 0;              // df the model adds to the floor's test
   double floor_pct = stats::kNaN;         // session test, this many sessions a side, per-row level
   double floor_alone_pct = stats::kNaN;   // at level / rows: one real change among all rows under BH
+  // The SUT's run-to-run noise of this row: every kernel measured in >= 2
+  // runs, all profiles included (it describes the SUT; nothing is tested
+  // against it here). df 0: no kernel was measured in 2 runs.
+  stats::RunNoise run_noise;
+  double run_cv_pct = stats::kNaN;        // sqrt(run_noise.variance) x 100
+  double floor_runs_pct = stats::kNaN;    // floor_pct for two separate runs (one a side), with the run term
   std::string note;                       // why there is no floor, in words
   bool aa_base_present = false;           // the first half has data for this row
   report::Cell aa;                        // second half against first half
@@ -61,6 +70,7 @@ struct NoiseTable {
   std::vector<NoiseRow> rows;
   int aa_marks = 0;          // rows marked in the A/A comparison: false alarms by construction
   int rows_unknown = 0;      // rows whose between-session noise is unknown
+  int rows_runs_unknown = 0; // rows whose run-to-run noise is unknown (no kernel measured in 2 runs)
   int other_profiles = 0;    // profiles besides this one with samples on this SUT
 };
 
@@ -76,9 +86,16 @@ struct NoiseReport {
 
 // `samples` holds the profile's samples and those of other profiles on the
 // same SUTs (their session means are the noise model); other SUTs are ignored.
-NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, const NoiseOptions& options);
+// `origins` (analysis::session_origins) gives each session's run and kernel;
+// without, each profile is one run of its own kernel and the run-to-run noise
+// is unknown.
+NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, const NoiseOptions& options,
+                               const std::optional<SessionOrigins>& origins = std::nullopt);
 
 // The words printed when a row's between-session noise cannot be known.
 std::string unknown_noise_text();
+
+// The words printed when no kernel on the SUT was measured in 2 runs of a row.
+std::string unknown_run_noise_text();
 
 }  // namespace kbench::analysis

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analysis/noise.h"
+#include "analysis/runs.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/errors.h"
@@ -65,7 +66,7 @@ void noise_command(const NoiseCommandOptions& options) {
       if (s.swprofile != options.profile && s.sut == sut) samples.push_back(std::move(s));
     }
   }
-  const auto report = analysis::build_noise_report(samples, noise);
+  const auto report = analysis::build_noise_report(samples, noise, analysis::session_origins(*opened.store));
   if (report.tables.empty()) {
     throw InputError("noise: no rows for swprofile '" + options.profile + "' match --sut/--benchmark/--resultclass");
   }
@@ -91,7 +92,9 @@ void add_noise_command(CLI::App& app) {
       "Per row: sessions, the cv between sessions (sd of log session means) and within them, the noise\n"
       "model learned from the other profiles on the same SUT, and the floor of the session test with\n"
       "this many sessions a side. With 1 session and no model the between-session noise is unknown and\n"
-      "no floor is printed. With >= 4 sessions the first half of the sessions is also compared with the\n"
+      "no floor is printed. run cv: how much whole runs of one kernel differ on this SUT (every kernel\n"
+      "measured in >= 2 runs, all profiles); floor runs: the floor of a comparison of two separate runs.\n"
+      "With >= 4 sessions the first half of the sessions is also compared with the\n"
       "second (A/A: every mark is a false alarm); --method/--fdr/--sessions apply to that comparison.\n"
       "Examples:\n"
       "  kbench noise base\n"

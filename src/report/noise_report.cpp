@@ -31,12 +31,50 @@ std::string floor_text(const analysis::NoiseRow& row, double value) {
   return format_percent(value) + (row.floor_basis == analysis::FloorBasis::Model ? " (m)" : "");
 }
 
+// "3 runs, 2.31%" or "" when no kernel was measured in 2 runs (one line under
+// the table says so).
+std::string run_text(const analysis::NoiseRow& row) {
+  if (!(row.run_noise.df > 0)) return "";
+  return fmt::format("{} runs, {}", row.run_noise.runs, format_percent(row.run_cv_pct));
+}
+
+std::string floor_runs_text(const analysis::NoiseRow& row) {
+  if (!(row.run_noise.df > 0)) return "";
+  return floor_text(row, row.floor_runs_pct);
+}
+
+bool any_run_noise(const analysis::NoiseReport& report) {
+  for (const auto& table : report.tables) {
+    if (table.rows_runs_unknown < static_cast<int>(table.rows.size())) return true;
+  }
+  return false;
+}
+
+// One line per table when some rows have no run-to-run noise, or "".
+std::string run_noise_unknown_line(const analysis::NoiseTable& table) {
+  if (table.rows_runs_unknown == 0) return "";
+  if (table.rows_runs_unknown == static_cast<int>(table.rows.size())) {
+    return "Run-to-run noise: unknown (" + analysis::unknown_run_noise_text() +
+           ") - comparisons of separate runs are not tested.";
+  }
+  return fmt::format(
+      "Run-to-run noise unknown for {} of {} rows (no kernel on this SUT was measured in 2 runs of them; kbench "
+      "calibrate measures it) - comparisons of separate runs are not tested on those rows.",
+      table.rows_runs_unknown, table.rows.size());
+}
+
 std::vector<std::string> explanation(const analysis::NoiseReport& report) {
   std::vector<std::string> lines{
       "between cv: sd of the log of the session means, the noise between sessions that decides every verdict; "
       "within cv: the noise of the repeats inside a session, which decides none.",
       "model: what the other profiles on this SUT with >= 2 sessions say about the row's between-session noise "
       "(pooled; its df and cv); a comparison borrows it as the prior of the session test."};
+  if (any_run_noise(report)) {
+    lines.push_back(
+        "run cv: how much whole runs of one kernel differ on this SUT (sd of the runs' mean log session mean, "
+        "pooled over every kernel measured in >= 2 runs, all profiles); it decides every comparison of two "
+        "separate kbench runs.");
+  }
   if (report.floor_rows == 0) return lines;  // no floor printed: nothing to explain
   lines.push_back(fmt::format(
       "floor: the smallest change the session test detects with {:.0f}% probability (two-sided, level {}) "
@@ -46,6 +84,11 @@ std::vector<std::string> explanation(const analysis::NoiseReport& report) {
   lines.push_back(fmt::format(
       "floor alone: the same at level {:.3g} (one real change among {} rows under Benjamini-Hochberg).",
       report.floor_alone_alpha, report.floor_rows));
+  if (any_run_noise(report)) {
+    lines.push_back(
+        "floor runs: the floor for two separate runs, one a side, with this many sessions each: the run term "
+        "2 x run cv^2 joins the variance, as compare tests them.");
+  }
   return lines;
 }
 
@@ -55,7 +98,8 @@ void render_grid(const analysis::NoiseReport& report, std::ostream& out) {
                                            {"mean", Align::Right},        {"n", Align::Right},
                                            {"sessions", Align::Right},    {"between cv", Align::Right},
                                            {"within cv", Align::Right},   {"model", Align::Right},
-                                           {"floor", Align::Right},       {"floor alone", Align::Right}};
+                                           {"floor", Align::Right},       {"floor alone", Align::Right},
+                                           {"run cv", Align::Right},      {"floor runs", Align::Right}};
     if (table.aa_done) columns.push_back({"A/A change", Align::Right});
     TextTable text(columns);
     Footnotes notes;
@@ -71,7 +115,9 @@ void render_grid(const analysis::NoiseReport& report, std::ostream& out) {
                                      percent_or_empty(row.within_cv_pct),
                                      model_text(row),
                                      floor_text(row, row.floor_pct),
-                                     floor_text(row, row.floor_alone_pct)};
+                                     floor_text(row, row.floor_alone_pct),
+                                     run_text(row),
+                                     floor_runs_text(row)};
       if (table.aa_done) {
         std::string aa;
         if (row.aa.present && row.aa_base_present) {
@@ -97,6 +143,7 @@ void render_grid(const analysis::NoiseReport& report, std::ostream& out) {
       out << "Between-session noise unknown for " << table.rows_unknown << " of " << table.rows.size()
           << " rows: " << analysis::unknown_noise_text() << ".\n";
     }
+    if (const std::string line = run_noise_unknown_line(table); !line.empty()) out << line << '\n';
     out << table.split << '\n';
     if (table.aa_done) {
       for (const std::string& line : legend_lines(report.legend, false)) out << line << '\n';
@@ -110,7 +157,7 @@ void render_csv(const analysis::NoiseReport& report, std::ostream& out) {
          "within_session_cv_pct,between_session_share,model_profiles,model_df,model_cv_pct,floor_basis,"
          "floor_log_variance,floor_prior_df,noise_floor_pct,noise_floor_alone_pct,note,aa_change_pct,"
          "aa_change_ci95_low_pct,aa_change_ci95_high_pct,aa_p_value,aa_q_value,aa_verdict,aa_session_noisy,"
-         "aa_note\n";
+         "aa_note,run_cv_pct,run_df,runs,noise_floor_runs_pct\n";
   for (const auto& table : report.tables) {
     for (const auto& row : table.rows) {
       const bool aa = row.aa.present && row.aa_base_present;
@@ -129,7 +176,9 @@ void render_csv(const analysis::NoiseReport& report, std::ostream& out) {
           << ',' << (aa && ci.valid ? format_exact(ci.high) : "") << ','
           << (aa ? format_exact(row.aa.p_value) : "") << ',' << (aa ? format_exact(row.aa.q_value) : "") << ','
           << (aa ? std::string(verdict_name(row.aa.verdict)) : "") << ','
-          << (aa ? (row.aa.session_noisy ? "true" : "false") : "") << ',' << csv_field(row.aa.note) << '\n';
+          << (aa ? (row.aa.session_noisy ? "true" : "false") : "") << ',' << csv_field(row.aa.note) << ','
+          << format_exact(row.run_cv_pct) << ',' << format_exact(row.run_noise.df) << ',' << row.run_noise.runs
+          << ',' << format_exact(row.floor_runs_pct) << '\n';
     }
   }
 }
@@ -190,6 +239,11 @@ void render_json(const analysis::NoiseReport& report, std::ostream& out) {
                       {"noise_floor_pct", number(row.floor_pct)},
                       {"noise_floor_alone_pct", number(row.floor_alone_pct)},
                       {"note", row.note},
+                      {"run_noise", row.run_noise.df > 0 ? Json{{"cv_pct", number(row.run_cv_pct)},
+                                                                {"df", row.run_noise.df},
+                                                                {"runs", row.run_noise.runs}}
+                                                         : Json(nullptr)},
+                      {"noise_floor_runs_pct", number(row.floor_runs_pct)},
                       {"aa", aa_json}});
     }
     doc["tables"].push_back({{"sut", table.sut},
@@ -198,6 +252,10 @@ void render_json(const analysis::NoiseReport& report, std::ostream& out) {
                              {"rows_unknown", table.rows_unknown},
                              {"noise_unknown", table.rows_unknown > 0 ? Json(analysis::unknown_noise_text())
                                                                       : Json(nullptr)},
+                             {"rows_runs_unknown", table.rows_runs_unknown},
+                             {"run_noise_unknown", table.rows_runs_unknown > 0
+                                                       ? Json(analysis::unknown_run_noise_text())
+                                                       : Json(nullptr)},
                              {"aa_done", table.aa_done},
                              {"split", table.split},
                              {"aa_marks", table.aa_done ? Json(table.aa_marks) : Json(nullptr)},

@@ -212,4 +212,23 @@ double session_floor_percent(std::size_t sessions_per_side, double log_variance,
   return std::expm1(z * std::sqrt(log_variance * 2 / n)) * 100;
 }
 
+double session_floor_runs_percent(std::size_t sessions_per_side, double log_variance, double prior_df,
+                                  const RunNoise& run, double alpha, double power) {
+  const double n = static_cast<double>(sessions_per_side);
+  const double session_df = std::max(0.0, prior_df) + 2 * n - 2;
+  if (sessions_per_side == 0 || !(session_df >= 1) || !(log_variance >= 0) || !(alpha > 0 && alpha < 1) ||
+      !(power > 0 && power < 1) || !(run.df > 0) || !(run.variance >= 0)) {
+    return kNaN;
+  }
+  const double session_part = log_variance * 2 / n;
+  const double run_part = 2 * run.variance;
+  double df = session_df;
+  if (run_part > 0) {
+    const double total = session_part + run_part;
+    df = total * total / (session_part * session_part / session_df + run_part * run_part / run.df);
+  }
+  const double z = student_t_quantile(1 - alpha / 2, df) + student_t_quantile(power, df);
+  return std::expm1(z * std::sqrt(session_part + run_part)) * 100;
+}
+
 }  // namespace kbench::stats

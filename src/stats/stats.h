@@ -183,6 +183,14 @@ int sessions_to_decide(const SessionTest& test, double min_change_pct, double co
 // noise (variance of a log session mean, df of the prior besides the sessions).
 double session_floor_percent(std::size_t sessions_per_side, double log_variance, double prior_df,
                              double alpha = 0.05, double power = 0.8);
+// The same floor for a comparison of two separate runs (one run a side), as
+// session_test tests it: the run term 2V joins the variance of the change,
+//   A = 2 v / n,  R = 2 V,  df = (A + R)^2 / (A^2 / df_s + R^2 / df_V),
+//   floor = expm1((t(1 - alpha/2, df) + t(power, df)) * sqrt(A + R)) * 100.
+// NaN when df_s < 1 or the run noise is unknown (df 0): such a comparison is
+// not tested. V = 0 adds no term, as in session_test.
+double session_floor_runs_percent(std::size_t sessions_per_side, double log_variance, double prior_df,
+                                  const RunNoise& run, double alpha = 0.05, double power = 0.8);
 
 // --- noise floor --------------------------------------------------------------
 

@@ -38,6 +38,9 @@ code. The exact calls per section:
                       p = 2 * scipy.stats.t.sf(|t|, that df)
   session_floor       expm1((t_ppf(1 - alpha/2, df) + t_ppf(power, df))
                       * sqrt(2 v / n)) * 100, df = d0 + 2n - 2
+  session_floor_runs  one run a side: A = 2 v / n, R = 2 V, the same with
+                      sqrt(A + R) and df = (A + R)^2 / (A^2 / df_s + R^2 / df_V),
+                      df_s = d0 + 2n - 2 (df_s with V = 0; NaN with df_s < 1 or df_V 0)
 t_ppf is scipy.stats.t.ppf polished with Newton steps on t.cdf / t.sf, as in
 make_stats_reference.py (scipy 1.10's t.ppf alone is off by up to ~2e-9).
 
@@ -322,6 +325,27 @@ for name, base, test, d0, s0sq, c, rv, rdf, rb, rt in run_test_inputs:
             enc(v) if isinstance(v, float) else v)
     run_tests.append(row)
 
+# ---------------------------------------------------------------- floor of separate runs
+# Appended last: no random draw, so every section above keeps its values.
+floors_runs = []
+for n, v, d0, rv, rdf, alpha, power in [(3, 0.03 ** 2, 0, 0.01, 4, 0.05, 0.8),
+                                         (1, 0.03 ** 2, 20, 0.0004, 10, 0.05, 0.8),
+                                         (5, 0.05 ** 2, 0, 0.002, 1, 0.01, 0.9),
+                                         (3, 0.02 ** 2, 6, 0.0001, 3, 0.05 / 77, 0.8),
+                                         (3, 0.03 ** 2, 0, 0.0, 2, 0.05, 0.8),
+                                         (3, 0.03 ** 2, 0, math.nan, 0, 0.05, 0.8),
+                                         (1, 0.03 ** 2, 0, 0.01, 4, 0.05, 0.8)]:
+    df_s = d0 + 2 * n - 2
+    if df_s < 1 or rdf <= 0:
+        value = math.nan
+    else:
+        a = v * 2 / n
+        r = 2 * rv
+        df = (a + r) ** 2 / (a ** 2 / df_s + r ** 2 / rdf) if r > 0 else df_s
+        value = math.expm1((t_ppf(1 - alpha / 2, df) + t_ppf(power, df)) * math.sqrt(a + r)) * 100
+    floors_runs.append({"sessions_per_side": n, "log_variance": v, "prior_df": d0, "run_variance": enc(rv),
+                        "run_df": rdf, "alpha": alpha, "power": power, "value": enc(value)})
+
 doc = {
     "provenance": {
         "generator": "tests/data/make_sessions_reference.py",
@@ -340,6 +364,7 @@ doc = {
     "session_floor_percent": floors,
     "pool_run_variance": runs_rows,
     "session_test_runs": run_tests,
+    "session_floor_runs_percent": floors_runs,
 }
 json.dump(doc, sys.stdout, indent=1, allow_nan=False)
 sys.stdout.write("\n")

@@ -1,0 +1,173 @@
+// `kbench noise` reports the SUT's run-to-run noise per row: the variance of
+// run means of every kernel measured in >= 2 runs (all profiles), and the
+// floor of a comparison of two separate runs; with no such kernel it says
+// plainly that the run noise is unknown, once per table.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/noise.h"
+#include "report/noise_report.h"
+#include "stats/stats.h"
+
+namespace {
+
+namespace analysis = kbench::analysis;
+namespace stats = kbench::stats;
+using kbench::Better;
+using kbench::store::SampleRow;
+
+struct Store {
+  std::vector<SampleRow> samples;
+  analysis::SessionOrigins origins;
+  std::int64_t next_session = 1;
+  std::map<std::string, int> next_index;
+
+  // One session of `profile` on SUT "lab": one repeat per row, each row's
+  // value 100 * exp(offset), measured in `run` of `kernel`.
+  void session(const std::string& profile, const std::string& kernel, const std::string& run,
+               const std::vector<std::pair<std::string, double>>& offsets) {
+    const std::int64_t id = next_session++;
+    origins[id] = {run, kernel};
+    for (const auto& [benchmark, offset] : offsets) {
+      SampleRow row;
+      row.sut = "lab";
+      row.swprofile = profile;
+      row.session = id;
+      row.session_index = next_index[profile];
+      row.benchmark = benchmark;
+      row.result_class = {"mean", "ns", Better::Lower};
+      row.repeat = 0;
+      row.value = 100 * std::exp(offset);
+      samples.push_back(row);
+    }
+    ++next_index[profile];
+  }
+};
+
+analysis::NoiseReport noise_of(const Store& store) {
+  analysis::NoiseOptions options;
+  options.profile = "base";
+  return analysis::build_noise_report(store.samples, options, store.origins);
+}
+
+std::string render(const analysis::NoiseReport& report, kbench::report::NoiseFormat format) {
+  std::ostringstream out;
+  kbench::report::render_noise(report, format, out);
+  return out.str();
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+TEST(NoiseRuns, RunNoisePoolsEveryKernelMeasuredInTwoRunsOfEveryProfile) {
+  Store store;
+  // Kernel k1 (profile base): run a with log offsets 0.00, 0.02 (mean 0.01),
+  // run b with 0.04, 0.06 (mean 0.05): sum of squares 2 * 0.02^2, 1 df.
+  store.session("base", "k1", "a", {{"b/x", 0.00}});
+  store.session("base", "k1", "a", {{"b/x", 0.02}});
+  store.session("base", "k1", "b", {{"b/x", 0.04}});
+  store.session("base", "k1", "b", {{"b/x", 0.06}});
+  // Kernel k2 (another profile): three runs of one session, 0.00, 0.03,
+  // -0.03 (mean 0): sum of squares 2 * 0.03^2, 2 df.
+  store.session("other", "k2", "c", {{"b/x", 0.00}});
+  store.session("other", "k2", "d", {{"b/x", 0.03}});
+  store.session("other", "k2", "e", {{"b/x", -0.03}});
+  // Kernel k3: two sessions in one run teach nothing about runs.
+  store.session("third", "k3", "f", {{"b/x", 0.50}});
+  store.session("third", "k3", "f", {{"b/x", -0.50}});
+
+  const auto report = noise_of(store);
+  ASSERT_EQ(report.tables.size(), 1u);
+  const auto& table = report.tables[0];
+  EXPECT_EQ(table.rows_runs_unknown, 0);
+  ASSERT_EQ(table.rows.size(), 1u);
+  const auto& row = table.rows[0];
+  const double variance = (2 * 0.02 * 0.02 + 2 * 0.03 * 0.03) / 3;
+  EXPECT_NEAR(row.run_noise.variance, variance, 1e-12);
+  EXPECT_NEAR(row.run_cv_pct, std::sqrt(variance) * 100, 1e-9);
+  EXPECT_EQ(row.run_noise.df, 3);
+  EXPECT_EQ(row.run_noise.runs, 5u);
+
+  ASSERT_TRUE(std::isfinite(row.floor_pct));
+  EXPECT_GT(row.floor_runs_pct, row.floor_pct);
+  EXPECT_DOUBLE_EQ(row.floor_runs_pct,
+                   stats::session_floor_runs_percent(4, row.floor_log_variance, row.floor_prior_df, row.run_noise,
+                                                     report.floor_alpha, report.power));
+
+  const std::string grid = render(report, kbench::report::NoiseFormat::Grid);
+  EXPECT_NE(grid.find("5 runs, 2.94%"), std::string::npos) << grid;
+  EXPECT_EQ(grid.find("Run-to-run noise"), std::string::npos) << grid;
+  const auto json = nlohmann::json::parse(render(report, kbench::report::NoiseFormat::Json));
+  const auto& json_row = json.at("tables").at(0).at("rows").at(0);
+  EXPECT_NEAR(json_row.at("run_noise").at("cv_pct").get<double>(), std::sqrt(variance) * 100, 1e-9);
+  EXPECT_EQ(json_row.at("run_noise").at("df").get<double>(), 3);
+  EXPECT_EQ(json_row.at("run_noise").at("runs").get<int>(), 5);
+  EXPECT_DOUBLE_EQ(json_row.at("noise_floor_runs_pct").get<double>(), row.floor_runs_pct);
+}
+
+TEST(NoiseRuns, WithoutAKernelInTwoRunsTheTableSaysOnceThatTheRunNoiseIsUnknown) {
+  Store store;
+  for (double offset : {0.0, 0.01, -0.01}) store.session("base", "k1", "a", {{"b/x", offset}, {"b/y", offset}});
+  store.session("other", "k2", "b", {{"b/x", 0.0}, {"b/y", 0.0}});
+  store.session("other", "k2", "b", {{"b/x", 0.02}, {"b/y", 0.02}});
+
+  const auto report = noise_of(store);
+  ASSERT_EQ(report.tables.size(), 1u);
+  const auto& table = report.tables[0];
+  EXPECT_EQ(table.rows_runs_unknown, 2);
+  for (const auto& row : table.rows) {
+    EXPECT_EQ(row.run_noise.df, 0);
+    EXPECT_TRUE(std::isnan(row.run_cv_pct));
+    EXPECT_TRUE(std::isnan(row.floor_runs_pct));
+    EXPECT_TRUE(std::isfinite(row.floor_pct));  // the sessions' floor is still known
+  }
+  const std::string grid = render(report, kbench::report::NoiseFormat::Grid);
+  EXPECT_EQ(occurrences(grid,
+                        "Run-to-run noise: unknown (no kernel on this SUT was measured in 2 runs; kbench calibrate "
+                        "measures it) - comparisons of separate runs are not tested."),
+            1u)
+      << grid;
+  EXPECT_EQ(grid.find("floor runs:"), std::string::npos) << grid;  // nothing to explain
+  const auto json = nlohmann::json::parse(render(report, kbench::report::NoiseFormat::Json));
+  EXPECT_EQ(json.at("tables").at(0).at("run_noise_unknown"), analysis::unknown_run_noise_text());
+  EXPECT_TRUE(json.at("tables").at(0).at("rows").at(0).at("run_noise").is_null());
+  const std::string csv = render(report, kbench::report::NoiseFormat::Csv);
+  EXPECT_NE(csv.find(",run_cv_pct,run_df,runs,noise_floor_runs_pct\n"), std::string::npos) << csv;
+  EXPECT_EQ(occurrences(csv, ",,0,0,\n"), 2u) << csv;  // NaN cv, 0 df, 0 runs, no floor
+}
+
+TEST(NoiseRuns, RowsWithAndWithoutRunNoiseAreCounted) {
+  Store store;
+  // b/x measured by base in runs a and b; b/y only in run a.
+  store.session("base", "k1", "a", {{"b/x", 0.0}, {"b/y", 0.0}});
+  store.session("base", "k1", "a", {{"b/x", 0.01}, {"b/y", 0.01}});
+  store.session("base", "k1", "b", {{"b/x", 0.03}});
+  const auto report = noise_of(store);
+  ASSERT_EQ(report.tables.size(), 1u);
+  EXPECT_EQ(report.tables[0].rows_runs_unknown, 1);
+  const std::string grid = render(report, kbench::report::NoiseFormat::Grid);
+  EXPECT_EQ(occurrences(grid, "Run-to-run noise unknown for 1 of 2 rows"), 1u) << grid;
+  EXPECT_NE(grid.find("2 runs, "), std::string::npos) << grid;
+}
+
+TEST(NoiseRuns, WithoutOriginsEveryProfileIsOneRunAndTheRunNoiseIsUnknown) {
+  Store store;
+  store.session("base", "k1", "a", {{"b/x", 0.0}});
+  store.session("base", "k1", "b", {{"b/x", 0.05}});
+  analysis::NoiseOptions options;
+  options.profile = "base";
+  const auto report = analysis::build_noise_report(store.samples, options);
+  ASSERT_EQ(report.tables.size(), 1u);
+  EXPECT_EQ(report.tables[0].rows_runs_unknown, 1);
+  EXPECT_EQ(report.tables[0].rows[0].run_noise.df, 0);
+}
+
+}  // namespace
