@@ -476,6 +476,111 @@ void until_decided() {
   }
 }
 
+// --- runs (docs/statistics.md, "Runs") ---------------------------------------
+// Every session of a run shares the run's effect; on a shared host it is
+// shared across rows too (the machine is faster for a while), so each row's
+// run effect is sd_run * (0.7 * machine + 0.71 * own), machine and own N(0, 1).
+struct RunDesign {
+  double run_sd = 0.0;
+  double session_sd = 0.02;
+  double within_sd = 0.005;
+  std::size_t sessions = 5;  // the quick suite's
+  std::size_t repeats = 2;
+};
+
+// One run of one row: `sessions` sessions offset by the run's effect.
+std::vector<double> simulate_run(const RunDesign& d, double run_effect, double log_change) {
+  std::normal_distribution<double> session(0.0, d.session_sd), repeat(0.0, d.within_sd);
+  std::vector<double> means;
+  for (std::size_t s = 0; s < d.sessions; ++s) {
+    const double offset = log_change + run_effect + session(rng);
+    double sum = 0;
+    for (std::size_t r = 0; r < d.repeats; ++r) sum += 1000.0 * std::exp(offset + repeat(rng));
+    means.push_back(sum / static_cast<double>(d.repeats));
+  }
+  return means;
+}
+
+// A report of `rows` rows comparing two separate runs, the store holding
+// `model_runs` other runs of one kernel (the noise model). Returns whether any
+// row was marked, with and without the run term; `watched` gets the first
+// row's marks (for power, where only that row changes).
+struct RunReport {
+  bool any_with_runs = false, any_sessions_only = false;
+  bool watched_with_runs = false, watched_sessions_only = false;
+};
+RunReport run_report(const RunDesign& d, std::size_t rows, std::size_t model_runs, double first_row_change) {
+  std::normal_distribution<double> unit(0.0, 1.0);
+  const auto machine_effects = [&](std::size_t runs) {
+    std::vector<double> effects;
+    for (std::size_t r = 0; r < runs; ++r) effects.push_back(unit(rng));
+    return effects;
+  };
+  const auto base_machine = unit(rng), test_machine = unit(rng);
+  const auto model_machine = machine_effects(model_runs);
+  const auto run_effect = [&](double machine) { return d.run_sd * (0.7 * machine + 0.714 * unit(rng)); };
+  std::vector<double> p_runs(rows), p_alone(rows);
+  std::vector<double> change_pct(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    std::vector<std::vector<std::vector<double>>> kernels(1);
+    std::vector<std::vector<double>> prior_runs;
+    for (std::size_t r = 0; r < model_runs; ++r) {
+      kernels[0].push_back(simulate_run(d, run_effect(model_machine[r]), 0));
+      prior_runs.push_back(kernels[0].back());
+    }
+    const auto prior = st::pool_log_session_variance(prior_runs);
+    const st::RunTerm term{st::pool_run_variance(kernels), 1, 1};
+    const auto base = simulate_run(d, run_effect(base_machine), 0);
+    const auto test = simulate_run(d, run_effect(test_machine), i == 0 ? std::log1p(first_row_change) : 0.0);
+    const auto with_runs = st::session_test(base, test, prior, 0.95, &term);
+    const auto alone = st::session_test(base, test, prior, 0.95);
+    p_runs[i] = with_runs.p_value;
+    p_alone[i] = alone.p_value;
+    change_pct[i] = std::abs(std::expm1(alone.log_change)) * 100;
+  }
+  const auto q_runs = st::benjamini_hochberg(p_runs), q_alone = st::benjamini_hochberg(p_alone);
+  // A mark as compare makes it: q <= 0.05 and |change| >= 2 %.
+  const auto mark = [](double q, double change) { return q <= kFdr && change >= 2.0; };
+  RunReport out;
+  for (std::size_t i = 0; i < rows; ++i) {
+    out.any_with_runs |= mark(q_runs[i], change_pct[i]);
+    out.any_sessions_only |= mark(q_alone[i], change_pct[i]);
+  }
+  out.watched_with_runs = mark(q_runs[0], change_pct[0]);
+  out.watched_sessions_only = mark(q_alone[0], change_pct[0]);
+  return out;
+}
+
+void runs() {
+  constexpr std::size_t kReports = 400, kRows = 75, kModelRuns = 5;
+  std::printf("\n(h) runs: A/A reports of %zu rows comparing two separate runs of 5 sessions x 2 repeats (session sd 2%%,\n"
+              "    within 0.5%%); each row's run effect has sd run_sd, 0.7 correlated across rows (the machine);\n"
+              "    the store holds %zu other runs of one kernel. Reports with any mark (BH q=0.05, |change| >= 2%%),\n"
+              "    and power of a report whose first row changes by 10%% / 30%%, with the run term and without\n",
+              kRows, kModelRuns);
+  std::printf("  %-10s %-26s %-26s %-24s %-24s %s\n", "run_sd", "A/A: with run term", "A/A: sessions only",
+              "10%: with run term", "30%: with run term", "30%: sessions only");
+  for (const double run_sd : {0.0, 0.02, 0.06}) {
+    RunDesign d;
+    d.run_sd = run_sd;
+    std::size_t aa_runs = 0, aa_alone = 0, p10 = 0, p30 = 0, p30_alone = 0;
+    for (std::size_t rep = 0; rep < kReports; ++rep) {
+      const auto aa = run_report(d, kRows, kModelRuns, 0.0);
+      aa_runs += aa.any_with_runs;
+      aa_alone += aa.any_sessions_only;
+      p10 += run_report(d, kRows, kModelRuns, 0.10).watched_with_runs;
+      const auto big = run_report(d, kRows, kModelRuns, 0.30);
+      p30 += big.watched_with_runs;
+      p30_alone += big.watched_sessions_only;
+    }
+    char label[16];
+    std::snprintf(label, sizeof label, "%.0f%%", run_sd * 100);
+    std::printf("  %-10s %-26s %-26s %-24s %-24s %s\n", label, rate_text(aa_runs, kReports).c_str(),
+                rate_text(aa_alone, kReports).c_str(), rate_text(p10, kReports).c_str(),
+                rate_text(p30, kReports).c_str(), rate_text(p30_alone, kReports).c_str());
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -488,5 +593,6 @@ int main() {
   noise_model_with_few_sessions();
   equivalence_verdict();
   until_decided();
+  runs();
   return 0;
 }
