@@ -108,6 +108,19 @@ TEST(CompareRuns, RunsThatAgreeLetASixPercentChangeBeMarked) {
   EXPECT_EQ(cell.verdict, Verdict::Regression) << cell.note;
 }
 
+TEST(CompareRuns, RankTestsAcrossRunsAreRefusedWithAReason) {
+  Store store = two_runs();
+  store.run("C", "run-c1", "kernel-c", {200.0, 200.5, 199.6});
+  store.run("C", "run-c2", "kernel-c", {200.6, 200.2, 200.9});
+  for (const auto method : {kbench::analysis::TestMethod::MannWhitney, kbench::analysis::TestMethod::CiOverlap}) {
+    CompareOptions options = a_vs_b();
+    options.method = method;
+    const auto& cell = only_cell(build_comparison(store.rows, options, store.origins));
+    EXPECT_EQ(cell.verdict, Verdict::None);
+    EXPECT_NE(cell.note.find("cannot carry the run-to-run noise"), std::string::npos) << cell.note;
+  }
+}
+
 TEST(CompareRuns, OneProfileInOneRunIsOneRunAndOtherKernelsDoNotPool) {
   Store store = two_runs();
   // Two profiles of one kernel in one run are one run, not two; a kernel in

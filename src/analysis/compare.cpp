@@ -310,6 +310,14 @@ bool test_sessions(const std::string& base_profile, const ProfileSamples& base, 
   cell.prior_df = result.prior_df;
   cell.run_df = result.run_df;
   cell.change_ci = {true, result.ci_low_pct, result.ci_high_pct};
+  // A rank test or the CI-overlap rule on session means sees only the
+  // sessions: across runs it would mark the machine's drift.
+  if (run_term && options.method != TestMethod::Welch) {
+    cell.note = fmt::format("the sides come from different runs: --method {} cannot carry the run-to-run noise "
+                            "(welch does, or interleave the sides with plan exec)",
+                            method_name(options.method));
+    return false;
+  }
   switch (options.method) {
     case TestMethod::Welch:
       cell.p_value = result.p_value;
