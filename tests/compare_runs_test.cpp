@@ -83,12 +83,18 @@ TEST(CompareRuns, SidesFromDifferentRunsWithoutRunNoiseAreNotTested) {
   EXPECT_EQ(only_cell(alone).verdict, Verdict::Regression);
 }
 
+// Another kernel, C, measured in three runs at these levels (three sessions
+// each, within 0.2 % of the level): the SUT's run noise.
+void kernel_c_in_runs(Store& store, const std::vector<double>& levels) {
+  int run = 0;
+  for (const double level : levels) {
+    store.run("C", "run-c" + std::to_string(++run), "kernel-c", {level, level * 1.002, level * 0.998});
+  }
+}
+
 TEST(CompareRuns, RunsThatDifferByTenPercentOutweighASixPercentChange) {
   Store store = two_runs();
-  // Another kernel measured in three runs that differ by about 10 %.
-  store.run("C", "run-c1", "kernel-c", {200.0, 200.5, 199.6});
-  store.run("C", "run-c2", "kernel-c", {220.0, 220.4, 219.7});
-  store.run("C", "run-c3", "kernel-c", {181.0, 181.3, 180.8});
+  kernel_c_in_runs(store, {200.0, 220.0, 181.0});
   const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
   const auto& cell = only_cell(report);
   EXPECT_EQ(cell.run_df, 2);
@@ -99,9 +105,7 @@ TEST(CompareRuns, RunsThatDifferByTenPercentOutweighASixPercentChange) {
 
 TEST(CompareRuns, RunsThatAgreeLetASixPercentChangeBeMarked) {
   Store store = two_runs();
-  store.run("C", "run-c1", "kernel-c", {200.0, 200.5, 199.6});
-  store.run("C", "run-c2", "kernel-c", {200.6, 200.2, 200.9});
-  store.run("C", "run-c3", "kernel-c", {199.4, 199.9, 199.8});
+  kernel_c_in_runs(store, {200.0, 200.6, 199.5});
   const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
   const auto& cell = only_cell(report);
   EXPECT_EQ(cell.run_df, 2);
@@ -110,8 +114,7 @@ TEST(CompareRuns, RunsThatAgreeLetASixPercentChangeBeMarked) {
 
 TEST(CompareRuns, RankTestsAcrossRunsAreRefusedWithAReason) {
   Store store = two_runs();
-  store.run("C", "run-c1", "kernel-c", {200.0, 200.5, 199.6});
-  store.run("C", "run-c2", "kernel-c", {200.6, 200.2, 200.9});
+  kernel_c_in_runs(store, {200.0, 200.6});
   for (const auto method : {kbench::analysis::TestMethod::MannWhitney, kbench::analysis::TestMethod::CiOverlap}) {
     CompareOptions options = a_vs_b();
     options.method = method;
