@@ -135,15 +135,23 @@ TEST(CompareRuns, OneProfileInOneRunIsOneRunAndOtherKernelsDoNotPool) {
   EXPECT_EQ(only_cell(report).verdict, Verdict::None);
 }
 
-TEST(CompareRuns, TheComparedProfilesDoNotTeachTheRunNoise) {
+TEST(CompareRuns, ABaseMeasuredInTwoRunsTeachesItsOwnComparison) {
   Store store;
-  // A measured in two runs that differ by 20 %: the compared profiles are
-  // left out of the model (as from the prior), so no run noise is known.
+  // The base measured twice, 20 % apart: its own runs give the run noise
+  // (df 1), and a 10 % change against it is not marked.
   store.run("A", "run-a1", "kernel-a", {100.0, 100.2});
   store.run("A", "run-a2", "kernel-a", {120.0, 120.2});
-  store.run("B", "run-b", "kernel-b", {130.0, 130.1});
-  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
-  EXPECT_EQ(only_cell(report).verdict, Verdict::None);
+  store.run("B", "run-b", "kernel-b", {121.0, 121.1});
+  auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  EXPECT_EQ(only_cell(report).run_df, 1);
+  EXPECT_EQ(only_cell(report).verdict, Verdict::Undecided);
+  // A compared profile is never pooled with another profile of its kernel:
+  // B's run would then count as a run of A's kernel.
+  Store same_kernel;
+  same_kernel.run("A", "run-a1", "kernel-x", {100.0, 100.2});
+  same_kernel.run("B", "run-b", "kernel-x", {121.0, 121.1});
+  report = build_comparison(same_kernel.rows, a_vs_b(), same_kernel.origins);
+  EXPECT_EQ(only_cell(report).verdict, Verdict::None) << "no profile was measured in 2 runs";
 }
 
 TEST(CompareRuns, SidesInterleavedInOneRunShareItsDrift) {

@@ -142,17 +142,20 @@ stats::NoisePrior noise_prior(const RowSamples& row, const std::set<std::string>
 }
 
 // The SUT's run-to-run noise of one row: kernels measured in two or more
-// runs, among the profiles not compared (docs/statistics.md, "Runs").
+// runs (docs/statistics.md, "Runs"). A compared profile measured in several
+// runs counts on its own, never pooled with another profile: the spread of
+// its run means is independent of their mean, as a side's own variance is in
+// a t-test, so a baseline measured twice teaches its own comparison.
 stats::RunNoise run_noise(const RowSamples& row, const std::set<std::string>& compared, const Origins& origins) {
   // kernel -> run -> session means; profiles of one kernel in one run (a
   // plan's identical swprofiles) are one run, not two.
   std::map<std::string, std::map<std::string, std::vector<double>>> kernels;
   for (const auto& [profile, samples] : row.by_profile) {
-    if (compared.count(profile)) continue;
+    const bool own = compared.count(profile) > 0;
     for (const auto& [session, values] : samples.by_session) {
       if (values.empty()) continue;
-      kernels[origins.kernel(session, profile)][origins.run(session, profile)].push_back(
-          stats::summarize(values).mean);
+      const std::string kernel = own ? "compared:" + profile : origins.kernel(session, profile);
+      kernels[kernel][origins.run(session, profile)].push_back(stats::summarize(values).mean);
     }
   }
   std::vector<std::vector<std::vector<double>>> per_kernel;
@@ -294,7 +297,8 @@ bool test_sessions(const std::string& base_profile, const ProfileSamples& base, 
         cell.base_sessions = base_means.size();
         cell.test_sessions = test_means.size();
         cell.note = "the sides come from different runs and no kernel on this SUT was measured in 2 runs of this "
-                    "row: the run-to-run noise is unknown (kbench calibrate measures it)";
+                    "row: the run-to-run noise is unknown (kbench calibrate, or a second run of the base, "
+                    "measures it)";
         return false;
       }
       run_term = stats::RunTerm{noise.runs, base_runs.size(), test_runs.size()};
