@@ -118,7 +118,9 @@ TEST(CompareRuns, RankTestsAcrossRunsAreRefusedWithAReason) {
   for (const auto method : {kbench::analysis::TestMethod::MannWhitney, kbench::analysis::TestMethod::CiOverlap}) {
     CompareOptions options = a_vs_b();
     options.method = method;
-    const auto& cell = only_cell(build_comparison(store.rows, options, store.origins));
+    // The report must outlive the reference into it.
+    const auto report = build_comparison(store.rows, options, store.origins);
+    const auto& cell = only_cell(report);
     EXPECT_EQ(cell.verdict, Verdict::None);
     EXPECT_NE(cell.note.find("cannot carry the run-to-run noise"), std::string::npos) << cell.note;
   }
