@@ -95,6 +95,17 @@ NoisePrior pool_log_session_variance(const std::vector<std::vector<double>>& ses
   return prior;
 }
 
+namespace {
+
+// Welch-Satterthwaite df of a variance made of two independent parts, each
+// with its own df: the session part and the run term.
+double combined_df(double part_a, double df_a, double part_b, double df_b) {
+  const double total = part_a + part_b;
+  return total * total / (part_a * part_a / df_a + part_b * part_b / df_b);
+}
+
+}  // namespace
+
 RunNoise pool_run_variance(const std::vector<std::vector<std::vector<double>>>& kernels) {
   RunNoise noise;
   double sum_squares = 0;
@@ -151,9 +162,7 @@ SessionTest session_test(std::span<const double> base_session_means, std::span<c
     r.run_variance = run->noise.variance * (1.0 / static_cast<double>(std::max<std::size_t>(1, run->base_runs)) +
                                             1.0 / static_cast<double>(std::max<std::size_t>(1, run->test_runs)));
     r.run_df = run->noise.df;
-    const double total = session_part + r.run_variance;
-    test_df = total * total /
-              (session_part * session_part / r.df + r.run_variance * r.run_variance / r.run_df);
+    test_df = combined_df(session_part, r.df, r.run_variance, r.run_df);
   }
   r.test_df = test_df;
   r.standard_error = std::sqrt(session_part + r.run_variance);
@@ -186,10 +195,7 @@ int sessions_to_decide(const SessionTest& test, double min_change_pct, double co
     // More sessions shrink the session part only: the run term stays.
     const double session_part = test.variance * (1 / nb + 1 / nt);
     double df = test.df + 2.0 * k;
-    if (test.run_variance > 0) {
-      const double total = session_part + test.run_variance;
-      df = total * total / (session_part * session_part / df + test.run_variance * test.run_variance / test.run_df);
-    }
+    if (test.run_variance > 0) df = combined_df(session_part, df, test.run_variance, test.run_df);
     const double half = student_t_quantile(0.5 + confidence / 2, df) * std::sqrt(session_part + test.run_variance);
     const double low = test.log_change - half, high = test.log_change + half;
     const bool excludes_zero = low > 0 || high < 0;
@@ -222,11 +228,7 @@ double session_floor_runs_percent(std::size_t sessions_per_side, double log_vari
   }
   const double session_part = log_variance * 2 / n;
   const double run_part = 2 * run.variance;
-  double df = session_df;
-  if (run_part > 0) {
-    const double total = session_part + run_part;
-    df = total * total / (session_part * session_part / session_df + run_part * run_part / run.df);
-  }
+  const double df = run_part > 0 ? combined_df(session_part, session_df, run_part, run.df) : session_df;
   const double z = student_t_quantile(1 - alpha / 2, df) + student_t_quantile(power, df);
   return std::expm1(z * std::sqrt(session_part + run_part)) * 100;
 }
