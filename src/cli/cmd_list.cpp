@@ -1,7 +1,10 @@
 // kbench list: what the store holds.
 #include <fmt/format.h>
 
+#include <fnmatch.h>
+
 #include <algorithm>
+#include <sstream>
 #include <iostream>
 #include <tuple>
 
@@ -40,11 +43,31 @@ void list_sessions(store::ResultStore& store, const std::string& swprofile_glob)
   }
 }
 
+// One line per boot of an ssh SUT (sut.boot), oldest first; a failed one
+// with its reason and the console's last lines.
+void list_boots(store::ResultStore& store, const std::string& swprofile_glob) {
+  std::cout << fmt::format("{:<20} {:>4}  {:<20}  {:<20} {:<7} {:>8}  {:<26} {}\n", "SUT", "boot", "started",
+                           "swprofile", "method", "to ssh", "release", "result");
+  for (const auto& boot : store.list_boots("", "")) {
+    if (fnmatch(swprofile_glob.c_str(), boot.swprofile.c_str(), 0) != 0) continue;
+    std::string result = boot.ok ? (boot.session ? fmt::format("ok, session id {}", *boot.session) : "ok")
+                                 : "FAILED: " + boot.reason;
+    std::cout << fmt::format("{:<20} {:>4}  {:<20}  {:<20} {:<7} {:>7.1f}s  {:<26} {}\n", boot.sut, boot.number,
+                             boot.started_at, boot.swprofile, boot.method, boot.seconds, boot.release, result);
+    if (!boot.ok && !boot.console_tail.empty()) {
+      std::istringstream lines(boot.console_tail);
+      for (std::string line; std::getline(lines, line);) std::cout << "    console: " << line << "\n";
+    }
+  }
+}
+
 void list_command(const ListOptions& options) {
   const OpenedStore opened = open_existing_store(options.store_url);
   auto& store = opened.store;
   if (options.what == "session" || options.what == "sessions") {
     list_sessions(*store, options.swprofile_glob);
+  } else if (options.what == "boot" || options.what == "boots") {
+    list_boots(*store, options.swprofile_glob);
   } else if (options.what == "sut") {
     std::cout << fmt::format("{:<24} {:<8} {:>5} {:>7} {:>8}  {}\n", "SUT", "arch", "cpus", "memory", "sessions",
                              "cpu model");
@@ -73,16 +96,19 @@ void list_command(const ListOptions& options) {
 
 void add_list_command(CLI::App& app) {
   auto options = std::make_shared<ListOptions>();
-  CLI::App* cmd = app.add_subcommand("list", "List the SUTs, swprofiles, benchmarks or sessions in the store");
-  cmd->add_option("kind", options->what, "sut, swprofile, benchmark or sessions")
+  CLI::App* cmd =
+      app.add_subcommand("list", "List the SUTs, swprofiles, benchmarks, sessions or boots in the store");
+  cmd->add_option("kind", options->what, "sut, swprofile, benchmark, sessions or boots")
       ->required()
-      ->check(CLI::IsMember({"sut", "swprofile", "benchmark", "session", "sessions"}));
+      ->check(CLI::IsMember({"sut", "swprofile", "benchmark", "session", "sessions", "boot", "boots"}));
   add_glob_option(*cmd, "--id", options->glob, "only names matching this glob");
-  add_glob_option(*cmd, "--swprofile", options->swprofile_glob, "sessions: only swprofiles matching this glob");
+  add_glob_option(*cmd, "--swprofile", options->swprofile_glob,
+                  "sessions, boots: only swprofiles matching this glob");
   add_store_option(*cmd, options->store_url);
   cmd->footer(
       "Examples:\n  kbench list swprofile\n  kbench list benchmark --id 'syscall/*'\n"
       "  kbench list sessions --swprofile 'base*'\n"
+      "  kbench list boots      # each boot of an ssh SUT with sut.boot: time to ssh, verified or why not\n"
       "A session is numbered 1, 2, ... within its SUT and swprofile; `kbench session show|delete\n"
       "SWPROFILE NUMBER` takes that number.");
   cmd->callback([options] { list_command(*options); });

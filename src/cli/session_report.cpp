@@ -119,6 +119,10 @@ runner::ExecResult execute_and_report(const plan::Plan& plan, const std::vector<
   } else if (result.failed > 0) {
     pending_exit_status() = kExitFailure;
   }
+  if (result.failed_boots > 0) {
+    std::cerr << "kbench: " << result.failed_boots
+              << " session(s) not measured: the kernel did not boot as asked (kbench list boots shows why)\n";
+  }
   return result;
 }
 

@@ -176,7 +176,72 @@ std::string include_path(const std::string& including_plan, const std::string& n
 
 Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_errors, bool is_include);
 
+KernelSource kernel_source(const Context& ctx, const YAML::Node& node) {
+  KernelSource kernel;
+  if (node.IsScalar()) {
+    kernel.image = ctx.scalar(node, "swprofiles[].kernel");
+    return kernel;
+  }
+  ctx.only_keys(node, "swprofiles[].kernel", {"image", "modules", "config", "deb", "release"});
+  auto text = [&](const char* key) {
+    if (!node[key]) return std::string();
+    const std::string value = ctx.scalar(node[key], std::string("swprofiles[].kernel.") + key);
+    if (is_blank(value) || has_control_characters(value)) {
+      ctx.fail(node[key], std::string("swprofiles[].kernel.") + key, "a non-blank value");
+    }
+    return value;
+  };
+  kernel.image = text("image");
+  kernel.modules = text("modules");
+  kernel.config = text("config");
+  kernel.deb = text("deb");
+  kernel.release = text("release");
+  if (kernel.release.find_first_of(" /") != std::string::npos) {
+    ctx.fail(node["release"], "swprofiles[].kernel.release", "a kernel release as uname -r prints it, got '" +
+                                                                  kernel.release + "'");
+  }
+  if (!kernel.deb.empty() && (!kernel.image.empty() || !kernel.modules.empty())) {
+    ctx.fail(node, "swprofiles[].kernel", "either deb or image (with modules), not both");
+  }
+  if (kernel.deb.empty() && kernel.image.empty() && (!kernel.modules.empty() || !kernel.config.empty())) {
+    ctx.fail(node, "swprofiles[].kernel.image", "the kernel image that the modules and config belong to");
+  }
+  if (kernel.empty()) ctx.fail(node, "swprofiles[].kernel", "deb, image (with modules) or release");
+  return kernel;
+}
+
+BootSpec boot_spec(const Context& ctx, const YAML::Node& node, const SutSpec& sut) {
+  ctx.only_keys(node, "sut.boot", {"method", "timeout", "power_cycle", "console_log"});
+  BootSpec boot;
+  boot.line = node.Mark().line + 1;
+  if (sut.method != "ssh") ctx.fail(node, "sut.boot", "sut.connection.method ssh (kbench boots kernels on ssh SUTs)");
+  if (node["method"]) {
+    boot.method = ctx.scalar(node["method"], "sut.boot.method");
+    if (boot.method != "kexec" && boot.method != "reboot") {
+      ctx.fail(node["method"], "sut.boot.method", "kexec or reboot, got '" + boot.method + "'");
+    }
+  }
+  if (node["timeout"]) {
+    const auto text = ctx.scalar(node["timeout"], "sut.boot.timeout");
+    try {
+      boot.timeout = parse_timeout(text, "sut.boot.timeout");
+    } catch (const InputError&) {
+      ctx.fail(node["timeout"], "sut.boot.timeout",
+               "a duration in whole seconds from 1s to 24h such as 90s, 10m or 1h, got '" + text + "'");
+    }
+  }
+  if (node["power_cycle"]) boot.power_cycle = ctx.scalar(node["power_cycle"], "sut.boot.power_cycle");
+  if (node["console_log"]) boot.console_log = ctx.scalar(node["console_log"], "sut.boot.console_log");
+  return boot;
+}
+
 }  // namespace
+
+std::string KernelSource::describe() const {
+  if (!deb.empty()) return deb;
+  if (!image.empty()) return modules.empty() ? image : image + " + " + modules;
+  return release.empty() ? std::string() : "installed " + release;
+}
 
 Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors) {
   try {
@@ -235,7 +300,7 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
   }
 
   if (const auto sut = root["sut"]) {
-    ctx.only_keys(sut, "sut", {"name", "connection"});
+    ctx.only_keys(sut, "sut", {"name", "connection", "boot"});
     SutSpec spec;
     if (sut["name"]) spec.name = ctx.scalar(sut["name"], "sut.name");
     if (const auto conn = sut["connection"]) {
@@ -257,6 +322,7 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
         }
       }
     }
+    if (const auto boot = sut["boot"]) spec.boot = boot_spec(ctx, boot, spec);
     plan.sut = spec;
   }
 
@@ -264,7 +330,7 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
     if (!profiles.IsSequence()) ctx.fail(profiles, "swprofiles", "a list of swprofiles");
     std::set<std::string> seen;
     for (const auto& node : profiles) {
-      ctx.only_keys(node, "swprofiles[]", {"name", "kernel", "cmdline", "sysctl", "initrd"});
+      ctx.only_keys(node, "swprofiles[]", {"name", "kernel", "cmdline", "cmdline_mode", "sysctl", "initrd"});
       SwprofileSpec spec;
       spec.line = node.Mark().line + 1;
       if (!node["name"]) ctx.fail(node, "swprofiles[].name", "a name for every swprofile");
@@ -275,7 +341,13 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
       if (!seen.insert(spec.name).second) {
         ctx.fail(node["name"], "swprofiles[].name", "unique names, '" + spec.name + "' appears twice");
       }
-      if (node["kernel"]) spec.kernel = ctx.scalar(node["kernel"], "swprofiles[].kernel");
+      if (const auto kernel = node["kernel"]) spec.kernel = kernel_source(ctx, kernel);
+      if (const auto mode = node["cmdline_mode"]) {
+        const std::string text = ctx.scalar(mode, "swprofiles[].cmdline_mode");
+        if (text == "append") spec.cmdline_mode = CmdlineMode::Append;
+        else if (text == "replace") spec.cmdline_mode = CmdlineMode::Replace;
+        else ctx.fail(mode, "swprofiles[].cmdline_mode", "append or replace, got '" + text + "'");
+      }
       if (node["initrd"]) spec.initrd = ctx.scalar(node["initrd"], "swprofiles[].initrd");
       if (const auto cmdline = node["cmdline"]) {
         if (cmdline.IsScalar()) {

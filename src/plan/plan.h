@@ -27,12 +27,42 @@ struct BenchmarkEntry {
   std::string file;                            // the plan file it was read from (an include's, maybe)
 };
 
+// The kernel a swprofile runs. `kernel: PATH` names an image alone (qemu
+// boots it; an ssh SUT installs it without modules); the mapping form names
+// what an ssh SUT installs: a Debian package, an image with a modules tarball
+// (Fastpath's shape), or a kernel already installed on the SUT by its release.
+struct KernelSource {
+  std::string image;    // vmlinuz / bzImage / Image[.gz]
+  std::string modules;  // tarball holding lib/modules/RELEASE/...
+  std::string config;   // the build's .config, for the fingerprint
+  std::string deb;      // a linux-image-*.deb
+  std::string release;  // uname -r; alone: an installed kernel on the SUT
+  bool empty() const { return image.empty() && deb.empty() && release.empty(); }
+  // The one-line form stored in fingerprints and shown in errors.
+  std::string describe() const;
+};
+
+enum class CmdlineMode { Append, Replace };
+
 struct SwprofileSpec {
   std::string name;
-  std::string kernel;
+  KernelSource kernel;
   std::string initrd;  // qemu: an extra initramfs appended to kbench's own
   std::vector<std::string> cmdline;
+  // Deployed kernels: the swprofile's words follow the SUT's own cmdline
+  // (append) or are the whole cmdline (replace).
+  CmdlineMode cmdline_mode = CmdlineMode::Append;
   std::map<std::string, std::string> sysctl;
+  int line = 0;
+};
+
+// How an ssh SUT boots a swprofile's kernel (sut.boot). Present: every
+// session is a fresh boot.
+struct BootSpec {
+  std::string method = "kexec";  // kexec | reboot
+  std::chrono::seconds timeout{600};  // for ssh to come back after a boot
+  std::string power_cycle;   // a command run on the controller when it does not
+  std::string console_log;   // a file on the controller the SUT's console is logged to
   int line = 0;
 };
 
@@ -40,6 +70,7 @@ struct SutSpec {
   std::string name;
   std::string method = "local";  // local | ssh | qemu
   std::map<std::string, std::string> params;
+  std::optional<BootSpec> boot;
 };
 
 // The order of the benchmarks within a session. Shuffled (the default): a

@@ -13,6 +13,7 @@
 
 #include "common/errors.h"
 #include "common/utc_time.h"
+#include "deploy/deployer.h"
 #include "runner/interrupt.h"
 #include "runner/sysctl.h"
 
@@ -53,6 +54,43 @@ nlohmann::json state_at_end(sut::Connection& connection) {
   } catch (const std::exception&) {
   }
   return state;
+}
+
+// "boot 3/8: patched by kexec: ready after 41s, runs 6.12.1 (verified)".
+std::string boot_line(const deploy::BootReport& boot, int planned, bool restoring = false) {
+  const std::string of = restoring ? "back" : fmt::format("{}/{}", boot.number, planned);
+  if (boot.ok) {
+    return fmt::format("kbench: boot {}: {} by {}: ssh ready after {}, runs {} (verified: uname -r, uname -v, "
+                       "/proc/cmdline)",
+                       of, boot.swprofile, boot.method, format_seconds(boot.seconds), boot.release);
+  }
+  std::string line = fmt::format("kbench: boot {}: {} by {} FAILED: {}", of, boot.swprofile, boot.method, boot.reason);
+  if (!boot.console_tail.empty()) line += "\nconsole:\n" + boot.console_tail;
+  return line;
+}
+
+// On --resume with sut.boot: true when session `s` of `swprofile` needs no
+// boot (it ran to its end, or its boot failed before and is not retried);
+// an unfinished session is deleted, so that it is measured again in one
+// fresh boot rather than across two.
+std::optional<bool> booted_before(store::ResultStore& store, const std::vector<store::BootRecord>& earlier,
+                                  const std::string& swprofile, const std::string& plan_key, const std::string& run,
+                                  int s, Progress& progress) {
+  for (const auto& boot : earlier) {
+    if (boot.swprofile == swprofile && boot.plan_session == s && !boot.ok) {
+      progress.message(fmt::format("kbench: session {} of {} failed to boot before ({}); not retried", s + 1, swprofile,
+                                   boot.reason));
+      return true;
+    }
+  }
+  const auto session = store.find_plan_session(swprofile, plan_key, run, s);
+  if (!session) return std::nullopt;
+  const auto stored = store.session(*session);
+  if (stored && stored->complete()) return true;
+  store.delete_session(*session);
+  progress.message(fmt::format("kbench: session {} of {} was interrupted; measuring it again in a fresh boot", s + 1,
+                               swprofile));
+  return false;
 }
 
 }  // namespace
@@ -208,13 +246,23 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
       }
       validate_sysctls(spec.sysctl);
     }
-  } else {
+  } else if (!plan.sut->boot) {
     for (const auto& spec : selected) {
-      if (!spec.sysctl.empty()) {
-        // The guard writes /proc/sys of the controller's machine, not the SUT's.
-        throw InputError(fmt::format("{}:{}: swprofile {}: sysctl settings are applied on local SUTs only so far, "
-                                     "not over {}",
+      // A kernel or sysctls on an ssh SUT need a boot per session: the boot
+      // installs the kernel, and the next boot drops the sysctls.
+      if (!spec.sysctl.empty() && plan.sut->method != "qemu") {
+        throw InputError(fmt::format("{}:{}: swprofile {}: sysctl settings on an {} SUT need sut.boot (every "
+                                     "session a fresh boot that the settings are applied to)",
                                      plan.path, spec.line, spec.name, plan.sut->method));
+      }
+      if (!spec.sysctl.empty()) {
+        throw InputError(fmt::format("{}:{}: swprofile {}: sysctl settings are not applied inside qemu SUTs",
+                                     plan.path, spec.line, spec.name));
+      }
+      if (plan.sut->method == "ssh" && !spec.kernel.empty()) {
+        throw InputError(fmt::format("{}:{}: swprofile {} names a kernel; an ssh SUT installs and boots it only with "
+                                     "sut.boot (method kexec or reboot)",
+                                     plan.path, spec.line, spec.name));
       }
     }
   }
@@ -288,6 +336,41 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   }
 
   ExecResult result;
+  // An ssh SUT with sut.boot: every session is a fresh boot into its
+  // swprofile's kernel, staged once before the first.
+  std::optional<deploy::Deployer> deployer;
+  std::vector<store::BootRecord> earlier_boots;
+  if (plan.sut && plan.sut->boot) {
+    sut::RemoteShell* shell = sut::remote_shell(connection_for(profiles.front()));
+    if (!shell) throw InputError("sut.boot: expected sut.connection.method ssh");
+    deployer.emplace(*shell, *plan.sut->boot, [&](const std::string& line) { progress.message(line); },
+                     sleep_unless_interrupted);
+    deployer->probe();
+    for (const auto& profile : profiles) deployer->stage(profile);
+    if (options.resume) earlier_boots = store.list_boots(options.plan_key, run_id);
+  }
+  const int planned_boots = deployer ? sessions * static_cast<int>(profiles.size()) : 0;
+  const std::string boot_sut_name = plan.sut && !plan.sut->name.empty() ? plan.sut->name
+                                    : deployer ? sut::remote_shell(connection_for(profiles.front()))->describe_target()
+                                               : "";
+  auto boot_record = [&](const deploy::BootReport& boot, int plan_session) {
+    store::BootRecord record;
+    record.sut = boot_sut_name;
+    record.swprofile = boot.swprofile;
+    record.plan_key = options.plan_key;
+    record.run = run_id;
+    record.plan_session = plan_session;
+    record.number = boot.number;
+    record.method = boot.method;
+    record.started_at = boot.started_at;
+    record.seconds = boot.seconds;
+    record.ok = boot.ok;
+    record.power_cycled = boot.power_cycled;
+    record.release = boot.release;
+    record.reason = boot.reason;
+    record.console_tail = boot.console_tail;
+    return record;
+  };
   // Sessions alternate A B A B, so drift of the machine falls on both sides.
   for (int s = 0; s < sessions && !interrupted(); ++s) {
     if (s > 0 && options.session_gap.count() > 0) {
@@ -306,6 +389,28 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     for (const auto& profile : profiles) {
       if (interrupted()) break;
       sut::Connection& connection = connection_for(profile);
+      std::optional<deploy::BootReport> boot;
+      if (deployer) {
+        if (const auto done = booted_before(store, earlier_boots, profile.name, options.plan_key, run_id, s, progress)) {
+          if (*done) continue;
+        }
+        boot = deployer->boot(profile);
+        if (boot->ok) {
+          if (const std::string failed = deployer->apply_sysctls(profile.sysctl); !failed.empty()) {
+            boot->ok = false;
+            boot->reason = failed;
+          }
+        }
+        progress.message(boot_line(*boot, planned_boots));
+        if (!boot->ok) {
+          if (interrupted()) break;
+          // Nothing is recorded under the swprofile: only the boot, with why.
+          store.record_boot(boot_record(*boot, s));
+          ++result.failed;
+          ++result.failed_boots;
+          continue;
+        }
+      }
       nlohmann::json fingerprint = fetch_fingerprint(connection);
       // Before the session is written: a --cpus the SUT lacks is bad input.
       check_cpus_on_sut(options.cpus, fingerprint, connection.describe());
@@ -328,12 +433,18 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         fingerprint["sysctl"] = profile.sysctl;
         // What the swprofile sets on purpose, so compare does not list it as an
         // undeclared environment difference (analysis/environment.h).
-        fingerprint["swprofile"] = {{"kernel", profile.kernel}, {"cmdline", profile.cmdline}};
+        fingerprint["swprofile"] = {{"kernel", profile.kernel.describe()}, {"cmdline", profile.cmdline}};
         std::vector<store::BenchmarkKey> planned;
         for (const auto& run : benchmarks) {
           if (s < run.settings.sessions) planned.push_back({run.name, run.params});
         }
+        if (boot) fingerprint["boot"] = boot->to_json();
         summary.session = store.begin_session({summary.sut, profile.name, fingerprint, utc_now_iso8601(), planned});
+        if (boot) {
+          auto record = boot_record(*boot, s);
+          record.session = summary.session;
+          store.record_boot(record);
+        }
       }
       const auto stored_session = store.session(summary.session);
       summary.number = stored_session ? stored_session->number() : 0;
@@ -341,7 +452,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       bool ran_to_end = true;
 
       SysctlGuard sysctls;
-      sysctls.apply(profile.sysctl);
+      if (!deployer) sysctls.apply(profile.sysctl);
       for (const std::size_t index : order) {
         const BenchmarkRun& run = benchmarks[index];
         if (s >= run.settings.sessions) continue;
@@ -382,6 +493,20 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     }
   }
   result.interrupted_by = interrupt_signal();
+  if (deployer && !result.interrupted_by) {
+    progress.message(fmt::format("kbench: booting {} back into {}", boot_sut_name, deployer->original().release));
+    const auto back = deployer->restore();
+    progress.message(boot_line(back, planned_boots, /*restoring=*/true));
+    store.record_boot(boot_record(back, -1));
+    if (!back.ok) {
+      progress.message("kbench: warning: the SUT is not back on its own kernel: " + back.reason);
+      ++result.failed;
+    }
+  } else if (deployer) {
+    progress.message(fmt::format("kbench: interrupted: {} still runs the kernel of the last boot; `plan exec --resume` "
+                                 "continues the plan and boots it back into {} at its end",
+                                 boot_sut_name, deployer->original().release));
+  }
   return result;
 }
 

@@ -42,6 +42,7 @@ struct SessionSummary {
 struct ExecResult {
   std::vector<SessionSummary> sessions;
   int failed = 0;
+  int failed_boots = 0;  // sut.boot: sessions whose kernel did not come up as asked
   int interrupted_by = 0;  // signal number when SIGINT/SIGTERM stopped the run
 };
 

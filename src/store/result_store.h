@@ -18,7 +18,7 @@ namespace kbench::store {
 
 // The schema version this build reads and writes. A store with a higher
 // version is refused (InputError), never rewritten.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // Identity of a system under test. Two sessions belong to the same SUT when
 // all of these agree. memory_gib is MemTotal rounded to whole GiB, because
@@ -140,6 +140,27 @@ struct OutcomeListing {
   Outcome outcome;
 };
 
+// One boot of an ssh SUT into a swprofile's kernel (sut.boot), measured or
+// not: `kbench list boots` shows them, --resume skips the failed ones.
+struct BootRecord {
+  std::int64_t id = 0;
+  std::string sut;  // the plan's SUT name, else the ssh target
+  std::string swprofile;
+  std::string plan_key;
+  std::string run;
+  int plan_session = 0;  // 0-based session of the plan this boot was for
+  int number = 0;        // 1-based within the plan execution
+  std::string method;    // kexec | reboot | default (back to the SUT's own kernel)
+  std::string started_at;
+  double seconds = 0;  // from the boot command to ssh answering from the new boot
+  bool ok = false;
+  bool power_cycled = false;
+  std::string release;  // what the SUT ran after it
+  std::string reason;   // why it failed
+  std::string console_tail;
+  std::optional<std::int64_t> session;  // the session measured in this boot
+};
+
 class ResultStore {
  public:
   virtual ~ResultStore() = default;
@@ -201,6 +222,11 @@ class ResultStore {
   // Deletes only the outcome: a benchmark stopped by the user's interrupt
   // keeps its committed repeats, but is not "failed" (nor "ok").
   virtual void discard_outcome(std::int64_t session, const BenchmarkKey& benchmark) = 0;
+  // --- kernels booted on ssh SUTs (issue 11) ---
+  virtual std::int64_t record_boot(const BootRecord& boot) = 0;
+  // Boots of one run of a plan (plan_key and run empty: every boot), oldest first.
+  virtual std::vector<BootRecord> list_boots(const std::string& plan_key, const std::string& run) = 0;
+
   // SQLite's `PRAGMA integrity_check` plus `PRAGMA foreign_key_check`:
   // empty when the store is sound, else one line per problem.
   virtual std::vector<std::string> integrity_check() = 0;

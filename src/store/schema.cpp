@@ -88,6 +88,28 @@ const SchemaDialect& sqlite_dialect() {
                     {"ALTER TABLE session ADD COLUMN planned TEXT",
                      "ALTER TABLE session ADD COLUMN finished_at TEXT",
                      "UPDATE session SET finished_at = started_at"}},
+          // 2 -> 3: the boots of ssh SUTs into swprofiles' kernels, measured
+          // or failed. A deleted session leaves its boot's record behind.
+          Migration{2,
+                    {R"sql(CREATE TABLE boot (
+                      id           INTEGER PRIMARY KEY,
+                      sut          TEXT NOT NULL,
+                      swprofile    TEXT NOT NULL,
+                      plan_key     TEXT NOT NULL,
+                      run          TEXT NOT NULL,
+                      plan_session INTEGER NOT NULL,
+                      number       INTEGER NOT NULL,
+                      method       TEXT NOT NULL,
+                      started_at   TEXT NOT NULL,
+                      seconds      REAL NOT NULL,
+                      ok           INTEGER NOT NULL CHECK (ok IN (0, 1)),
+                      power_cycled INTEGER NOT NULL CHECK (power_cycled IN (0, 1)),
+                      release      TEXT NOT NULL,
+                      reason       TEXT NOT NULL,
+                      console_tail TEXT NOT NULL,
+                      session_id   INTEGER REFERENCES session(id) ON DELETE SET NULL
+                    ))sql",
+                     "CREATE INDEX boot_by_run ON boot(plan_key, run)"}},
       }};
   return dialect;
 }

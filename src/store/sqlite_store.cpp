@@ -638,6 +638,53 @@ class SqliteStore final : public ResultStore {
     });
   }
 
+  std::int64_t record_boot(const BootRecord& boot) override {
+    require_writable();
+    return in_transaction([&] {
+      Statement insert(db_, url_, R"sql(
+        INSERT INTO boot (sut, swprofile, plan_key, run, plan_session, number, method, started_at, seconds, ok,
+                          power_cycled, release, reason, console_tail, session_id)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, NULLIF(?15, 0)))sql");
+      insert.bind(1, boot.sut).bind(2, boot.swprofile).bind(3, boot.plan_key).bind(4, boot.run)
+          .bind(5, boot.plan_session).bind(6, boot.number).bind(7, boot.method).bind(8, boot.started_at)
+          .bind(9, boot.seconds).bind(10, boot.ok ? 1 : 0).bind(11, boot.power_cycled ? 1 : 0).bind(12, boot.release)
+          .bind(13, boot.reason).bind(14, boot.console_tail).bind(15, boot.session.value_or(0))
+          .run();
+      return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+    });
+  }
+
+  std::vector<BootRecord> list_boots(const std::string& plan_key, const std::string& run) override {
+    if (version_ < 3) return {};  // read-only, older than boots: it has none
+    Statement query(db_, url_, R"sql(
+      SELECT id, sut, swprofile, plan_key, run, plan_session, number, method, started_at, seconds, ok, power_cycled,
+             release, reason, console_tail, session_id
+      FROM boot WHERE (?1 = '' OR plan_key = ?1) AND (?2 = '' OR run = ?2) ORDER BY id)sql");
+    query.bind(1, plan_key).bind(2, run);
+    std::vector<BootRecord> boots;
+    while (query.step()) {
+      BootRecord boot;
+      boot.id = query.integer(0);
+      boot.sut = query.text(1);
+      boot.swprofile = query.text(2);
+      boot.plan_key = query.text(3);
+      boot.run = query.text(4);
+      boot.plan_session = static_cast<int>(query.integer(5));
+      boot.number = static_cast<int>(query.integer(6));
+      boot.method = query.text(7);
+      boot.started_at = query.text(8);
+      boot.seconds = query.real(9);
+      boot.ok = query.integer(10) != 0;
+      boot.power_cycled = query.integer(11) != 0;
+      boot.release = query.text(12);
+      boot.reason = query.text(13);
+      boot.console_tail = query.text(14);
+      if (!query.is_null(15)) boot.session = query.integer(15);
+      boots.push_back(std::move(boot));
+    }
+    return boots;
+  }
+
   void discard_outcome(std::int64_t session, const BenchmarkKey& benchmark) override {
     require_writable();
     const auto benchmark_id = find_benchmark_id(benchmark);

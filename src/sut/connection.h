@@ -3,6 +3,7 @@
 // connection yields the same thing: a process whose stdout carries JSON Lines.
 #include <sys/types.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,7 +30,36 @@ class Connection {
 // Throws RunError when it cannot be found.
 std::string find_agent_binary();
 
+// uname -m spelled the kernel's way: arm64 -> aarch64, amd64 -> x86_64.
+std::string normalized_machine(const std::string& machine);
+// The CPU an ELF executable is built for ("x86_64", "aarch64", ...); "" when
+// `path` is no ELF file.
+std::string elf_machine(const std::string& path);
+// The agent for a SUT whose `uname -m` is `sut_machine`: `default_agent` when
+// it is built for that machine, else $KBENCH_AGENT_<MACHINE> (e.g.
+// KBENCH_AGENT_AARCH64), else kbench-agent-<machine> next to the default
+// agent or to kbench. Throws RunError naming every place looked at.
+std::string agent_for_machine(const std::string& sut_machine, const std::string& default_agent);
+
 std::unique_ptr<Connection> make_local_connection(std::string agent_path);
+
+struct CommandResult;
+
+// Commands on the SUT itself beside the agent: what installing and booting
+// kernels needs. ssh SUTs have one.
+class RemoteShell {
+ public:
+  virtual ~RemoteShell() = default;
+  // Runs `sh -c SCRIPT kbench ARGS...` on the SUT with `input` on its stdin.
+  virtual CommandResult run_script(const std::string& script, const std::vector<std::string>& args,
+                                   const std::string& input, std::chrono::milliseconds timeout) = 0;
+  // The SUT booted again: the agent copied before went with its /tmp, so
+  // the next start copies it anew.
+  virtual void forget_agent() = 0;
+  virtual std::string describe_target() const = 0;
+};
+// The connection's shell on the SUT, or nullptr (local, qemu).
+RemoteShell* remote_shell(Connection& connection);
 
 // OpenSSH client; params: host (required), user, port, keyfile, known_hosts,
 // strict_host_key_checking, connect_timeout (docs/remote.md). Throws

@@ -10,22 +10,6 @@
 
 namespace kbench::sut {
 
-std::string find_agent_binary() {
-  if (const char* env = std::getenv("KBENCH_AGENT"); env && *env) {
-    if (access(env, X_OK) != 0) {
-      throw InputError(std::string("KBENCH_AGENT=") + env + ": expected an executable kbench-agent");
-    }
-    return env;
-  }
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const auto candidate = self.parent_path() / "kbench-agent";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  throw RunError("kbench-agent not found next to kbench; set KBENCH_AGENT=/path/to/kbench-agent");
-}
-
 namespace {
 
 class LocalConnection final : public Connection {

@@ -92,6 +92,14 @@ SshParams parse_params(const std::map<std::string, std::string>& params) {
   return parsed;
 }
 
+// Why an ssh command failed, with the end of what it said.
+std::string ssh_failure(const CommandResult& result) {
+  std::string reason = result.timed_out ? "timed out" : fmt::format("ssh exited with status {}", result.exit_status);
+  if (result.exit_status == 255) reason += " (connection failed)";
+  const std::string tail = last_lines(result.err, 5);
+  return tail.empty() ? reason : reason + ": " + tail;
+}
+
 std::string read_binary(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw RunError("cannot read the agent " + path);
@@ -100,10 +108,10 @@ std::string read_binary(const std::string& path) {
   return bytes.str();
 }
 
-class SshConnection final : public Connection {
+class SshConnection final : public Connection, public RemoteShell {
  public:
   SshConnection(SshParams params, std::string agent_path)
-      : params_(std::move(params)), agent_path_(std::move(agent_path)) {}
+      : params_(std::move(params)), default_agent_(std::move(agent_path)) {}
 
   ~SshConnection() override {
     if (remote_dir_.empty()) return;
@@ -113,6 +121,17 @@ class SshConnection final : public Connection {
     } catch (...) {
     }
   }
+
+  CommandResult run_script(const std::string& script, const std::vector<std::string>& args, const std::string& input,
+                           std::chrono::milliseconds timeout) override {
+    std::vector<std::string> words = {"sh", "-c", script, "kbench"};
+    words.insert(words.end(), args.begin(), args.end());
+    return run_command(ssh_command(shell_join(words)), input, timeout);
+  }
+
+  void forget_agent() override { remote_dir_.clear(); }
+
+  std::string describe_target() const override { return describe(); }
 
   std::string describe() const override {
     std::string target = params_.user.empty() ? params_.host : params_.user + "@" + params_.host;
@@ -146,9 +165,21 @@ class SshConnection final : public Connection {
     return argv;
   }
 
+  // The SUT's architecture, asked once: the agent must be built for it.
+  const std::string& agent_path() {
+    if (!agent_path_.empty()) return agent_path_;
+    const CommandResult result = run_command(ssh_command("uname -m"), "", kCleanupTimeout);
+    std::string machine = result.out.substr(0, result.out.find('\n'));
+    if (result.timed_out || result.exit_status != 0 || machine.empty()) {
+      throw RunError("asking " + describe() + " for its architecture (uname -m) failed: " + ssh_failure(result));
+    }
+    agent_path_ = agent_for_machine(machine, default_agent_);
+    return agent_path_;
+  }
+
   void install_agent() {
     if (!remote_dir_.empty()) return;
-    const std::string agent = read_binary(agent_path_);
+    const std::string agent = read_binary(agent_path());
     const std::string local_sha = sysinfo::sha256_hex(agent);
     const CommandResult result =
         run_command(ssh_command(shell_join({"sh", "-c", kRemoteInstallScript})), agent, kInstallTimeout);
@@ -163,11 +194,7 @@ class SshConnection final : public Connection {
       }
     }
     if (result.timed_out || result.exit_status != 0 || dir.empty()) {
-      std::string reason = result.timed_out ? "timed out" : fmt::format("ssh exited with status {}", result.exit_status);
-      if (result.exit_status == 255) reason += " (connection failed)";
-      const std::string tail = last_lines(result.err, 5);
-      throw RunError("copying kbench-agent to " + describe() + " failed: " + reason +
-                     (tail.empty() ? "" : ": " + tail));
+      throw RunError("copying kbench-agent to " + describe() + " failed: " + ssh_failure(result));
     }
     if (remote_sha != local_sha) {
       remote_dir_ = dir;  // the destructor removes the bad copy
@@ -178,7 +205,8 @@ class SshConnection final : public Connection {
   }
 
   SshParams params_;
-  std::string agent_path_;
+  std::string default_agent_;
+  std::string agent_path_;  // chosen for the SUT's architecture at the first start
   std::string remote_dir_;  // on the SUT; empty until the agent is copied
 };
 
@@ -188,6 +216,8 @@ std::unique_ptr<Connection> make_ssh_connection(const std::map<std::string, std:
                                                 std::string agent_path) {
   return std::make_unique<SshConnection>(parse_params(params), std::move(agent_path));
 }
+
+RemoteShell* remote_shell(Connection& connection) { return dynamic_cast<SshConnection*>(&connection); }
 
 std::string ssh_remote_dir(const Connection& connection) {
   const auto* ssh = dynamic_cast<const SshConnection*>(&connection);

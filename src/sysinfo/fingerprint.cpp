@@ -125,8 +125,11 @@ json meminfo_kib() {
   return nullptr;
 }
 
+// Debian's /boot/config-RELEASE, else the config beside the modules (Fedora's
+// layout, and where kbench puts the config of a kernel it deployed).
 json kernel_config_text_hash(const std::string& release) {
   auto text = read_file("/boot/config-" + release);
+  if (!text) text = read_file("/lib/modules/" + release + "/config");
   if (!text) return nullptr;
   return sha256_hex(*text);
 }

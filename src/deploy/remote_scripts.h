@@ -1,0 +1,185 @@
+#pragma once
+// The POSIX sh that runs on an ssh SUT to install and boot kernels. Each is
+// run as `sh -c SCRIPT kbench ARGS...` through kAsRoot. Exit status 3 means
+// the SUT cannot do what was asked (a missing tool, a clash): its stderr's
+// last line says why, for the user.
+namespace kbench::deploy::scripts {
+
+// Runs the script in $1 with the remaining arguments as root: directly, or
+// through sudo -n (never prompts) for a non-root ssh user.
+inline constexpr const char* kAsRoot = R"sh(s=$1; shift
+if [ "$(id -u)" -eq 0 ]; then exec sh -c "$s" kbench "$@"; fi
+command -v sudo >/dev/null 2>&1 || { echo "kbench needs root on the SUT to install kernels: log in as root or allow passwordless sudo" >&2; exit 3; }
+exec sudo -n sh -c "$s" kbench "$@")sh";
+
+// Where the SUT keeps what kbench staged: one directory per kernel content.
+inline constexpr const char* kStageRoot = "/var/lib/kbench/kernels";
+
+// What the SUT runs now and what it has: key=value lines.
+inline constexpr const char* kProbe = R"sh(r=$(uname -r)
+echo "release=$r"
+echo "version=$(uname -v)"
+echo "machine=$(uname -m)"
+echo "boot_id=$(cat /proc/sys/kernel/random/boot_id)"
+echo "cmdline=$(cat /proc/cmdline)"
+for t in kexec systemctl mkinitramfs dracut grub-reboot grub-mkconfig update-grub dpkg-deb depmod tar sha256sum; do
+  command -v "$t" >/dev/null 2>&1 && echo "tool=$t"
+done
+[ -e "/boot/vmlinuz-$r" ] && echo "image=/boot/vmlinuz-$r"
+[ -e "/boot/initrd.img-$r" ] && echo "initrd=/boot/initrd.img-$r"
+[ -e "/boot/initramfs-$r.img" ] && echo "initrd=/boot/initramfs-$r.img"
+exit 0)sh";
+
+// $1 stage dir, $2 file name: stdin into the stage dir, then its sha256.
+// A stage dir with "ready" in it is complete and is reused as it is.
+inline constexpr const char* kReceiveFile = R"sh(d=$1; f=$2
+umask 022
+mkdir -p "$d" || exit 1
+cat > "$d/$f.part" || exit 1
+mv "$d/$f.part" "$d/$f"
+sha256sum "$d/$f")sh";
+
+// $1 stage dir: prints "ready RELEASE" when staged before, else "missing".
+inline constexpr const char* kStageState = R"sh(d=$1
+if [ -f "$d/ready" ]; then echo "ready $(cat "$d/release")"; else echo missing; fi)sh";
+
+// Points /lib/modules/RELEASE at the stage's modules, unless the SUT has
+// that release installed itself (a real directory, or another tool's link).
+// Defines activate(); $1 stage dir, $2 release.
+inline constexpr const char* kActivateFunction = R"sh(activate() {
+  m=/lib/modules/$2
+  if [ -e "$m" ] || [ -L "$m" ]; then
+    if [ ! -L "$m" ]; then echo "release $2 is installed on the SUT itself ($m is not kbench's); a deployed kernel needs a release of its own (CONFIG_LOCALVERSION)" >&2; exit 3; fi
+    case $(readlink "$m") in /var/lib/kbench/kernels/*) ;; *) echo "$m is a link kbench did not make; not replacing it" >&2; exit 3;; esac
+  fi
+  mkdir -p /lib/modules
+  ln -sfn "$1/modules" "$m"
+}
+)sh";
+
+// $1 stage dir, $2 kind (deb | image), $3 release the controller read from
+// the image ("" when it could not). Unpacks what was received into
+// vmlinuz, modules/ (with the config in it, where the fingerprint finds it)
+// and initrd.img made by the SUT's own tool, then marks the stage ready.
+inline constexpr const char* kUnpack = R"sh(set -e
+d=$1; kind=$2; rel=$3
+cd "$d"
+rm -rf unpacked modules vmlinuz initrd.img ready release
+mkdir unpacked
+case $kind in
+  deb)
+    command -v dpkg-deb >/dev/null 2>&1 || { echo "a .deb kernel needs dpkg-deb on the SUT; give the image and a modules tarball instead" >&2; exit 3; }
+    dpkg-deb -x kernel.deb unpacked
+    img=$(ls unpacked/boot/vmlinuz-* 2>/dev/null | head -n 1)
+    [ -n "$img" ] || { echo "the .deb holds no boot/vmlinuz-*: not a kernel image package" >&2; exit 3; }
+    rel=${img##*/vmlinuz-}
+    mv "$img" vmlinuz
+    [ -f "unpacked/boot/config-$rel" ] && cp "unpacked/boot/config-$rel" config ;;
+  image)
+    mv image vmlinuz
+    if [ -f modules.tar ]; then
+      tar -xf modules.tar -C unpacked
+      m=$(ls -d unpacked/lib/modules/* unpacked/usr/lib/modules/* 2>/dev/null | head -n 1)
+      [ -n "$m" ] || { echo "the modules tarball holds no lib/modules/RELEASE directory" >&2; exit 3; }
+      mrel=${m##*/}
+      if [ -n "$rel" ] && [ "$rel" != "$mrel" ]; then echo "the modules are for release $mrel but the image is $rel" >&2; exit 3; fi
+      rel=$mrel
+    fi ;;
+esac
+[ -n "$rel" ] || { echo "cannot tell the kernel release: give kernel.release in the swprofile, or a modules tarball" >&2; exit 3; }
+for m in "unpacked/lib/modules/$rel" "unpacked/usr/lib/modules/$rel"; do
+  [ -d "$m" ] && mv "$m" modules
+done
+mkdir -p modules
+[ -f config ] && cp config modules/config
+rm -rf unpacked kernel.deb modules.tar
+)sh";
+
+// Continues kUnpack (after kActivateFunction): modules in place, initramfs.
+inline constexpr const char* kUnpackFinish = R"sh(activate "$d" "$rel"
+command -v depmod >/dev/null 2>&1 && depmod "$rel"
+if command -v mkinitramfs >/dev/null 2>&1; then
+  mkinitramfs -o initrd.img "$rel" >&2
+elif command -v dracut >/dev/null 2>&1; then
+  dracut --force --kver "$rel" initrd.img >&2
+else
+  echo "no update-initramfs/mkinitramfs or dracut on the SUT: booting without an initramfs" >&2
+fi
+echo "$rel" > release
+touch ready
+echo "staged $rel")sh";
+
+// $1 method (kexec | reboot | default: a plain reboot into the SUT's
+// default entry), $2 image, $3 initrd ("" for none), $4 the
+// whole cmdline, $5 stage dir ("" for a kernel the SUT has installed).
+// Loads the kernel, starts the boot in the background and returns, so the
+// ssh session ends before the SUT goes down.
+inline constexpr const char* kBoot = R"sh(method=$1; img=$2; initrd=$3; cmdline=$4; d=$5
+if [ -n "$d" ]; then activate "$d" "$(cat "$d/release")"; fi
+case $method in
+  kexec)
+    command -v kexec >/dev/null 2>&1 || { echo "boot method kexec needs kexec-tools on the SUT" >&2; exit 3; }
+    if [ -n "$initrd" ]; then kexec -l "$img" --initrd="$initrd" --command-line="$cmdline"
+    else kexec -l "$img" --command-line="$cmdline"; fi
+    if command -v systemctl >/dev/null 2>&1; then go="systemctl kexec || kexec -e"; else go="kexec -e"; fi ;;
+  reboot)
+    command -v grub-reboot >/dev/null 2>&1 || { echo "boot method reboot needs GRUB (grub-reboot) on the SUT" >&2; exit 3; }
+    e=/boot/kbench/entry-$(printf %s "$img $initrd $cmdline" | sha256sum | cut -c1-16)
+    mkdir -p "$e"
+    cp "$img" "$e/vmlinuz"
+    [ -n "$initrd" ] && cp "$initrd" "$e/initrd.img"
+    printf %s "$cmdline" > "$e/cmdline"
+    cat > /etc/grub.d/45_kbench <<EOF2
+#!/bin/sh
+# Menu entries for the kernels kbench boots once each (grub-reboot); the
+# default entry is not changed. Removed when kbench restores the SUT.
+set -e
+. /usr/share/grub/grub-mkconfig_lib
+for e in /boot/kbench/entry-*; do
+  [ -f "\$e/vmlinuz" ] || continue
+  p=\$(make_system_path_relative_to_its_root "\$e")
+  echo "menuentry \"kbench \${e##*/}\" --id \"kbench-\${e##*/}\" {"
+  prepare_grub_to_access_device "\$GRUB_DEVICE_BOOT" | sed "s/^/\t/"
+  echo "	linux \$p/vmlinuz \$(cat "\$e/cmdline")"
+  [ -f "\$e/initrd.img" ] && echo "	initrd \$p/initrd.img"
+  echo "}"
+done
+EOF2
+    chmod 755 /etc/grub.d/45_kbench
+    if command -v update-grub >/dev/null 2>&1; then update-grub >&2; else grub-mkconfig -o /boot/grub/grub.cfg >&2; fi
+    grub-reboot "kbench-${e##*/}"
+    go="systemctl reboot || reboot" ;;
+  default)
+    go="systemctl reboot || reboot" ;;
+esac
+nohup sh -c "sleep 1; $go" >/dev/null 2>&1 </dev/null &
+echo booting)sh";
+
+// What the booted SUT runs: uname -r, uname -v, /proc/cmdline, boot id.
+inline constexpr const char* kIdentify = R"sh(echo "release=$(uname -r)"
+echo "version=$(uname -v)"
+echo "cmdline=$(cat /proc/cmdline)"
+echo "boot_id=$(cat /proc/sys/kernel/random/boot_id)")sh";
+
+// After the plan: the one-shot GRUB entries go, and the modules links
+// kbench made (staged kernels stay for the next plan).
+inline constexpr const char* kCleanup = R"sh(if [ -f /etc/grub.d/45_kbench ]; then
+  rm -f /etc/grub.d/45_kbench; rm -rf /boot/kbench
+  if command -v update-grub >/dev/null 2>&1; then update-grub >&2; else grub-mkconfig -o /boot/grub/grub.cfg >&2; fi
+fi
+for m in /lib/modules/*; do
+  [ -L "$m" ] || continue
+  case $(readlink "$m") in /var/lib/kbench/kernels/*) [ "${m##*/}" = "$(uname -r)" ] || rm -f "$m";; esac
+done
+exit 0)sh";
+
+// $1..: name=value sysctls to set after a boot (a fresh boot has the
+// defaults, so nothing needs restoring).
+inline constexpr const char* kSysctl = R"sh(for kv in "$@"; do
+  k=${kv%%=*}; v=${kv#*=}
+  p=/proc/sys/$(printf %s "$k" | tr . /)
+  [ -e "$p" ] || { echo "sysctl $k: $p does not exist on the SUT's kernel" >&2; exit 3; }
+  printf "%s\n" "$v" > "$p" || { echo "sysctl $k: writing $p failed" >&2; exit 3; }
+done)sh";
+
+}  // namespace kbench::deploy::scripts
