@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <map>
@@ -246,7 +247,17 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
       }
       validate_sysctls(spec.sysctl);
     }
-  } else if (!plan.sut->boot) {
+  } else if (plan.sut->boot) {
+    // The kernel files are read before anything is connected or stored.
+    for (const auto& spec : selected) {
+      for (const auto* file : {&spec.kernel.deb, &spec.kernel.image, &spec.kernel.modules, &spec.kernel.config}) {
+        if (!file->empty() && (access(file->c_str(), R_OK) != 0 || !std::filesystem::is_regular_file(*file))) {
+          throw InputError(fmt::format("{}:{}: swprofile {}: kernel file {}: expected a readable file", plan.path,
+                                       spec.line, spec.name, *file));
+        }
+      }
+    }
+  } else {
     for (const auto& spec : selected) {
       // A kernel or sysctls on an ssh SUT need a boot per session: the boot
       // installs the kernel, and the next boot drops the sysctls.
