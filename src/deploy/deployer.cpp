@@ -207,16 +207,18 @@ void Deployer::stage(const plan::SwprofileSpec& profile) {
   const auto& kernel = profile.kernel;
   Staged staged;
   if (kernel.deb.empty() && kernel.image.empty()) {
-    // A kernel the SUT has installed: its own /boot files.
+    // A kernel the SUT has installed, by default the one it runs: its own
+    // /boot files.
+    const std::string release = kernel.release.empty() ? original_.release : kernel.release;
     const auto result = run("r=$1; [ -e /boot/vmlinuz-$r ] || exit 3; echo image=/boot/vmlinuz-$r;"
                             " for i in /boot/initrd.img-$r /boot/initramfs-$r.img; do [ -e $i ] && echo initrd=$i; done;"
                             " exit 0",
-                            {kernel.release}, "", kQuickCommand);
+                            {release}, "", kQuickCommand);
     if (result.exit_status == 3) {
       throw InputError(fmt::format("swprofile {}: kernel.release {}: the SUT has no /boot/vmlinuz-{}", profile.name,
-                                   kernel.release, kernel.release));
+                                   release, release));
     }
-    require(result, "looking for kernel " + kernel.release);
+    require(result, "looking for kernel " + release);
     const auto values = key_values(result.out);
     staged.image = values.at("image");
     staged.initrd = values.count("initrd") ? values.at("initrd") : "";
@@ -255,7 +257,7 @@ void Deployer::stage(const plan::SwprofileSpec& profile) {
     log_(fmt::format("kbench: warning: {} tells no release or build in its bytes; only uname -r and the cmdline are "
                      "checked after its boots",
                      staged.image));
-    staged.expected.release = kernel.release;
+    staged.expected.release = kernel.release.empty() && staged.dir.empty() ? original_.release : kernel.release;
   }
   if (staged.dir.size()) {
     const auto release = shell_.run_script("cat \"$1/release\"", {staged.dir}, "", kQuickCommand);
