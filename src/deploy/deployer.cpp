@@ -74,6 +74,10 @@ std::string last_line(const std::string& text) {
   return tail;
 }
 
+bool shows_panic(const std::string& console) {
+  return console.find("Kernel panic - not syncing") != std::string::npos;
+}
+
 std::string printable(const std::string& text) {
   std::string out;
   for (const char c : text) {
@@ -294,7 +298,9 @@ std::string Deployer::console_since(std::uintmax_t offset) const {
   return printable(sut::last_lines(text.str(), kConsoleLines));
 }
 
-std::optional<std::string> Deployer::wait_for_boot(const std::string& old_boot_id, seconds timeout) {
+std::optional<std::string> Deployer::wait_for_boot(const std::string& old_boot_id, seconds timeout,
+                                                   std::optional<std::uintmax_t> console_offset) {
+  panicked_ = false;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -302,6 +308,12 @@ std::optional<std::string> Deployer::wait_for_boot(const std::string& old_boot_i
                                           std::min<milliseconds>(left, kQuickCommand));
     const std::string boot_id = last_line(result.out);
     if (result.exit_status == 0 && !boot_id.empty() && boot_id != old_boot_id) return boot_id;
+    // A panicked kernel never answers: waiting out the timeout would only
+    // delay the power cycle.
+    if (console_offset && shows_panic(console_since(*console_offset))) {
+      panicked_ = true;
+      return std::nullopt;
+    }
     if (!sleep_(kPollInterval)) {
       interrupted_ = true;
       return std::nullopt;
@@ -331,7 +343,7 @@ BootReport Deployer::boot_into(const Target& target) {
     report.seconds = elapsed();
     return report;
   }
-  auto back = wait_for_boot(old_boot_id, spec_.timeout);
+  auto back = wait_for_boot(old_boot_id, spec_.timeout, console_offset);
   if (!back) {
     if (interrupted_) {
       report.reason = "interrupted while waiting for the boot";
@@ -339,8 +351,10 @@ BootReport Deployer::boot_into(const Target& target) {
     }
     const std::string console = console_since(console_offset);
     const std::string no_answer =
-        fmt::format("no ssh answer from a new boot within {}s of the {} into {}", spec_.timeout.count(), target.method,
-                    target.swprofile);
+        panicked_ ? fmt::format("the console shows a kernel panic {:.0f}s after the {} into {}", elapsed(),
+                                target.method, target.swprofile)
+                  : fmt::format("no ssh answer from a new boot within {}s of the {} into {}", spec_.timeout.count(),
+                                target.method, target.swprofile);
     if (spec_.power_cycle.empty()) {
       throw RunError(no_answer + "; no sut.boot.power_cycle command to recover the SUT" +
                      (console.empty() ? "" : "; console:\n" + console));

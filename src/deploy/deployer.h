@@ -95,7 +95,11 @@ class Deployer {
     std::vector<std::string> cmdline;
   };
   BootReport boot_into(const Target& target);
-  std::optional<std::string> wait_for_boot(const std::string& old_boot_id, std::chrono::seconds timeout);
+  // The new boot id once ssh answers from a new boot; nullopt after the
+  // timeout, on an interrupt, or (console_offset given) as soon as the
+  // console log shows a kernel panic written after console_offset.
+  std::optional<std::string> wait_for_boot(const std::string& old_boot_id, std::chrono::seconds timeout,
+                                           std::optional<std::uintmax_t> console_offset = std::nullopt);
   std::map<std::string, std::string> identify();
   std::string console_since(std::uintmax_t offset) const;
   std::uintmax_t console_size() const;
@@ -109,6 +113,7 @@ class Deployer {
   Log log_;
   Sleep sleep_;
   bool interrupted_ = false;
+  bool panicked_ = false;  // the last wait saw a kernel panic on the console
   SutKernel original_;
   std::map<std::string, Staged> staged_;  // by swprofile
   int boots_ = 0;
