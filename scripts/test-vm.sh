@@ -113,6 +113,9 @@ cmd_build() {
   local cache_dir=${1:-$(default_cache_dir)}
   mkdir -p "$cache_dir"
   cache_dir=$(readlink -f "$cache_dir")
+  # Two test runs building at once: the second waits and then finds the image.
+  exec {lock}>"$cache_dir/.lock"
+  flock "$lock"
   local hash; hash=$(script_hash)
   if [ "$(cat "$cache_dir/built-by" 2>/dev/null)" = "$hash" ] && [ -f "$cache_dir/image.raw" ]; then
     echo "$cache_dir"
@@ -173,7 +176,8 @@ HOOK
     --customize-hook="copy-in $cache_dir/id_ed25519.pub /root/.ssh" \
     --customize-hook='mv "$1/root/.ssh/id_ed25519.pub" "$1/root/.ssh/authorized_keys"; chmod 600 "$1/root/.ssh/authorized_keys"' \
     --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*_Packages' \
-    bookworm "$root" "$work/sources.list" >&2
+    bookworm "$root" "$work/sources.list" >"$work/mmdebstrap.log" 2>&1 ||
+    { tail -n 40 "$work/mmdebstrap.log" >&2; echo "test-vm: mmdebstrap failed" >&2; exit 1; }
 
   local release
   release=$(ls "$root"/boot/vmlinuz-* | head -n 1); release=${release##*/vmlinuz-}
@@ -199,6 +203,8 @@ cmd_kernels() {
   local cache_dir=${1:-$(default_cache_dir)}
   mkdir -p "$cache_dir/debs"
   cache_dir=$(readlink -f "$cache_dir")
+  exec {lock}>"$cache_dir/.lock"
+  flock "$lock"
   ensure_package_lists
   local default_abi packages
   default_abi=$(default_kernel_package); default_abi=${default_abi#linux-image-}
