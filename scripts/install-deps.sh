@@ -16,9 +16,10 @@ build_packages=(
 reference_packages=(
   linux-perf sysbench rt-tests sockperf stress-ng python3-scipy
 )
-# The ssh and qemu connections' tests: a loopback sshd, a VM with busybox.
+# The ssh and qemu connections' tests: a loopback sshd, a VM with busybox;
+# scripts/test-vm.sh's Debian VM: mmdebstrap, qemu-img (qemu-utils).
 sut_test_packages=(
-  openssh-server openssh-client qemu-system-x86 busybox-static cpio
+  openssh-server openssh-client qemu-system-x86 busybox-static cpio mmdebstrap qemu-utils
 )
 
 missing=()
