@@ -43,17 +43,24 @@ sha256sum "$d/$f")sh";
 inline constexpr const char* kStageState = R"sh(d=$1
 if [ -f "$d/ready" ]; then echo "ready $(cat "$d/release")"; else echo missing; fi)sh";
 
-// Points /lib/modules/RELEASE at the stage's modules, unless the SUT has
-// that release installed itself (a real directory, or another tool's link).
-// Defines activate(); $1 stage dir, $2 release.
+// Puts the stage's modules at /lib/modules/RELEASE, where the kernel, depmod
+// and the initramfs tools look: a copy, not a link, so that module loading
+// never depends on /var being mounted. The copy is marked as kbench's; a
+// release the SUT has installed itself (no mark) is never replaced. A copy of
+// the same stage is kept, so only two builds of one release alternating cost
+// a copy per boot. Defines activate(); $1 stage dir, $2 release.
 inline constexpr const char* kActivateFunction = R"sh(activate() {
   m=/lib/modules/$2
   if [ -e "$m" ] || [ -L "$m" ]; then
-    if [ ! -L "$m" ]; then echo "release $2 is installed on the SUT itself ($m is not kbench's); a deployed kernel needs a release of its own (CONFIG_LOCALVERSION)" >&2; exit 3; fi
-    case $(readlink "$m") in /var/lib/kbench/kernels/*) ;; *) echo "$m is a link kbench did not make; not replacing it" >&2; exit 3;; esac
+    if [ ! -f "$m/.kbench-stage" ]; then echo "release $2 is installed on the SUT itself ($m is not kbench's); a deployed kernel needs a release of its own (CONFIG_LOCALVERSION)" >&2; exit 3; fi
+    [ "$(cat "$m/.kbench-stage")" = "$1" ] && return 0
+    rm -rf "$m"
   fi
   mkdir -p /lib/modules
-  ln -sfn "$1/modules" "$m"
+  cp -a "$1/modules" "$m.kbench-part"
+  echo "$1" > "$m.kbench-part/.kbench-stage"
+  mv "$m.kbench-part" "$m"
+  if command -v depmod >/dev/null 2>&1; then depmod "$2"; fi
 }
 )sh";
 
@@ -74,7 +81,7 @@ case $kind in
     [ -n "$img" ] || { echo "the .deb holds no boot/vmlinuz-*: not a kernel image package" >&2; exit 3; }
     rel=${img##*/vmlinuz-}
     mv "$img" vmlinuz
-    [ -f "unpacked/boot/config-$rel" ] && cp "unpacked/boot/config-$rel" config ;;
+    if [ -f "unpacked/boot/config-$rel" ]; then cp "unpacked/boot/config-$rel" config; fi ;;
   image)
     mv image vmlinuz
     if [ -f modules.tar ]; then
@@ -88,22 +95,33 @@ case $kind in
 esac
 [ -n "$rel" ] || { echo "cannot tell the kernel release: give kernel.release in the swprofile, or a modules tarball" >&2; exit 3; }
 for m in "unpacked/lib/modules/$rel" "unpacked/usr/lib/modules/$rel"; do
-  [ -d "$m" ] && mv "$m" modules
+  if [ -d "$m" ]; then mv "$m" modules; fi
 done
 mkdir -p modules
-[ -f config ] && cp config modules/config
+if [ -f config ]; then cp config modules/config; fi
 rm -rf unpacked kernel.deb modules.tar
 )sh";
 
 // Continues kUnpack (after kActivateFunction): modules in place, initramfs.
 inline constexpr const char* kUnpackFinish = R"sh(activate "$d" "$rel"
-command -v depmod >/dev/null 2>&1 && depmod "$rel"
+# initramfs-tools reads the kernel's config from /boot to pick a compression
+# the kernel can unpack: lent there for the run when the SUT has none.
+lent=
+if [ -f config ] && [ ! -e "/boot/config-$rel" ]; then cp config "/boot/config-$rel"; lent="/boot/config-$rel"; fi
+status=0
 if command -v mkinitramfs >/dev/null 2>&1; then
-  mkinitramfs -o initrd.img "$rel" >&2
+  mkinitramfs -o initrd.img "$rel" >&2 || status=$?
 elif command -v dracut >/dev/null 2>&1; then
-  dracut --force --kver "$rel" initrd.img >&2
+  dracut --force --kver "$rel" initrd.img >&2 || status=$?
 else
-  echo "no update-initramfs/mkinitramfs or dracut on the SUT: booting without an initramfs" >&2
+  echo "no mkinitramfs or dracut on the SUT: booting without an initramfs" >&2
+fi
+if [ -n "$lent" ]; then rm -f "$lent"; fi
+if [ "$status" -ne 0 ] || { [ -e initrd.img ] && [ ! -s initrd.img ]; }; then
+  rm -f initrd.img
+  if [ -f config ]; then echo "making the initramfs for $rel failed (status $status)" >&2
+  else echo "making the initramfs for $rel failed (status $status); give kernel.config: initramfs tools read the kernel config" >&2; fi
+  exit 3
 fi
 echo "$rel" > release
 touch ready
@@ -119,8 +137,9 @@ if [ -n "$d" ]; then activate "$d" "$(cat "$d/release")"; fi
 case $method in
   kexec)
     command -v kexec >/dev/null 2>&1 || { echo "boot method kexec needs kexec-tools on the SUT" >&2; exit 3; }
-    if [ -n "$initrd" ]; then kexec -l "$img" --initrd="$initrd" --command-line="$cmdline"
-    else kexec -l "$img" --command-line="$cmdline"; fi
+    if [ -n "$initrd" ]; then kexec -l "$img" --initrd="$initrd" --command-line="$cmdline" || exit 3
+    else kexec -l "$img" --command-line="$cmdline" || exit 3; fi
+    if [ -r /sys/kernel/kexec_loaded ] && [ "$(cat /sys/kernel/kexec_loaded)" != 1 ]; then echo "kexec -l did not load the kernel (/sys/kernel/kexec_loaded is 0; Secure Boot lockdown refuses unsigned kernels)" >&2; exit 3; fi
     if command -v systemctl >/dev/null 2>&1; then go="systemctl kexec || kexec -e"; else go="kexec -e"; fi ;;
   reboot)
     command -v grub-reboot >/dev/null 2>&1 || { echo "boot method reboot needs GRUB (grub-reboot) on the SUT" >&2; exit 3; }
@@ -161,15 +180,14 @@ echo "version=$(uname -v)"
 echo "cmdline=$(cat /proc/cmdline)"
 echo "boot_id=$(cat /proc/sys/kernel/random/boot_id)")sh";
 
-// After the plan: the one-shot GRUB entries go, and the modules links
-// kbench made (staged kernels stay for the next plan).
+// After the plan: the one-shot GRUB entries go, and the modules kbench put
+// in /lib/modules (the stages stay for the next plan).
 inline constexpr const char* kCleanup = R"sh(if [ -f /etc/grub.d/45_kbench ]; then
   rm -f /etc/grub.d/45_kbench; rm -rf /boot/kbench
   if command -v update-grub >/dev/null 2>&1; then update-grub >&2; else grub-mkconfig -o /boot/grub/grub.cfg >&2; fi
 fi
 for m in /lib/modules/*; do
-  [ -L "$m" ] || continue
-  case $(readlink "$m") in /var/lib/kbench/kernels/*) [ "${m##*/}" = "$(uname -r)" ] || rm -f "$m";; esac
+  [ -f "$m/.kbench-stage" ] && [ "${m##*/}" != "$(uname -r)" ] && rm -rf "$m"
 done
 exit 0)sh";
 
