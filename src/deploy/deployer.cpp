@@ -303,17 +303,18 @@ std::optional<std::string> Deployer::wait_for_boot(const std::string& old_boot_i
   panicked_ = false;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
+    // A panicked kernel never answers: waiting out the timeout would only
+    // delay the power cycle. Looked at before each ssh attempt, which can
+    // itself wait a connect timeout on a dead SUT.
+    if (console_offset && shows_panic(console_since(*console_offset))) {
+      panicked_ = true;
+      return std::nullopt;
+    }
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
     const auto result = shell_.run_script("cat /proc/sys/kernel/random/boot_id", {}, "",
                                           std::min<milliseconds>(left, kQuickCommand));
     const std::string boot_id = last_line(result.out);
     if (result.exit_status == 0 && !boot_id.empty() && boot_id != old_boot_id) return boot_id;
-    // A panicked kernel never answers: waiting out the timeout would only
-    // delay the power cycle.
-    if (console_offset && shows_panic(console_since(*console_offset))) {
-      panicked_ = true;
-      return std::nullopt;
-    }
     if (!sleep_(kPollInterval)) {
       interrupted_ = true;
       return std::nullopt;

@@ -13,6 +13,8 @@ source "$(dirname "$0")/lib.bash"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (Debian package qemu-system-x86)"
 [ "$(id -u)" -eq 0 ] || skip "building the VM image needs root (mmdebstrap, mkfs.ext4 -d)"
 vm_script="$KBENCH_SOURCE_DIR/scripts/test-vm.sh"
+expect_bad_input "test-vm.sh: an unknown subcommand" "$vm_script" frobnicate
+expect_bad_input "test-vm.sh: start without an image" "$vm_script" start "$WORK/no-vm" "$WORK/no-cache"
 started=$(date +%s)
 cache=$("$vm_script" build) || { fail "test-vm.sh build failed"; finish; exit; }
 mapfile -t debs < <("$vm_script" kernels "$cache")
@@ -23,6 +25,7 @@ release_b=$(release_of "${debs[1]}")
 default_release=$(cat "$cache/release")
 echo "VM default kernel $default_release; a = $release_a, b = $release_b (image ready after $(( $(date +%s) - started ))s)"
 
+image_mtime=$(stat -c %Y "$cache/image.raw")
 vm=$WORK/vm
 trap '"$vm_script" stop "$vm" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 "$vm_script" start "$vm" "$cache" || { fail "test-vm.sh start failed"; finish; exit; }
@@ -114,6 +117,12 @@ a_sessions=$(sqlite3 "$store_file" "select count(*) from session s join swprofil
 cat "$WORK/panic-boots.txt"
 expect_contains "$WORK/panic-boots.txt" "console: "
 [ "$(vm_ssh uname -r)" = "$default_release" ] && pass || fail "the VM is not back on $default_release after the panic plan"
+
+# The lab machine's disk was a throwaway overlay: the cached image is as built.
+pid=$(cat "$vm/qemu.pid")
+"$vm_script" stop "$vm"
+kill -0 "$pid" 2>/dev/null && fail "QEMU (pid $pid) still runs after test-vm.sh stop" || pass
+[ "$(stat -c %Y "$cache/image.raw")" = "$image_mtime" ] && pass || fail "the cached image.raw was modified"
 
 echo "deploy e2e took $(( $(date +%s) - started ))s"
 finish
