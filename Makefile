@@ -18,6 +18,7 @@ deps:
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
+	@date +'make: %T build done'
 
 # The main job: measure this machine's running kernel into the default SQLite
 # store and print the single-profile table.
@@ -29,6 +30,7 @@ run: build
 test: build test-asan test-fuzz
 	@kernel=$$(scripts/fetch-test-kernel.sh) && echo "test kernel: $$kernel" && \
 	  cd $(BUILD) && KBENCH_TEST_KERNEL=$$kernel ctest --output-on-failure -j$(JOBS)
+	@date +'make: %T test done'
 
 # The unit tests built with ASan+UBSan; not the end-to-end scripts nor the
 # VM boots, which the plain build runs. The agent is dynamic here (ASan's
@@ -40,12 +42,14 @@ test-asan: deps
 	cd $(BUILD_ASAN) && env -u KBENCH_TEST_KERNEL \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j$(JOBS) -E '^e2e_|^Qemu(Boot|Session)\.|^Agent\.IsStaticallyLinked$$'
+	@date +'make: %T test-asan done'
 
 # Each libFuzzer target for FUZZ_SECONDS; a crash fails.
 test-fuzz: deps
 	@cmake -S . -B $(BUILD_FUZZ) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBENCH_FUZZ=ON >/dev/null
 	@cmake --build $(BUILD_FUZZ) -j$(JOBS) --target fuzz_targets
 	@scripts/run-fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
+	@date +'make: %T test-fuzz done'
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

@@ -504,7 +504,9 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     }
   }
   result.interrupted_by = interrupt_signal();
-  if (deployer && !result.interrupted_by) {
+  // A SUT never booted by this execution (a --resume with nothing left)
+  // still runs what it ran before.
+  if (deployer && !result.interrupted_by && deployer->boots() > 0) {
     progress.message(fmt::format("kbench: booting {} back into {}", boot_sut_name, deployer->original().release));
     const auto back = deployer->restore();
     progress.message(boot_line(back, planned_boots, /*restoring=*/true));

@@ -118,6 +118,18 @@ cat "$WORK/panic-boots.txt"
 expect_contains "$WORK/panic-boots.txt" "console: "
 [ "$(vm_ssh uname -r)" = "$default_release" ] && pass || fail "the VM is not back on $default_release after the panic plan"
 
+# --resume of the finished panic plan: the failed boot is not retried, the
+# finished session not redone, and the SUT, never booted, not booted back.
+boots_before=$(sqlite3 "$store_file" "select count(*) from boot")
+"$KBENCH" plan exec "$WORK/panic.yaml" --store "$store" --resume >"$WORK/resume.out" 2>"$WORK/resume.err"
+cat "$WORK/resume.err"
+expect_contains "$WORK/resume.err" "session 1 of panics failed to boot before"
+expect_contains "$WORK/resume.err" "not retried"
+[ "$(sqlite3 "$store_file" "select count(*) from boot")" = "$boots_before" ] && pass ||
+  fail "the resumed, finished plan booted the SUT"
+[ "$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'a'")" -eq 3 ] &&
+  pass || fail "the resumed plan measured a again"
+
 # The lab machine's disk was a throwaway overlay: the cached image is as built.
 pid=$(cat "$vm/qemu.pid")
 "$vm_script" stop "$vm"
