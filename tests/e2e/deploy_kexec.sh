@@ -50,7 +50,7 @@ YAML
 { sut_yaml 5m; cat <<YAML
 swprofiles:
   - {name: a, kernel: {deb: ${debs[0]}}}
-  - {name: b, kernel: {deb: ${debs[1]}}, cmdline: [mitigations=off]}
+  - {name: b, kernel: {deb: ${debs[1]}}, cmdline: [mitigations=off], sysctl: {kernel.randomize_va_space: "0"}}
 benchmarks:
   - {name: syscall/getppid, params: {calls: "20000"}}
 defaults: {benchmark: {warmups: 1, repeats: 5, sessions: 2, timeout: 3m}}
@@ -75,6 +75,9 @@ for profile in a b; do
 done
 cmdline_b=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'b' and json_extract(s.fingerprint, '\$.cmdline') like '%mitigations=off%'")
 [ "$cmdline_b" -eq 2 ] && pass || fail "the fingerprints of b lack mitigations=off from its cmdline"
+# b's sysctl is written after each of its boots, before the fingerprint.
+aslr=$(sqlite3 "$store_file" "select group_concat(x, ' ') from (select w.name || '=' || json_extract(s.fingerprint, '\$.aslr') as x from session s join swprofile w on w.id = s.swprofile_id order by s.id)")
+[ "$aslr" = "a=2 b=0 a=2 b=0" ] && pass || fail "ASLR per session was '$aslr', expected b's sysctl randomize_va_space=0 in b only"
 "$KBENCH" list boots --store "$store" | tee "$WORK/boots.txt"
 expect_contains "$WORK/boots.txt" "kexec"
 "$KBENCH" compare a b --store "$store" >"$WORK/compare.txt" 2>&1 && pass || fail "compare a b failed"
