@@ -15,6 +15,7 @@
 #include "sut/connection.h"
 #include "sut/process.h"
 #include "support/test_files.h"
+#include "support/plan_errors.h"
 
 namespace kbench {
 namespace {
@@ -175,14 +176,7 @@ TEST(AgentForMachine, TheRealAgentIsBuiltForThisMachine) {
   EXPECT_EQ(sut::elf_machine(agent) + "\n", machine.out);
 }
 
-std::string plan_error(const std::string& yaml) {
-  try {
-    plan::parse_plan(yaml, "p.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::plan_error;
 
 TEST(DeployPlan, ParsesKernelsAndTheBootSection) {
   const auto plan = plan::parse_plan(R"(

@@ -17,20 +17,14 @@
 #include "store/result_store.h"
 #include "support/test_files.h"
 #include "sysinfo/fingerprint.h"
+#include "support/plan_errors.h"
 
 namespace kbench {
 namespace {
 
 using ::testing::ElementsAre;
 
-std::string plan_error(const std::string& yaml) {
-  try {
-    plan::parse_plan(yaml, "p.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::plan_error;
 
 TEST(PlanOrder, ShuffledByDefaultListedOnRequest) {
   EXPECT_EQ(plan::parse_plan("benchmarks: [a/b]\n", "p.yaml").order, plan::Order::Shuffled);
