@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 constexpr seconds kQuickCommand{30};
 constexpr seconds kStageCommand{30 * 60};  // unpacking and an initramfs under emulation are slow
 constexpr seconds kPowerCycleCommand{120};
+constexpr seconds kSettleCommand{180};
 constexpr seconds kPollInterval{3};
 constexpr std::size_t kConsoleLines = 25;
 constexpr std::uintmax_t kMaxImageBytes = std::uintmax_t{512} << 20;
@@ -387,6 +388,9 @@ BootReport Deployer::boot_into(const Target& target) {
   }
   report.seconds = elapsed();
   shell_.forget_agent();
+  // sshd starts before the boot has finished: measuring beside the rest of
+  // the boot's start-up work would charge it to the kernel.
+  shell_.run_script(scripts::kSettle, {}, "", kSettleCommand);
   const auto now = identify();
   report.release = now.count("release") ? now.at("release") : "";
   report.version = now.count("version") ? now.at("version") : "";

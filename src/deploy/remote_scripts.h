@@ -174,6 +174,13 @@ esac
 nohup sh -c "sleep 1; $go" >/dev/null 2>&1 </dev/null &
 echo booting)sh";
 
+// Waits (at most 150 s) for the boot's start-up jobs to finish: systemd's
+// is-system-running --wait returns once the system is running or degraded.
+inline constexpr const char* kSettle = R"sh(if command -v systemctl >/dev/null 2>&1; then
+  timeout 150 systemctl is-system-running --wait >/dev/null 2>&1
+fi
+exit 0)sh";
+
 // What the booted SUT runs: uname -r, uname -v, /proc/cmdline, boot id.
 inline constexpr const char* kIdentify = R"sh(echo "release=$(uname -r)"
 echo "version=$(uname -v)"
