@@ -211,7 +211,12 @@ void add_plan_command(CLI::App& app) {
   exec->footer(
       "Sessions alternate between swprofiles (A B A B) so drift falls on both. Sysctls a\n"
       "swprofile sets are restored afterwards, also after SIGINT/SIGTERM (and, after kill -9,\n"
-      "by the next kbench plan exec or run). Exit 1 when a benchmark failed, 128+N on signal N.");
+      "by the next kbench plan exec or run). Exit 1 when a benchmark failed, 128+N on signal N.\n"
+      "On an ssh SUT with sut.boot every session is a fresh boot into its swprofile's kernel\n"
+      "(kernel: {deb: F} | {image: F, modules: T} | {release: R}), installed once, booted by kexec\n"
+      "or a one-shot GRUB entry, verified (uname -r, uname -v, /proc/cmdline) before measuring;\n"
+      "the SUT is booted back into its own kernel at the end. kbench list boots shows each boot\n"
+      "(docs/deploy.md).");
   exec->callback([options] { exec_command(*options); });
 }
 
