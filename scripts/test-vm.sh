@@ -7,7 +7,8 @@
 #                                  an edit of this script rebuilds it); prints
 #                                  CACHE_DIR, which then holds image.raw, vmlinuz,
 #                                  initrd.img, release (the default kernel's
-#                                  uname -r), id_ed25519{,.pub} (root's key)
+#                                  uname -r), id_ed25519{,.pub} (root's key),
+#                                  grub.iso (the boot medium of the grub mode)
 #   test-vm.sh kernels [CACHE_DIR] `apt-get download` two other Debian cloud
 #                                  kernel packages of two different releases
 #                                  (cached); prints their two .deb paths
@@ -23,13 +24,28 @@
 #                                  the console tail on stderr
 #   test-vm.sh reset DIR           QEMU monitor system_reset: a power cycle. The
 #                                  VM comes back up in the default kernel (QEMU's
-#                                  -kernel), whatever was kexec'ed before
+#                                  -kernel; in the grub mode GRUB's default entry,
+#                                  or a pending grub-reboot entry), whatever was
+#                                  kexec'ed before
 #   test-vm.sh stop DIR            quit QEMU and wait for it to exit
 #
-# CACHE_DIR defaults to /var/cache/kbench-test/vm for root, else
-# ~/.cache/kbench/test-vm. `build` needs root (mmdebstrap, mkfs.ext4 -d with
-# root-owned files); it installs mmdebstrap and qemu-utils when missing.
+# CACHE_DIR defaults to $KBENCH_TEST_VM_CACHE, else /var/cache/kbench-test/vm
+# for root, else ~/.cache/kbench/test-vm. `build` needs root (mmdebstrap,
+# mkfs.ext4 -d with root-owned files); it installs mmdebstrap, qemu-utils,
+# grub-common and xorriso (grub-mkrescue) when missing.
 # KBENCH_TEST_ACCEL picks QEMU's accelerator (default tcg).
+#
+# KBENCH_TEST_VM_BOOT=grub (for `start`) boots through real GRUB instead of
+# QEMU's -kernel, so that update-grub, grub-reboot and a reboot pick the next
+# kernel as on a lab machine: SeaBIOS starts GRUB from grub.iso (grub-mkrescue),
+# whose config finds the disk by its label (the image is a bare ext4, no
+# partition table), points $prefix at its /boot/grub and runs the disk's own
+# grub.cfg; that one loads and saves /boot/grub/grubenv (next_entry) as an
+# installed GRUB does. The image carries GRUB's userspace (grub-pc-bin,
+# grub2-common: update-grub, grub-reboot, ...) and the modules in
+# /boot/grub/i386-pc, but nothing is written to a boot sector. Its first
+# grub.cfg is written at build (grub-probe cannot probe a chroot) with the
+# cmdline update-grub makes in the VM: root=/dev/vda ro console=ttyS0 quiet.
 set -euo pipefail
 
 script_path=$(readlink -f "$0")
@@ -38,7 +54,8 @@ python=/usr/bin/python3
 die() { echo "test-vm: $*" >&2; exit 2; }
 
 default_cache_dir() {
-  if [ "$(id -u)" -eq 0 ]; then echo /var/cache/kbench-test/vm
+  if [ -n "${KBENCH_TEST_VM_CACHE:-}" ]; then echo "$KBENCH_TEST_VM_CACHE"
+  elif [ "$(id -u)" -eq 0 ]; then echo /var/cache/kbench-test/vm
   else echo "${XDG_CACHE_HOME:-$HOME/.cache}/kbench/test-vm"; fi
 }
 
@@ -122,12 +139,13 @@ cmd_build() {
     return 0
   fi
   [ "$(id -u)" -eq 0 ] || die "build needs root (mmdebstrap, root-owned files in the image); not cached in $cache_dir"
-  need_commands mmdebstrap:mmdebstrap qemu-img:qemu-utils mkfs.ext4:e2fsprogs
+  need_commands mmdebstrap:mmdebstrap qemu-img:qemu-utils mkfs.ext4:e2fsprogs \
+    grub-mkrescue:grub-common xorriso:xorriso
   ensure_package_lists
   local started=$SECONDS kernel_package
   kernel_package=$(default_kernel_package)
   echo "test-vm: building the bookworm image with $kernel_package into $cache_dir" >&2
-  rm -f "$cache_dir"/{built-by,image.raw,vmlinuz,initrd.img,release,id_ed25519,id_ed25519.pub}
+  rm -f "$cache_dir"/{built-by,image.raw,vmlinuz,initrd.img,release,id_ed25519,id_ed25519.pub,grub.iso}
   ssh-keygen -q -t ed25519 -N '' -C kbench-test-vm -f "$cache_dir/id_ed25519"
 
   local work; work=$(mktemp -d "$cache_dir/build.XXXXXX")
@@ -166,11 +184,53 @@ echo 'LOAD_KEXEC=false' >"$1/etc/default/kexec"
 printf '%s\n' virtio_pci virtio_blk virtio_net virtio_console crc32c_generic ext4 >>"$1/etc/initramfs-tools/modules"
 chroot "$1" update-initramfs -u -k all
 mkdir -p -m 700 "$1/root/.ssh"
+# GRUB as update-grub should configure it in the VM: no menu wait, serial
+# console, root by device (/dev/vda) as the -kernel mode boots it.
+mkdir -p "$1/etc/default/grub.d"
+cat >"$1/etc/default/grub.d/kbench-test-vm.cfg" <<'CFG'
+GRUB_DEFAULT=0
+GRUB_TIMEOUT=0
+GRUB_TERMINAL="serial console"
+GRUB_SERIAL_COMMAND="serial --unit=0 --speed=115200"
+GRUB_CMDLINE_LINUX="console=ttyS0"
+GRUB_CMDLINE_LINUX_DEFAULT="quiet"
+GRUB_DISABLE_LINUX_UUID=true
+GRUB_DISABLE_RECOVERY=true
+GRUB_DISABLE_OS_PROBER=true
+CFG
+# What grub-install would put there: the modules GRUB loads from $prefix.
+mkdir -p "$1/boot/grub"
+cp -r "$1/usr/lib/grub/i386-pc" "$1/boot/grub/"
+chroot "$1" grub-editenv /boot/grub/grubenv create
+release=$(ls "$1"/boot/vmlinuz-* | head -n 1); release=${release##*/vmlinuz-}
+cat >"$1/boot/grub/grub.cfg" <<CFG
+# Written by kbench's test-vm.sh at image build; update-grub replaces it.
+serial --unit=0 --speed=115200
+terminal_input serial console
+terminal_output serial console
+if [ -s \$prefix/grubenv ]; then
+  load_env
+fi
+if [ "\${next_entry}" ] ; then
+  set default="\${next_entry}"
+  set next_entry=
+  save_env next_entry
+else
+  set default="0"
+fi
+set timeout=0
+menuentry 'Debian GNU/Linux' --id gnulinux-simple {
+	insmod gzio
+	insmod ext2
+	linux /boot/vmlinuz-$release root=/dev/vda ro console=ttyS0 quiet
+	initrd /boot/initrd.img-$release
+}
+CFG
 HOOK
 )
   mmdebstrap --variant=minbase --mode=root --format=directory \
     --aptopt='APT::Install-Recommends "false"' \
-    --include=systemd-sysv,udev,openssh-server,kexec-tools,initramfs-tools,kmod,iproute2,procps,"$kernel_package" \
+    --include=systemd-sysv,udev,openssh-server,kexec-tools,initramfs-tools,kmod,iproute2,procps,grub-pc-bin,grub2-common,"$kernel_package" \
     --essential-hook="$essential_hook" \
     --customize-hook="$customize_hook" \
     --customize-hook="copy-in $cache_dir/id_ed25519.pub /root/.ssh" \
@@ -183,6 +243,20 @@ HOOK
   release=$(ls "$root"/boot/vmlinuz-* | head -n 1); release=${release##*/vmlinuz-}
   cp "$root/boot/vmlinuz-$release" "$cache_dir/vmlinuz"
   cp "$root/boot/initrd.img-$release" "$cache_dir/initrd.img"
+  # The grub mode's boot medium, from the image's own GRUB (the same build as
+  # the modules in its /boot/grub): finds the disk by label, hands over to it.
+  cat >"$work/iso-grub.cfg" <<'CFG'
+serial --unit=0 --speed=115200
+terminal_input serial console
+terminal_output serial console
+search --no-floppy --label kbench-vm --set=root
+set prefix=($root)/boot/grub
+configfile $prefix/grub.cfg
+CFG
+  grub-mkrescue -d "$root/usr/lib/grub/i386-pc" -o "$work/grub.iso" \
+    "boot/grub/grub.cfg=$work/iso-grub.cfg" >"$work/grub-mkrescue.log" 2>&1 ||
+    { cat "$work/grub-mkrescue.log" >&2; echo "test-vm: grub-mkrescue failed" >&2; exit 1; }
+  mv "$work/grub.iso" "$cache_dir/grub.iso"
   # Deployed kernels (modules, initramfs) go into the image: 1.5 GiB spare.
   local used_mib
   used_mib=$(du -sm "$root" | cut -f1)
@@ -260,9 +334,19 @@ qemu_running() { [ -f "$1/qemu.pid" ] && kill -0 "$(cat "$1/qemu.pid")" 2>/dev/n
 cmd_start() {
   local dir=${1:?usage: test-vm.sh start DIR [CACHE_DIR]}
   local cache_dir=${2:-$(default_cache_dir)}
+  local boot=${KBENCH_TEST_VM_BOOT:-kernel}
+  case $boot in
+    kernel | grub) ;;
+    *) die "KBENCH_TEST_VM_BOOT is '$boot': expected kernel or grub" ;;
+  esac
   [ -f "$cache_dir/image.raw" ] || die "no VM image in $cache_dir (run test-vm.sh build first)"
+  [ "$boot" != grub ] || [ -f "$cache_dir/grub.iso" ] ||
+    die "no grub.iso in $cache_dir (an image built before the grub mode: run test-vm.sh build)"
   mkdir -p "$dir"
   dir=$(readlink -f "$dir"); cache_dir=$(readlink -f "$cache_dir")
+  local boot_args=(-kernel "$cache_dir/vmlinuz" -initrd "$cache_dir/initrd.img" -append "root=/dev/vda rw console=ttyS0 quiet")
+  # SeaBIOS boots the CD (GRUB), which boots the virtio disk's grub.cfg.
+  [ "$boot" = grub ] && boot_args=(-drive file="$cache_dir/grub.iso",media=cdrom,readonly=on,if=ide -boot order=d)
   if qemu_running "$dir"; then die "a VM already runs from $dir (pid $(cat "$dir/qemu.pid"))"; fi
   rm -f "$dir/disk.qcow2" "$dir/qmp.sock" "$dir/qemu.pid" "$dir/known_hosts"
   qemu-img create -q -f qcow2 -F raw -b "$cache_dir/image.raw" "$dir/disk.qcow2"
@@ -273,8 +357,7 @@ cmd_start() {
     # in ~19 s instead of ~26-31 s with one.
     if qemu-system-x86_64 -name kbench-test-vm -machine q35,accel="${KBENCH_TEST_ACCEL:-tcg}" \
         -cpu max -m 1G -smp "${KBENCH_TEST_VM_CPUS:-2}" -nodefaults -display none -no-user-config \
-        -kernel "$cache_dir/vmlinuz" -initrd "$cache_dir/initrd.img" \
-        -append "root=/dev/vda rw console=ttyS0 quiet" \
+        "${boot_args[@]}" \
         -drive file="$dir/disk.qcow2",if=virtio,format=qcow2,cache=unsafe \
         -netdev user,id=net0,hostfwd=tcp:127.0.0.1:"$port"-:22 -device virtio-net-pci,netdev=net0 \
         -chardev file,id=console,path="$dir/console.log",append=on -serial chardev:console \

@@ -144,10 +144,19 @@ case $method in
   reboot)
     command -v grub-reboot >/dev/null 2>&1 || { echo "boot method reboot needs GRUB (grub-reboot) on the SUT" >&2; exit 3; }
     e=/boot/kbench/entry-$(printf %s "$img $initrd $cmdline" | sha256sum | cut -c1-16)
-    mkdir -p "$e"
-    cp "$img" "$e/vmlinuz"
-    [ -n "$initrd" ] && cp "$initrd" "$e/initrd.img"
-    printf %s "$cmdline" > "$e/cmdline"
+    # One entry at a time: an earlier one was booted once already, and /boot
+    # is often a small partition.
+    for o in /boot/kbench/entry-*; do [ "$o" = "$e" ] || rm -rf "$o"; done
+    nospace="(is /boot full? $(df -h /boot 2>/dev/null | awk 'NR == 2 { print $4 " free" }'))"
+    mkdir -p "$e" && cp "$img" "$e/vmlinuz" || { echo "copying the kernel to $e failed $nospace" >&2; exit 3; }
+    if [ -n "$initrd" ]; then cp "$initrd" "$e/initrd.img" || { echo "copying the initramfs to $e failed $nospace" >&2; exit 3; }; fi
+    # GRUB's script syntax would expand $ and choke on quotes in a word:
+    # each word single-quoted, so the kernel gets exactly $cmdline.
+    set -f
+    q=
+    for w in $cmdline; do q="$q '$(printf %s "$w" | sed "s/'/'\\\\''/g")'"; done
+    set +f
+    printf %s "${q# }" > "$e/cmdline"
     cat > /etc/grub.d/45_kbench <<EOF2
 #!/bin/sh
 # Menu entries for the kernels kbench boots once each (grub-reboot); the
@@ -165,8 +174,9 @@ for e in /boot/kbench/entry-*; do
 done
 EOF2
     chmod 755 /etc/grub.d/45_kbench
-    if command -v update-grub >/dev/null 2>&1; then update-grub >&2; else grub-mkconfig -o /boot/grub/grub.cfg >&2; fi
-    grub-reboot "kbench-${e##*/}"
+    if command -v update-grub >/dev/null 2>&1; then update-grub >&2; else grub-mkconfig -o /boot/grub/grub.cfg >&2; fi ||
+      { echo "update-grub failed: the one-shot GRUB entry for $img is not in /boot/grub/grub.cfg" >&2; exit 3; }
+    grub-reboot "kbench-${e##*/}" || { echo "grub-reboot kbench-${e##*/} failed" >&2; exit 3; }
     go="systemctl reboot || reboot" ;;
   default)
     go="systemctl reboot || reboot" ;;

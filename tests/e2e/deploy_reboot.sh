@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The reboot boot method on a lab machine that boots through real GRUB: the
+# QEMU VM of scripts/test-vm.sh started with KBENCH_TEST_VM_BOOT=grub
+# (SeaBIOS, GRUB from grub.iso, the disk's own grub.cfg and grubenv). One
+# swprofile with one of the Debian kernel packages and a cmdline word GRUB's
+# script syntax would mangle unquoted, one session: kbench adds
+# its one-shot GRUB entry (/etc/grub.d/45_kbench, update-grub, grub-reboot),
+# reboots, verifies the boot (uname -r, /proc/cmdline), measures, then
+# removes its entry and reboots into the default entry. Checked on the VM:
+# its own kernel again, grub.cfg without kbench's entries, no pending
+# grub-reboot (GRUB cleared next_entry at the one-shot boot).
+source "$(dirname "$0")/lib.bash"
+
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (Debian package qemu-system-x86)"
+[ "$(id -u)" -eq 0 ] || skip "building the VM image needs root (mmdebstrap, mkfs.ext4 -d)"
+vm_script="$KBENCH_SOURCE_DIR/scripts/test-vm.sh"
+KBENCH_TEST_VM_BOOT=bios expect_bad_input "test-vm.sh: an unknown boot mode" "$vm_script" start "$WORK/no-vm"
+started=$(date +%s)
+cache=$("$vm_script" build) || { fail "test-vm.sh build failed"; finish; exit; }
+mapfile -t debs < <("$vm_script" kernels "$cache")
+[ "${#debs[@]}" -eq 2 ] || { fail "test-vm.sh kernels gave ${#debs[@]} packages, expected 2"; finish; exit; }
+deb=${debs[1]}
+release=$(dpkg-deb --fsys-tarfile "$deb" | tar -t | sed -n 's|^\./boot/vmlinuz-||p' | head -n 1)
+default_release=$(cat "$cache/release")
+echo "VM default kernel $default_release; deployed: $release (image ready after $(( $(date +%s) - started ))s)"
+
+vm=$WORK/vm
+trap '"$vm_script" stop "$vm" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+KBENCH_TEST_VM_BOOT=grub "$vm_script" start "$vm" "$cache" || { fail "test-vm.sh start (grub) failed"; finish; exit; }
+first_boot=$("$vm_script" wait "$vm" 600) || { fail "the VM did not come up through GRUB"; finish; exit; }
+echo "VM up through GRUB: ssh ready after ${first_boot}s"
+vm_ssh() { ssh -F "$vm/ssh_config" vm "$@"; }
+grep -qF "Booting \`" "$vm/console.log" && pass || fail "the console shows no GRUB menu entry being booted"
+sut_cmdline=$(vm_ssh cat /proc/cmdline)
+
+store_file=$WORK/deploy.db
+store="sqlite://$store_file"
+cat >"$WORK/reboot.yaml" <<YAML
+sut:
+  name: qemu-grub
+  connection:
+    method: ssh
+    params: {host: 127.0.0.1, port: "$(cat "$vm/ssh_port")", user: root, keyfile: $cache/id_ed25519,
+             known_hosts: $vm/known_hosts, strict_host_key_checking: accept-new}
+  boot: {method: reboot, timeout: 6m, power_cycle: "$vm_script reset $vm", console_log: $vm/console.log}
+swprofiles:
+  - {name: other, kernel: {deb: $deb}, cmdline: ["kbench.check=\$x;y"]}
+benchmarks:
+  - {name: syscall/getppid, params: {calls: "20000"}}
+defaults: {benchmark: {warmups: 1, repeats: 3, sessions: 1, timeout: 3m}}
+YAML
+cat "$WORK/reboot.yaml"
+plan_started=$(date +%s)
+if "$KBENCH" plan exec "$WORK/reboot.yaml" --store "$store" >"$WORK/plan.out" 2>"$WORK/plan.err"; then pass; else
+  fail "plan exec with boot method reboot exited $?"; cat "$WORK/plan.err" >&2
+fi
+grep -E '^kbench: (boot|copying|unpacking|.* staged|booting)' "$WORK/plan.err"
+echo "reboot plan (staging, one GRUB one-shot boot, one back): $(( $(date +%s) - plan_started ))s"
+
+boots=$(sqlite3 "$store_file" "select group_concat(swprofile || ':' || method || ':' || ok, ' ') from (select * from boot order by id)")
+[ "$boots" = "other:reboot:1 (the SUT's own kernel):default:1" ] && pass ||
+  fail "boots were '$boots', expected other:reboot:1 then (the SUT's own kernel):default:1"
+"$KBENCH" list boots --store "$store" | tee "$WORK/boots.txt"
+got=$(sqlite3 "$store_file" "select group_concat(s.kernel_release) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'other' and s.finished_at is not null")
+[ "$got" = "$release" ] && pass || fail "the session of other ran kernel '$got', expected $release"
+method=$(sqlite3 "$store_file" "select json_extract(s.fingerprint, '\$.boot.method') || ':' || json_extract(s.fingerprint, '\$.boot.ok') from session s")
+[ "$method" = "reboot:1" ] && pass || fail "the session's fingerprint records its boot as '$method', expected reboot:1"
+
+# GRUB's script syntax would have expanded \$x and split at the ';'.
+words=$(sqlite3 "$store_file" "select count(*) from session where json_extract(fingerprint, '\$.cmdline') like '%kbench.check=\$x;y%'")
+[ "$words" -eq 1 ] && pass || fail "the session's cmdline lacks the word kbench.check=\$x;y as given"
+
+# Back on its own kernel and cmdline, GRUB as before kbench came.
+[ "$(vm_ssh uname -r)" = "$default_release" ] && pass || fail "the VM runs $(vm_ssh uname -r) after the plan, expected $default_release"
+[ "$(vm_ssh cat /proc/cmdline)" = "$sut_cmdline" ] && pass || fail "the VM's cmdline after the plan is '$(vm_ssh cat /proc/cmdline)', expected '$sut_cmdline'"
+vm_ssh 'test -e /etc/grub.d/45_kbench || test -e /boot/kbench' && fail "/etc/grub.d/45_kbench or /boot/kbench is still on the VM" || pass
+vm_ssh 'grep -q kbench /boot/grub/grub.cfg' && fail "/boot/grub/grub.cfg still has kbench's entries" || pass
+grubenv=$(vm_ssh grub-editenv list)
+echo "grubenv after the plan: ${grubenv:-(empty)}"
+echo "$grubenv" | grep -q '^next_entry=.' && fail "a grub-reboot entry is still pending: $grubenv" || pass
+
+echo "deploy_reboot e2e took $(( $(date +%s) - started ))s"
+finish
