@@ -18,7 +18,9 @@
 #                                  unchanged); writes DIR/ssh_port, DIR/qemu.pid,
 #                                  DIR/ssh_config (`ssh -F DIR/ssh_config vm`),
 #                                  DIR/console.log (appended across reboots),
-#                                  DIR/qmp.sock (the QEMU monitor)
+#                                  DIR/qmp.sock (the QEMU monitor). QEMU quits
+#                                  when the calling process (or the pid in
+#                                  $KBENCH_TEST_VM_OWNER) is gone
 #   test-vm.sh wait DIR [SECONDS]  wait until ssh answers (default 300 s); prints
 #                                  the seconds it took; on timeout exits 1 with
 #                                  the console tail on stderr
@@ -124,7 +126,12 @@ ensure_package_lists() {
     { echo "test-vm: no linux-image-6.1.0-*-cloud-amd64 package known to apt (run apt-get update)" >&2; exit 1; }
 }
 
-script_hash() { sha256sum "$script_path" | cut -c1-16; }
+# The image depends on these functions only: editing start, wait or reset
+# does not rebuild it.
+script_hash() {
+  declare -f need_commands host_sources mmdebstrap_sources apt_names default_kernel_package \
+    ensure_package_lists cmd_build | sha256sum | cut -c1-16
+}
 
 cmd_build() {
   local cache_dir=${1:-$(default_cache_dir)}
@@ -179,6 +186,15 @@ chroot "$1" systemctl enable systemd-networkd.service
 # Nothing in the VM waits for "network online"; its wait would only delay boots.
 chroot "$1" systemctl mask systemd-networkd-wait-online.service apt-daily.timer apt-daily-upgrade.timer \
   e2scrub_all.timer e2scrub_reap.service fstrim.timer man-db.timer
+# Every unit costs seconds of each boot under TCG (7 boots per deploy test),
+# and a timer firing mid-session is noise the tests do not need: no gettys
+# (ssh is the way in), no module probes the VM has no use for, no utmp
+# runlevel record, no kexec-load (LOAD_KEXEC=false makes it a no-op that
+# still costs a shell start), no daily cleanups.
+chroot "$1" systemctl mask getty-static.service getty@tty1.service serial-getty@ttyS0.service \
+  modprobe@loop.service modprobe@dm_mod.service modprobe@fuse.service modprobe@drm.service \
+  modprobe@configfs.service modprobe@efi_pstore.service systemd-update-utmp-runlevel.service \
+  kexec-load.service dpkg-db-backup.timer systemd-tmpfiles-clean.timer
 echo 'LOAD_KEXEC=false' >"$1/etc/default/kexec"
 # The modules the VM's kernel needs to find its root, for any kernel release.
 printf '%s\n' virtio_pci virtio_blk virtio_net virtio_console crc32c_generic ext4 >>"$1/etc/initramfs-tools/modules"
@@ -370,6 +386,14 @@ cmd_start() {
     exit 1
   done
   echo "$port" >"$dir/ssh_port"
+  # A test killed at its timeout (ctest's kill runs no EXIT trap) must not
+  # leave its VM running beside the next tests: a watchdog quits QEMU once
+  # the process that started it (KBENCH_TEST_VM_OWNER, default the caller)
+  # is gone.
+  local owner=${KBENCH_TEST_VM_OWNER:-$PPID} qemu_pid
+  qemu_pid=$(cat "$dir/qemu.pid")
+  setsid bash -c 'while kill -0 "$1" 2>/dev/null; do kill -0 "$2" 2>/dev/null || exit 0; sleep 5; done
+                  kill "$2" 2>/dev/null' watchdog "$owner" "$qemu_pid" </dev/null >/dev/null 2>&1 &
   cat >"$dir/ssh_config" <<EOF
 Host vm
   HostName 127.0.0.1
