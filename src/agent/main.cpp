@@ -16,6 +16,7 @@
 #include "benchmarks/benchmark.h"
 #include "benchmarks/harness.h"
 #include "common/cpu_list.h"
+#include "common/elf_machine.h"
 #include "common/errors.h"
 #include "common/params.h"
 #include "common/records.h"
@@ -162,6 +163,10 @@ constexpr const char* kExamples = R"(Examples:
 int main(int argc, char** argv) {
   CLI::App app{"kbench-agent: runs kernel benchmarks on this machine and writes JSON Lines to stdout"};
   app.footer(kExamples);
+  // Names the machine it was built for: which of the agents beside kbench
+  // (kbench-agent, kbench-agent-aarch64) this is.
+  app.set_version_flag("--version", std::string("kbench-agent ") + KBENCH_VERSION + " (" +
+                                        kbench::kBuiltForMachine + ")");
   app.require_subcommand(1);
 
   auto* list = app.add_subcommand("list", "Print the benchmark catalogue as one JSON document");
@@ -201,6 +206,8 @@ int main(int argc, char** argv) {
     return app.exit(help);
   } catch (const CLI::CallForAllHelp& help) {
     return app.exit(help);
+  } catch (const CLI::CallForVersion& version) {
+    return app.exit(version);
   } catch (const CLI::ParseError& error) {
     return fail_input(std::string(error.what()) + " (see kbench-agent --help)");
   }
