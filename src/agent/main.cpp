@@ -75,10 +75,20 @@ int print_fingerprint() {
   json data = kbench::sysinfo::fingerprint();
   try {
     const auto& calibration = kbench::timing::calibration();
+    // Fewer brackets than a benchmark's prepare() takes: a fingerprint is
+    // asked for at every session's start and end.
+    const auto overhead = kbench::timing::measure_timer_overhead(50000);
     data["timer"] = {{"counter", kbench::timing::counter::kName},
                      {"ticks_per_second", calibration.ticks_per_second},
-                     {"nominal_hz", calibration.nominal_hz > 0 ? json(calibration.nominal_hz)
-                                                              : json(nullptr)}};
+                     {"nominal_hz", calibration.nominal_hz > 0 ? json(calibration.nominal_hz) : json(nullptr)},
+                     // How far the calibration is from CNTFRQ_EL0: firmware that
+                     // programs a wrong frequency shows here.
+                     {"nominal_deviation", calibration.nominal_hz > 0
+                                               ? json(calibration.ticks_per_second / calibration.nominal_hz - 1)
+                                               : json(nullptr)},
+                     {"overhead_ticks", overhead.cost_ticks},
+                     {"overhead_ns", calibration.ticks_to_ns(overhead.cost_ticks)},
+                     {"overhead_statistic", overhead.statistic}};
   } catch (const std::exception&) {
     data["timer"] = nullptr;  // an unusable counter is a fact, not a failure
   }

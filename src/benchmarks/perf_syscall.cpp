@@ -44,7 +44,7 @@ std::string directory_of_this_program() {
 // emulator.
 std::string helper_beside_agent() {
   const std::string directory = directory_of_this_program();
-  for (const std::string name : {std::string(kHelperName) + "-" + kBuiltForMachine, std::string(kHelperName)}) {
+  for (const std::string& name : {std::string(kHelperName) + "-" + kBuiltForMachine, std::string(kHelperName)}) {
     const std::string candidate = directory + "/" + name;
     if (is_executable(candidate) && elf_machine(candidate) == kBuiltForMachine) return candidate;
   }
