@@ -21,9 +21,16 @@ reference_packages=(
 sut_test_packages=(
   openssh-server openssh-client qemu-system-x86 busybox-static cpio mmdebstrap qemu-utils
 )
+# The static aarch64 agent for arm64 SUTs (docs/arm64.md), cross-built by the
+# plain build, and qemu-aarch64-static, which tests/e2e/arm64_user.sh runs it
+# under.
+arm64_packages=()
+if [ "$(dpkg --print-architecture)" = amd64 ]; then
+  arm64_packages=(g++-aarch64-linux-gnu qemu-user-static)
+fi
 
 missing=()
-for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}"; do
+for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}" "${arm64_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 
