@@ -468,7 +468,11 @@ class QemuConnection final : public Connection {
     const auto started = Clock::now();
     // QEMU dies with the relay (parent-death signal), so the runner's kill of
     // the relay's group also ends the VM.
-    AgentProcess vm = spawn_process_group(argv, /*keep_stdin_open=*/false);
+    // aarch64: QEMU's stdio chardev reports its backend closed when stdin
+    // reaches EOF, and a virtserialport whose host side is closed blocks
+    // every write of the guest (the agent would hang at its first line), so
+    // QEMU's stdin is held open there; the x86 UART ignores the close.
+    AgentProcess vm = spawn_process_group(argv, /*keep_stdin_open=*/params_.arch == "aarch64");
     std::string pending;
     std::string qemu_stderr;
     std::optional<int> agent_status;
