@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -489,6 +490,7 @@ class QemuConnection final : public Connection {
       }
       if (frame.tag == "KBS1") {
         init_started = true;
+        boot_seconds_ = std::chrono::duration<double>(Clock::now() - started).count();
         if (!probe_only) {
           write_all(err_fd, fmt::format("kbench: qemu: {} reached /init after {:.1f}s ({})\n", frame.payload,
                                         std::chrono::duration<double>(Clock::now() - started).count(), accel_));
@@ -572,6 +574,8 @@ class QemuConnection final : public Connection {
     record["data"]["qemu_accel"] = accel_;
     if (!accel_note_.empty()) record["data"]["qemu_accel_note"] = accel_note_;
     record["data"]["qemu_cpu"] = params_.cpu_model;
+    // Seconds from starting QEMU to /init's first frame: what each boot costs.
+    if (boot_seconds_ >= 0) record["data"]["qemu_boot_seconds"] = std::round(boot_seconds_ * 10) / 10;
     if (params_.arch == "aarch64") record["data"]["qemu_machine"] = "virt";
     return record.dump();
   }
@@ -584,6 +588,7 @@ class QemuConnection final : public Connection {
   std::string accel_note_;
   std::string base_archive_;
   int boots_ = 0;
+  double boot_seconds_ = -1;  // set in the relay process when /init reports
 };
 
 }  // namespace
