@@ -4,8 +4,13 @@
 # ctxsw/pipe-threads measured in each, compared: the command line that makes
 # a syscall dearer must be marked (R) on the syscall rows. The fingerprint,
 # taken inside the VM, must say aarch64 and name its counter (cntvct_el0).
-# The switch (chosen by measurement, docs/remote.md "arm64 under TCG"):
-# CMDLINE_SLOW below.
+# The switch, chosen by measurement (docs/remote.md, "arm64 guests"): kpti=1
+# forces kernel page-table isolation, which QEMU's max CPU (CSV3) does not
+# need; each syscall entry and return then writes TTBR1 with another ASID,
+# and TCG, which tracks no ASIDs, flushes its whole software TLB on every such
+# write: about 7x on syscall/getppid. Both sides carry arm64.nopauth, as
+# TCG's QARMA5 pointer authentication makes every kernel path (and the boot)
+# several times slower and would only cost time here.
 source "$(dirname "$0")/lib.bash"
 
 CMDLINE_FAST=${KBENCH_TEST_ARM64_FAST:-arm64.nopauth}
