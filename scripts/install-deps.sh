@@ -17,13 +17,23 @@ reference_packages=(
   linux-perf sysbench rt-tests sockperf stress-ng python3-scipy
 )
 # The ssh and qemu connections' tests: a loopback sshd, a VM with busybox;
-# scripts/test-vm.sh's Debian VM: mmdebstrap, qemu-img (qemu-utils).
+# scripts/test-vm.sh's Debian VM: mmdebstrap, qemu-img (qemu-utils);
+# tests/e2e/qemu_arm64.sh's arm64 VM: qemu-system-aarch64 (qemu-system-arm;
+# its arm64 kernel and busybox are downloaded by scripts/fetch-test-kernel.sh
+# --arch arm64, which also enables Debian multiarch arm64).
 sut_test_packages=(
-  openssh-server openssh-client qemu-system-x86 busybox-static cpio mmdebstrap qemu-utils
+  openssh-server openssh-client qemu-system-x86 qemu-system-arm busybox-static cpio mmdebstrap qemu-utils
 )
+# The static aarch64 agent for arm64 SUTs (docs/arm64.md), cross-built by the
+# plain build, and qemu-aarch64-static, which tests/e2e/arm64_user.sh runs it
+# under.
+arm64_packages=()
+if [ "$(dpkg --print-architecture)" = amd64 ]; then
+  arm64_packages=(g++-aarch64-linux-gnu qemu-user-static)
+fi
 
 missing=()
-for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}"; do
+for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}" "${arm64_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 

@@ -16,6 +16,7 @@
 #include "benchmarks/benchmark.h"
 #include "benchmarks/harness.h"
 #include "common/cpu_list.h"
+#include "common/elf_machine.h"
 #include "common/errors.h"
 #include "common/params.h"
 #include "common/records.h"
@@ -74,10 +75,20 @@ int print_fingerprint() {
   json data = kbench::sysinfo::fingerprint();
   try {
     const auto& calibration = kbench::timing::calibration();
+    // Fewer brackets than a benchmark's prepare() takes: a fingerprint is
+    // asked for at every session's start and end.
+    const auto overhead = kbench::timing::measure_timer_overhead(50000);
     data["timer"] = {{"counter", kbench::timing::counter::kName},
                      {"ticks_per_second", calibration.ticks_per_second},
-                     {"nominal_hz", calibration.nominal_hz > 0 ? json(calibration.nominal_hz)
-                                                              : json(nullptr)}};
+                     {"nominal_hz", calibration.nominal_hz > 0 ? json(calibration.nominal_hz) : json(nullptr)},
+                     // How far the calibration is from CNTFRQ_EL0: firmware that
+                     // programs a wrong frequency shows here.
+                     {"nominal_deviation", calibration.nominal_hz > 0
+                                               ? json(calibration.ticks_per_second / calibration.nominal_hz - 1)
+                                               : json(nullptr)},
+                     {"overhead_ticks", overhead.cost_ticks},
+                     {"overhead_ns", calibration.ticks_to_ns(overhead.cost_ticks)},
+                     {"overhead_statistic", overhead.statistic}};
   } catch (const std::exception&) {
     data["timer"] = nullptr;  // an unusable counter is a fact, not a failure
   }
@@ -162,6 +173,10 @@ constexpr const char* kExamples = R"(Examples:
 int main(int argc, char** argv) {
   CLI::App app{"kbench-agent: runs kernel benchmarks on this machine and writes JSON Lines to stdout"};
   app.footer(kExamples);
+  // Names the machine it was built for: which of the agents beside kbench
+  // (kbench-agent, kbench-agent-aarch64) this is.
+  app.set_version_flag("--version", std::string("kbench-agent ") + KBENCH_VERSION + " (" +
+                                        kbench::kBuiltForMachine + ")");
   app.require_subcommand(1);
 
   auto* list = app.add_subcommand("list", "Print the benchmark catalogue as one JSON document");
@@ -201,6 +216,8 @@ int main(int argc, char** argv) {
     return app.exit(help);
   } catch (const CLI::CallForAllHelp& help) {
     return app.exit(help);
+  } catch (const CLI::CallForVersion& version) {
+    return app.exit(version);
   } catch (const CLI::ParseError& error) {
     return fail_input(std::string(error.what()) + " (see kbench-agent --help)");
   }

@@ -2,6 +2,7 @@
 // execve), each timed as a whole with CLOCK_MONOTONIC and reported as
 // operations per second, so the numbers line up with perf's.
 #include <sys/syscall.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "benchmarks/benchmark.h"
+#include "common/elf_machine.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
 #include "timing/clock.h"
@@ -33,6 +35,20 @@ std::string directory_of_this_program() {
   const std::string exe(path, std::size_t(length));
   const auto slash = exe.rfind('/');
   return slash == std::string::npos ? "" : exe.substr(0, slash);
+}
+
+// The helper built for this agent's machine: kbench-exec-helper-<machine>
+// (how the cross-built agent's helper is named beside the host's), else
+// kbench-exec-helper; "" when neither is there. Another machine's helper is
+// passed over: on a host with binfmt emulation it would run, but measure the
+// emulator.
+std::string helper_beside_agent() {
+  const std::string directory = directory_of_this_program();
+  for (const std::string& name : {std::string(kHelperName) + "-" + kBuiltForMachine, std::string(kHelperName)}) {
+    const std::string candidate = directory + "/" + name;
+    if (is_executable(candidate) && elf_machine(candidate) == kBuiltForMachine) return candidate;
+  }
+  return "";
 }
 
 void wait_for_clean_exit(pid_t child, const char* what) {
@@ -63,7 +79,7 @@ class PerfSyscall : public Benchmark {
             ParamSpec{"fork_loops", "10000", "1000", "fork + _exit + waitpid rounds per repeat"}.integer(1, 1e9),
             ParamSpec{"execve_loops", "10000", "500", "fork + execve + waitpid rounds per repeat"}.integer(1, 1e9),
             {"helper", "", "",
-             "program execve runs; empty: kbench-exec-helper next to the agent, else /bin/true"}};
+             "program execve runs; empty: kbench-exec-helper[-<machine>] next to the agent, else /bin/true"}};
   }
   std::vector<ResultClass> result_classes(const Params&) const override {
     return {{"basic", "ops/sec", Better::Higher},
@@ -83,19 +99,27 @@ class PerfSyscall : public Benchmark {
         throw InputError("parameter 'helper=" + helper + "': expected an executable file");
       }
       program_ = helper;
-    } else if (const std::string beside = directory_of_this_program() + "/" + kHelperName;
-               is_executable(beside)) {
+    } else if (const std::string beside = helper_beside_agent(); !beside.empty()) {
       program_ = beside;
     } else if (is_executable(kFallbackProgram)) {
       program_ = kFallbackProgram;
-      notes_["execve_fallback"] = std::string(kHelperName) + " not found next to the agent (" +
-                                  beside + "); execve runs " + kFallbackProgram +
-                                  ", whose dynamic loading makes it slower";
+      notes_["execve_fallback"] = std::string(kHelperName) + " for " + kBuiltForMachine +
+                                  " not found next to the agent (in " + directory_of_this_program() +
+                                  "); execve runs " + kFallbackProgram + ", whose dynamic loading makes it slower";
     } else {
       throw SkipBenchmark(std::string("no program to execve: neither ") + kHelperName +
                           " next to the agent nor " + kFallbackProgram);
     }
     notes_["execve_program"] = program_;
+    if (const int error = execve_error(program_)) {
+      // Under qemu-user the host kernel execs the helper, which needs a
+      // binfmt_misc entry for the agent's architecture; without one nothing
+      // the agent's execve loop could time would be an execve.
+      throw SkipBenchmark("execve of " + program_ + " fails: " + std::strerror(error) +
+                          (error == ENOEXEC ? " (the kernel cannot run this agent's architecture natively: "
+                                              "an emulator without binfmt_misc for it?)"
+                                            : ""));
+    }
     if (where.cpu >= 0) timing::pin_to_cpu(where.cpu);
   }
 
@@ -123,6 +147,33 @@ class PerfSyscall : public Benchmark {
     const pid_t child = fork_or_throw("fork");
     if (child == 0) _exit(0);
     wait_for_clean_exit(child, "fork");
+  }
+
+  // 0 when `program` can be exec'ed here, else execve's errno: one try,
+  // the errno passed back through a pipe the exec closes.
+  static int execve_error(const std::string& program) {
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) throw RunError(std::string("execve probe: pipe: ") + std::strerror(errno));
+    const pid_t child = fork_or_throw("execve probe");
+    if (child == 0) {
+      close(report[0]);
+      char* const argv[] = {const_cast<char*>(program.c_str()), nullptr};
+      char* const envp[] = {nullptr};
+      execve(program.c_str(), argv, envp);
+      const int error = errno;
+      (void)!write(report[1], &error, sizeof error);
+      _exit(127);
+    }
+    close(report[1]);
+    int error = 0;
+    ssize_t got = 0;
+    while ((got = read(report[0], &error, sizeof error)) < 0 && errno == EINTR) {
+    }
+    close(report[0]);
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    return got == ssize_t(sizeof error) ? error : 0;
   }
 
   void fork_execve_wait() {

@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
+#include "common/elf_machine.h"
 #include "common/errors.h"
 #include "sut/connection.h"
 
@@ -50,22 +50,7 @@ std::string normalized_machine(const std::string& machine) {
   return machine;
 }
 
-std::string elf_machine(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  unsigned char header[20] = {};
-  if (!in.read(reinterpret_cast<char*>(header), sizeof header)) return "";
-  if (header[0] != 0x7f || header[1] != 'E' || header[2] != 'L' || header[3] != 'F') return "";
-  // e_machine at offset 18, in the byte order EI_DATA (offset 5) names.
-  const unsigned value = header[5] == 2 ? (header[18] << 8 | header[19]) : (header[19] << 8 | header[18]);
-  switch (value) {
-    case 62: return "x86_64";
-    case 183: return "aarch64";
-    case 3: return "i386";
-    case 40: return "arm";
-    case 243: return "riscv64";
-    default: return "elf-machine-" + std::to_string(value);
-  }
-}
+std::string elf_machine(const std::string& path) { return kbench::elf_machine(path); }
 
 std::string agent_for_machine(const std::string& sut_machine, const std::string& default_agent) {
   const std::string machine = normalized_machine(sut_machine);
@@ -93,7 +78,7 @@ std::string agent_for_machine(const std::string& sut_machine, const std::string&
   std::string list;
   for (const auto& path : looked) list += (list.empty() ? "" : ", ") + path;
   throw RunError("the SUT is " + machine + " but no kbench-agent for " + machine + " was found (looked at " + list +
-                 "; set " + variable + "=/path/to/kbench-agent, or build one: docs/remote.md)");
+                 "; set " + variable + "=/path/to/kbench-agent, or build one: docs/arm64.md)");
 }
 
 }  // namespace kbench::sut

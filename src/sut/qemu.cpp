@@ -1,9 +1,10 @@
 // The agent inside a kernel booted in QEMU. Each start_agent boots the VM
 // once: an initramfs holds busybox, the agent, its arguments and an /init
-// that runs it and sends every output line over a second serial port, framed
-// and checksummed, then powers off. A relay process (the process-group
-// leader the runner sees) checks the frames and passes on only verified JSON
-// Lines, so kernel console noise or a corrupted line never reaches the store.
+// that runs it and sends every output line over a results channel (a second
+// serial port on x86-64, a virtio-serial port on aarch64), framed and
+// checksummed, then powers off. A relay process (the process-group leader
+// the runner sees) checks the frames and passes on only verified JSON Lines,
+// so kernel console noise or a corrupted line never reaches the store.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -32,10 +34,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Frames on the results port: "<tag> <crc32 of payload> <payload>", tags
+// Frames on the results channel: "<tag> <crc32 of payload> <payload>", tags
 // KBS1 (init started), KBO1 (agent stdout line), KBE1 (agent stderr line),
-// KBX1 (agent exit status). Anything else on the port is ignored.
-constexpr const char* kInitScript = R"INIT(#!/bin/busybox sh
+// KBX1 (agent exit status). Anything else on the channel is ignored.
+constexpr const char* kInitMounts = R"INIT(#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/bin
 mkdir -p /proc /sys /dev /tmp
@@ -46,13 +48,45 @@ mkdir -p /dev/shm
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /dev/shm
 ip link set lo up 2>/dev/null
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-frame() {
+)INIT";
+
+// x86-64: the PC's second 16550 UART, set raw so that no byte is translated.
+constexpr const char* kX86ResultsChannel = R"INIT(results=/dev/ttyS1
+stty -F $results raw -echo 2>/dev/null
+)INIT";
+
+// aarch64: QEMU's virt board has one PL011 UART, which is the console. The
+// results go over a virtio-serial port instead: Debian's arm64 kernel has
+// VIRTIO_CONSOLE and VIRTIO_PCI built in (=y; only VIRTIO_MMIO is a module),
+// and the virt board's PCIe host bridge (PCI_HOST_GENERIC=y) carries
+// virtio-serial-pci, so no module has to be loaded. A virtserialport is a
+// byte pipe, not a tty: nothing to set raw. The driver adds ports from a
+// workqueue when QEMU announces them, which can be after /init starts, so
+// /init waits for the port named kNamedResultsPort (up to 10 s) and says on
+// the console when it never came.
+constexpr const char* kVirtioResultsChannel = R"INIT(results=
+for attempt in $(seq 1 100); do
+  for port in /sys/class/virtio-ports/vport*; do
+    [ "$(cat "$port/name" 2>/dev/null)" = org.kbench.results ] && results=/dev/${port##*/}
+  done
+  [ -n "$results" ] && [ -c "$results" ] && break
+  results=
+  sleep 0.1
+done
+if [ -z "$results" ]; then
+  echo "kbench /init: no virtio-serial port named org.kbench.results appeared (CONFIG_VIRTIO_CONSOLE?)" >/dev/console
+  poweroff -f
+fi
+)INIT";
+
+constexpr const char* kResultsPortName = "org.kbench.results";
+
+constexpr const char* kInitRun = R"INIT(frame() {
   while IFS= read -r line || [ -n "$line" ]; do
     printf '%s %s %s\n' "$1" "$(printf '%s' "$line" | crc32)" "$line"
   done
 }
-exec 3>/dev/ttyS1
+exec 3>$results
 echo "init $(uname -r)" | frame KBS1 >&3
 . /kbench/args
 cd /tmp
@@ -66,12 +100,19 @@ poweroff -f
 
 constexpr std::size_t kConsoleTailLines = 25;
 
+std::string host_machine() {
+  utsname host{};
+  uname(&host);
+  return normalized_machine(host.machine);
+}
+
 struct QemuParams {
+  std::string arch = host_machine();  // x86_64 | aarch64, as uname -m inside
   std::string memory = "1024M";
   std::string cpus = "1";
   std::string accel = "auto";  // auto | kvm | tcg
   std::string cpu_model = "max";
-  std::string qemu = "qemu-system-x86_64";
+  std::string qemu;  // default: qemu-system-<arch>
   std::string busybox = "/bin/busybox";
   std::chrono::seconds boot_timeout{180};
   std::chrono::seconds kvm_probe_timeout{30};
@@ -89,7 +130,12 @@ std::chrono::seconds parse_seconds(const std::string& key, const std::string& va
 QemuParams parse_params(const std::map<std::string, std::string>& params) {
   QemuParams parsed;
   for (const auto& [key, value] : params) {
-    if (key == "memory") {
+    if (key == "arch") {
+      parsed.arch = normalized_machine(value);
+      if (parsed.arch != "x86_64" && parsed.arch != "aarch64") {
+        throw InputError("sut.connection.params.arch: expected x86_64 or aarch64, got '" + value + "'");
+      }
+    } else if (key == "memory") {
       parsed.memory = value;
     } else if (key == "cpus") {
       if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || value == "0") {
@@ -113,11 +159,36 @@ QemuParams parse_params(const std::map<std::string, std::string>& params) {
       parsed.kvm_probe_timeout = parse_seconds(key, value);
     } else {
       throw InputError("sut.connection.params." + key +
-                       ": unknown qemu parameter (expected memory, cpus, accel, cpu, qemu, busybox, "
+                       ": unknown qemu parameter (expected arch, memory, cpus, accel, cpu, qemu, busybox, "
                        "boot_timeout, kvm_probe_timeout)");
     }
   }
+  if (parsed.qemu.empty()) parsed.qemu = "qemu-system-" + parsed.arch;
+  // KVM runs guests of the host's own architecture only.
+  if (parsed.accel == "kvm" && parsed.arch != host_machine()) {
+    throw InputError("sut.connection.params.accel: kvm runs " + host_machine() + " guests on this " + host_machine() +
+                     " host, the guest is " + parsed.arch + " (use accel: tcg or auto)");
+  }
   return parsed;
+}
+
+// The busybox of the initramfs runs as the guest's /init: it must be built
+// for the guest's architecture.
+void check_busybox(const QemuParams& params) {
+  const std::string hint = params.arch == "aarch64"
+                               ? " (Debian busybox-static:arm64: apt-get download busybox-static:arm64; "
+                                 "dpkg-deb -x busybox-static_*_arm64.deb DIR; busybox: DIR/bin/busybox)"
+                               : " (Debian package busybox-static)";
+  if (access(params.busybox.c_str(), R_OK) != 0) {
+    throw InputError("sut.connection.params.busybox " + params.busybox + ": expected a readable static busybox for " +
+                     params.arch + hint);
+  }
+  const std::string machine = elf_machine(params.busybox);
+  if (machine != params.arch) {
+    throw InputError("sut.connection.params.busybox " + params.busybox + ": expected a static busybox built for " +
+                     params.arch + ", it is " +
+                     (machine.empty() ? "not an ELF executable" : "built for " + machine) + hint);
+  }
 }
 
 std::string read_whole(const std::string& path, const std::string& what) {
@@ -193,7 +264,8 @@ class QemuConnection final : public Connection {
   }
 
   std::string describe() const override {
-    return fmt::format("qemu {} ({}{})", boot_.kernel, accel_.empty() ? params_.accel : accel_,
+    return fmt::format("qemu {}{} ({}{})", params_.arch == host_machine() ? "" : params_.arch + " ", boot_.kernel,
+                       accel_.empty() ? params_.accel : accel_,
                        boot_.cmdline.empty() ? "" : ", cmdline: " + join_cmdline(boot_.cmdline));
   }
 
@@ -216,15 +288,32 @@ class QemuConnection final : public Connection {
 
   std::vector<std::string> qemu_argv(const std::string& accel, const std::string& initramfs,
                                      const std::string& console_log) const {
-    // console=ttyS0 for the log; panic=-1 with -no-reboot turns a panic into
-    // QEMU exiting instead of a hang.
-    std::string append = "console=ttyS0 panic=-1 rdinit=/init";
+    const bool arm = params_.arch == "aarch64";
+    // The console (the first UART) for the log; panic=-1 with -no-reboot
+    // turns a panic into QEMU exiting instead of a hang.
+    std::string append = std::string("console=") + (arm ? "ttyAMA0" : "ttyS0") + " panic=-1 rdinit=/init";
     for (const auto& word : boot_.cmdline) append += " " + word;
     std::vector<std::string> argv = {params_.qemu, "-nodefaults", "-no-user-config", "-display", "none",
-                                     "-no-reboot", "-m", params_.memory, "-smp", params_.cpus,
-                                     "-cpu", params_.cpu_model, "-accel", accel,
-                                     "-kernel", boot_.kernel, "-initrd", initramfs, "-append", append,
-                                     "-serial", "file:" + console_log, "-serial", "stdio"};
+                                     "-no-reboot"};
+    if (arm) {
+      // The virt board's default GICv2 exists under TCG; under KVM the
+      // host's GIC version is the one that works (KVM on arm64 hosts is not
+      // tested here: this project's machines are x86-64).
+      argv.insert(argv.end(), {"-machine", accel == "kvm" ? "virt,gic-version=host" : "virt"});
+    }
+    argv.insert(argv.end(), {"-m", params_.memory, "-smp", params_.cpus, "-cpu", params_.cpu_model, "-accel", accel,
+                             "-kernel", boot_.kernel, "-initrd", initramfs, "-append", append,
+                             "-serial", "file:" + console_log});
+    if (arm) {
+      // The results channel: QEMU's stdout as a named virtio-serial port
+      // (see kVirtioResultsChannel).
+      argv.insert(argv.end(), {"-device", "virtio-serial-pci,id=kbench-serial", "-chardev", "stdio,id=kbench-results",
+                               "-device",
+                               std::string("virtserialport,bus=kbench-serial.0,chardev=kbench-results,name=") +
+                                   kResultsPortName});
+    } else {
+      argv.insert(argv.end(), {"-serial", "stdio"});
+    }
     return argv;
   }
 
@@ -235,7 +324,9 @@ class QemuConnection final : public Connection {
       CpioWriter cpio;
       for (const char* dir : {"bin", "dev", "proc", "sys", "tmp", "kbench", "boot"}) cpio.add_directory(dir);
       cpio.add_file("bin/busybox", read_whole(params_.busybox, "busybox (Debian package busybox-static)"), 0755);
-      cpio.add_file("init", kInitScript, 0755);
+      const std::string init = std::string(kInitMounts) +
+                               (params_.arch == "aarch64" ? kVirtioResultsChannel : kX86ResultsChannel) + kInitRun;
+      cpio.add_file("init", init, 0755);
       cpio.add_file("kbench/kbench-agent", read_whole(agent_path_, "kbench-agent"), 0755);
       // The kernel config next to the image (Debian's layout), so that the
       // agent inside records its hash like on a real machine.
@@ -284,6 +375,12 @@ class QemuConnection final : public Connection {
     if (!accel_.empty()) return;
     if (params_.accel != "auto") {
       accel_ = params_.accel;
+      return;
+    }
+    if (params_.arch != host_machine()) {
+      accel_ = "tcg";
+      accel_note_ = "auto: an " + params_.arch + " guest on an " + host_machine() + " host, using TCG";
+      std::cerr << "kbench: qemu: " << accel_note_ << "\n";
       return;
     }
     if (access("/dev/kvm", R_OK | W_OK) != 0) {
@@ -372,7 +469,11 @@ class QemuConnection final : public Connection {
     const auto started = Clock::now();
     // QEMU dies with the relay (parent-death signal), so the runner's kill of
     // the relay's group also ends the VM.
-    AgentProcess vm = spawn_process_group(argv, /*keep_stdin_open=*/false);
+    // aarch64: QEMU's stdio chardev reports its backend closed when stdin
+    // reaches EOF, and a virtserialport whose host side is closed blocks
+    // every write of the guest (the agent would hang at its first line), so
+    // QEMU's stdin is held open there; the x86 UART ignores the close.
+    AgentProcess vm = spawn_process_group(argv, /*keep_stdin_open=*/params_.arch == "aarch64");
     std::string pending;
     std::string qemu_stderr;
     std::optional<int> agent_status;
@@ -389,6 +490,7 @@ class QemuConnection final : public Connection {
       }
       if (frame.tag == "KBS1") {
         init_started = true;
+        boot_seconds_ = std::chrono::duration<double>(Clock::now() - started).count();
         if (!probe_only) {
           write_all(err_fd, fmt::format("kbench: qemu: {} reached /init after {:.1f}s ({})\n", frame.payload,
                                         std::chrono::duration<double>(Clock::now() - started).count(), accel_));
@@ -472,6 +574,9 @@ class QemuConnection final : public Connection {
     record["data"]["qemu_accel"] = accel_;
     if (!accel_note_.empty()) record["data"]["qemu_accel_note"] = accel_note_;
     record["data"]["qemu_cpu"] = params_.cpu_model;
+    // Seconds from starting QEMU to /init's first frame: what each boot costs.
+    if (boot_seconds_ >= 0) record["data"]["qemu_boot_seconds"] = std::round(boot_seconds_ * 10) / 10;
+    if (params_.arch == "aarch64") record["data"]["qemu_machine"] = "virt";
     return record.dump();
   }
 
@@ -483,6 +588,7 @@ class QemuConnection final : public Connection {
   std::string accel_note_;
   std::string base_archive_;
   int boots_ = 0;
+  double boot_seconds_ = -1;  // set in the relay process when /init reports
 };
 
 }  // namespace
@@ -490,7 +596,12 @@ class QemuConnection final : public Connection {
 std::unique_ptr<Connection> make_qemu_connection(const std::map<std::string, std::string>& params, QemuBoot boot,
                                                  std::string agent_path) {
   if (boot.kernel.empty()) throw InputError("swprofile kernel: expected a kernel image for the qemu connection");
-  return std::make_unique<QemuConnection>(parse_params(params), std::move(boot), std::move(agent_path));
+  QemuParams parsed = parse_params(params);
+  check_busybox(parsed);
+  // The guest runs the agent built for its architecture: the given one when
+  // it fits, else kbench-agent-<arch> (agent_for_machine says where it looked).
+  std::string agent = agent_for_machine(parsed.arch, agent_path);
+  return std::make_unique<QemuConnection>(std::move(parsed), std::move(boot), std::move(agent));
 }
 
 std::string qemu_accel(const Connection& connection) {

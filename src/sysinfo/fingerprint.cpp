@@ -1,14 +1,17 @@
 #include "sysinfo/fingerprint.h"
 
 #include <dirent.h>
+#include <sys/auxv.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "sysinfo/arm64_cpu.h"
 #include "sysinfo/sha256.h"
 
 namespace kbench::sysinfo {
@@ -70,19 +73,93 @@ std::optional<std::string> cpuinfo_field(const std::string& cpuinfo, const std::
   return std::nullopt;
 }
 
-json cpu_model() {
-  const auto cpuinfo = read_file("/proc/cpuinfo");
-  if (!cpuinfo) return nullptr;
-  if (auto name = cpuinfo_field(*cpuinfo, "model name")) return *name;
-  // arm64 names no model; implementer and part identify the core design.
-  const auto implementer = cpuinfo_field(*cpuinfo, "CPU implementer");
-  const auto part = cpuinfo_field(*cpuinfo, "CPU part");
-  if (implementer && part) {
-    std::string model = "implementer " + *implementer + " part " + *part;
-    if (auto variant = cpuinfo_field(*cpuinfo, "CPU variant")) model += " variant " + *variant;
-    return model;
+// The MIDR of every online CPU: /proc/cpuinfo, else sysfs' midr_el1 (a
+// kernel that prints fewer fields), else the register itself, which arm64
+// Linux emulates for user space (HWCAP_CPUID), as qemu-user does. `source`
+// says which.
+std::vector<Midr> cpu_midrs(const std::optional<std::string>& cpuinfo, std::string& source) {
+  if (cpuinfo) {
+    auto midrs = midrs_from_cpuinfo(*cpuinfo);
+    if (!midrs.empty()) {
+      source = "/proc/cpuinfo";
+      return midrs;
+    }
   }
-  return nullptr;
+  std::vector<Midr> midrs;
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  for (long cpu = 0; cpu < online; ++cpu) {
+    const auto text =
+        read_line("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/regs/identification/midr_el1");
+    const auto midr = text ? midr_from_sysfs_text(*text) : std::nullopt;
+    if (!midr) break;
+    midrs.push_back(*midr);
+  }
+  if (!midrs.empty()) {
+    source = "/sys/devices/system/cpu/cpu*/regs/identification/midr_el1";
+    return midrs;
+  }
+#if defined(__aarch64__)
+  if (getauxval(AT_HWCAP) & HWCAP_CPUID) {
+    std::uint64_t value = 0;
+    asm volatile("mrs %0, midr_el1" : "=r"(value));
+    source = "mrs midr_el1";
+    return {Midr::from_register(value)};
+  }
+#endif
+  return {};
+}
+
+json midr_json(const Midr& midr, const std::string& source) {
+  char value[16];
+  std::snprintf(value, sizeof value, "0x%08x", midr.value());
+  char implementer[8], part[8];
+  std::snprintf(implementer, sizeof implementer, "0x%02x", midr.implementer);
+  std::snprintf(part, sizeof part, "0x%03x", midr.part);
+  return {{"value", value},
+          {"implementer", implementer},
+          {"implementer_name", implementer_name(midr.implementer)},
+          {"part", part},
+          {"variant", midr.variant},
+          {"revision", midr.revision},
+          {"core", core_name(midr)},
+          {"source", source}};
+}
+
+// x86's "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz" without its marks,
+// clock and filler words, for the SUT class: "Intel Xeon Platinum 8375C".
+std::string short_model_name(std::string model) {
+  if (const auto at = model.find(" @ "); at != std::string::npos) model.erase(at);
+  for (const char* noise : {"(R)", "(r)", "(TM)", "(tm)"}) {
+    for (auto at = model.find(noise); at != std::string::npos; at = model.find(noise)) {
+      model.erase(at, std::string(noise).size());
+    }
+  }
+  std::istringstream words(model);
+  std::string out;
+  for (std::string word; words >> word;) {
+    if (word == "CPU" || word == "Processor") continue;
+    out += (out.empty() ? "" : " ") + word;
+  }
+  return out;
+}
+
+// How many packages (sockets) the online CPUs sit in; 0 when the topology
+// does not say (-1 ids, no sysfs).
+int socket_count() {
+  std::vector<long> packages;
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  for (long cpu = 0; cpu < online; ++cpu) {
+    const auto id = read_line("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/physical_package_id");
+    if (!id) return 0;
+    try {
+      const long value = std::stol(*id);
+      if (value < 0) return 0;
+      if (std::find(packages.begin(), packages.end(), value) == packages.end()) packages.push_back(value);
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+  return int(packages.size());
 }
 
 }  // namespace
@@ -240,7 +317,14 @@ json fingerprint() {
   const bool have_uname = uname(&names) == 0;
   data["hostname"] = have_uname ? json(names.nodename) : json(nullptr);
   data["arch"] = have_uname ? json(names.machine) : json(nullptr);
-  data["cpu_model"] = cpu_model();
+  const auto cpuinfo = read_file("/proc/cpuinfo");
+  const auto model_name = cpuinfo ? cpuinfo_field(*cpuinfo, "model name") : std::nullopt;
+  std::string midr_source;
+  const auto midrs = cpu_midrs(cpuinfo, midr_source);
+  // arm64 names no model: the cores the MIDRs stand for ("Neoverse-V1 r1p1").
+  // They come first: under qemu-user, /proc/cpuinfo is the host's.
+  data["cpu_model"] = !midrs.empty() ? json(describe_cores(midrs)) : model_name ? json(*model_name) : json(nullptr);
+  data["cpu_midr"] = midrs.empty() ? json(nullptr) : midr_json(midrs.front(), midr_source);
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
   data["microcode"] = microcode();
   data["cpu_count"] = online > 0 ? json(online) : json(nullptr);
@@ -267,6 +351,12 @@ json fingerprint() {
   data["loadavg"] = loadavg();
   data["cpu_mhz"] = cpu_mhz();
   data["os_release"] = os_release();
+  const int sockets = socket_count();
+  data["sockets"] = sockets > 0 ? json(sockets) : json(nullptr);
+  const std::string class_core = !midrs.empty() ? core_name(midrs.front()) : model_name ? short_model_name(*model_name) : "";
+  data["sut_class"] = sut_class_name(have_uname ? names.machine : "", class_core, sockets, online,
+                                     read_line("/sys/class/dmi/id/sys_vendor").value_or(""),
+                                     read_line("/sys/class/dmi/id/product_name").value_or(""));
   return data;
 }
 

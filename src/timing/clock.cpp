@@ -95,13 +95,47 @@ TimerOverhead measure_timer_overhead(std::uint64_t pairs) {
     min_ticks = std::min(min_ticks, ticks);
     if (ticks < kTracked) ++counts[ticks];
   }
+  return summarize_timer_brackets(counts, min_ticks, pairs);
+}
+
+TimerOverhead summarize_timer_brackets(const std::vector<std::uint64_t>& counts_by_ticks, std::uint64_t min_ticks,
+                                       std::uint64_t pairs) {
   TimerOverhead result;
   result.pairs = pairs;
   result.min_ticks = min_ticks;
-  const auto mode = std::max_element(counts.begin(), counts.end());
-  // With no bracket under kTracked ticks (a trapping counter), the minimum is
-  // the best estimate left.
-  result.ticks = *mode > 0 ? std::uint64_t(mode - counts.begin()) : min_ticks;
+  const auto mode = std::max_element(counts_by_ticks.begin(), counts_by_ticks.end());
+  if (mode == counts_by_ticks.end() || *mode == 0) {
+    // No bracket short enough to be counted (a trapping counter): the
+    // minimum is the best estimate left.
+    result.ticks = min_ticks;
+    result.cost_ticks = double(min_ticks);
+    return result;
+  }
+  result.ticks = std::uint64_t(mode - counts_by_ticks.begin());
+  result.cost_ticks = double(result.ticks);
+  if (result.ticks < kCoarseCounterTicks) {
+    // The counter's step: the shortest non-zero bracket. A counter may
+    // advance by more than one tick at a time (qemu-user derives
+    // cntvct_el0 from a microsecond clock: 62 or 63 ticks of 62.5 MHz at
+    // once); brackets of a step or two are undisturbed ones that straddled a
+    // step boundary, and leaving them out would make the cost 0.
+    std::uint64_t step = 1;
+    for (std::uint64_t t = 1; t < counts_by_ticks.size(); ++t) {
+      if (counts_by_ticks[t] > 0) {
+        step = t;
+        break;
+      }
+    }
+    const std::uint64_t limit =
+        std::min<std::uint64_t>(std::max(2 * result.ticks + 2, result.ticks + 2 * step), counts_by_ticks.size() - 1);
+    double sum = 0, count = 0;
+    for (std::uint64_t t = 0; t <= limit; ++t) {
+      sum += double(t) * double(counts_by_ticks[t]);
+      count += double(counts_by_ticks[t]);
+    }
+    result.cost_ticks = sum / count;
+    result.statistic = "mean";
+  }
   return result;
 }
 
