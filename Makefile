@@ -34,7 +34,7 @@ test: build
 	export KBENCH_TEST_KERNEL=$$kernel && \
 	{ (cd $(BUILD) && ctest --output-on-failure -L vm >vm-tests.log 2>&1); echo $$? >$(BUILD)/vm-tests.status; } & \
 	echo "make: $$(date +%T) VM tests started in the background (log $(BUILD)/vm-tests.log)"; \
-	$(MAKE) --no-print-directory test-asan test-fuzz; checks=$$?; \
+	$(MAKE) --no-print-directory --keep-going test-asan test-fuzz; checks=$$?; \
 	(cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE vm); rest=$$?; \
 	date +'make: %T waiting for the VM tests'; wait; \
 	cat $(BUILD)/vm-tests.log; vms=$$(cat $(BUILD)/vm-tests.status); \
