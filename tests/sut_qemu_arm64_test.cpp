@@ -116,7 +116,9 @@ TEST(QemuArm64Agent, AnAarch64AgentBesideTheHostAgentIsEnough) {
   write_elf(dir.path() / "kbench-agent-aarch64", kAarch64);
   auto connection =
       make_qemu_connection({{"arch", "aarch64"}, {"busybox", busybox}}, {"/proc/self/exe", {}, {}}, host_agent);
-  if (host_is_x86_64()) EXPECT_THAT(connection->describe(), HasSubstr("qemu aarch64 /proc/self/exe"));
+  if (host_is_x86_64()) {
+    EXPECT_THAT(connection->describe(), HasSubstr("qemu aarch64 /proc/self/exe"));
+  }
 }
 
 }  // namespace
