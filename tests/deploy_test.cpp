@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/elf_machine.h"
 #include "common/errors.h"
 #include "deploy/deployer.h"
 #include "deploy/kernel_identity.h"
@@ -142,7 +143,7 @@ void write_elf(const std::filesystem::path& path, unsigned machine) {
 TEST(AgentForMachine, TheDefaultAgentServesItsOwnArchitecture) {
   testing::TempDir dir;
   write_elf(dir.path() / "kbench-agent", 62);
-  EXPECT_EQ(sut::elf_machine((dir.path() / "kbench-agent").string()), "x86_64");
+  EXPECT_EQ(kbench::elf_machine((dir.path() / "kbench-agent").string()), "x86_64");
   EXPECT_EQ(sut::agent_for_machine("x86_64", (dir.path() / "kbench-agent").string()),
             (dir.path() / "kbench-agent").string());
 }
@@ -173,7 +174,7 @@ TEST(AgentForMachine, NoMatchingAgentFailsNamingWhereItLooked) {
 TEST(AgentForMachine, TheRealAgentIsBuiltForThisMachine) {
   const std::string agent = std::string(KBENCH_BINARY_DIR) + "/kbench-agent";
   const auto machine = sut::run_command({"uname", "-m"}, "", std::chrono::seconds(10));
-  EXPECT_EQ(sut::elf_machine(agent) + "\n", machine.out);
+  EXPECT_EQ(kbench::elf_machine(agent) + "\n", machine.out);
 }
 
 using testing::plan_error;

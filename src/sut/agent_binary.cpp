@@ -50,8 +50,6 @@ std::string normalized_machine(const std::string& machine) {
   return machine;
 }
 
-std::string elf_machine(const std::string& path) { return kbench::elf_machine(path); }
-
 std::string agent_for_machine(const std::string& sut_machine, const std::string& default_agent) {
   const std::string machine = normalized_machine(sut_machine);
   std::vector<std::string> looked;

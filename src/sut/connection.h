@@ -32,9 +32,6 @@ std::string find_agent_binary();
 
 // uname -m spelled the kernel's way: arm64 -> aarch64, amd64 -> x86_64.
 std::string normalized_machine(const std::string& machine);
-// The CPU an ELF executable is built for ("x86_64", "aarch64", ...); "" when
-// `path` is no ELF file.
-std::string elf_machine(const std::string& path);
 // The agent for a SUT whose `uname -m` is `sut_machine`: `default_agent` when
 // it is built for that machine, else $KBENCH_AGENT_<MACHINE> (e.g.
 // KBENCH_AGENT_AARCH64), else kbench-agent-<machine> next to the default

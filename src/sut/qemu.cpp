@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/elf_machine.h"
 #include "common/errors.h"
 #include "sut/connection.h"
 #include "sut/initramfs.h"
@@ -493,7 +494,7 @@ class QemuConnection final : public Connection {
         boot_seconds_ = std::chrono::duration<double>(Clock::now() - started).count();
         if (!probe_only) {
           write_all(err_fd, fmt::format("kbench: qemu: {} reached /init after {:.1f}s ({})\n", frame.payload,
-                                        std::chrono::duration<double>(Clock::now() - started).count(), accel_));
+                                        boot_seconds_, accel_));
         }
       } else if (frame.tag == "KBO1") {
         write_all(out_fd, with_accel(frame.payload) + "\n");
