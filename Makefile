@@ -29,8 +29,14 @@ run: build
 # minutes that keep one core busy, so they start first, in the background,
 # beside the sanitizer and fuzz builds and checks; then the rest of the suite
 # runs, and the VM tests' log and summary come last. Fails if any part failed.
+# The PostgreSQL store's tests need a server: without KBENCH_TEST_POSTGRES a
+# throw-away one (scripts/pg-test-server.sh) serves this run and is removed.
 test: build
-	@kernel=$$(scripts/fetch-test-kernel.sh) && echo "test kernel: $$kernel" && \
+	@if [ -z "$$KBENCH_TEST_POSTGRES" ]; then \
+	  eval "$$(scripts/pg-test-server.sh start)" || exit 1; \
+	  trap 'scripts/pg-test-server.sh stop' EXIT; \
+	fi; \
+	kernel=$$(scripts/fetch-test-kernel.sh) && echo "test kernel: $$kernel" && \
 	export KBENCH_TEST_KERNEL=$$kernel && \
 	{ (cd $(BUILD) && ctest --output-on-failure -L vm >vm-tests.log 2>&1); echo $$? >$(BUILD)/vm-tests.status; } & \
 	echo "make: $$(date +%T) VM tests started in the background (log $(BUILD)/vm-tests.log)"; \
@@ -43,7 +49,9 @@ test: build
 
 # The unit tests built with ASan+UBSan (-O1 and line tables: what ASan needs
 # for its reports, and faster to build); not the end-to-end scripts nor the
-# VM boots, which the plain build runs. The agent is dynamic here (ASan's
+# VM boots, which the plain build runs; nor the PostgreSQL store's tests,
+# which need a server (the plain build runs them with the one `make test`
+# starts; `make test-asan` alone has none). The agent is dynamic here (ASan's
 # runtime cannot be linked statically), so the static-link check is left to
 # the plain build.
 test-asan: deps
@@ -52,7 +60,7 @@ test-asan: deps
 	@cmake --build $(BUILD_ASAN) -j$(JOBS)
 	cd $(BUILD_ASAN) && env -u KBENCH_TEST_KERNEL \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j$(JOBS) -E '^e2e_|^Qemu(Boot|Session)\.|^Agent\.IsStaticallyLinked$$'
+	  ctest --output-on-failure -j$(JOBS) -E '^e2e_|^Qemu(Boot|Session)\.|^Agent\.IsStaticallyLinked$$|^Postgres|/StoreContract\..*/postgresql$$'
 	@date +'make: %T test-asan done'
 
 # Each libFuzzer target for FUZZ_SECONDS; a crash fails.

@@ -7,7 +7,12 @@
 // commits, so the ratio shows what the store's bookkeeping costs. Then the
 // time samples() takes to return all of them.
 //
-// Usage: store-ingest [DIR] [CLASSES_PER_REPEAT]   (defaults: $TMPDIR or /tmp, 10000)
+// With POSTGRES_URL (an empty database, e.g. one created on the server of
+// scripts/pg-test-server.sh), the same ingest and read run against the
+// PostgreSQL store too, printed next to the SQLite figures (its CPU time is
+// kbench's only; the server's is not counted).
+//
+// Usage: store-ingest [DIR] [CLASSES_PER_REPEAT] [POSTGRES_URL]   (defaults: $TMPDIR or /tmp, 10000)
 #include <sqlite3.h>
 #include <sys/resource.h>
 
@@ -78,9 +83,8 @@ int main(int argc, char** argv) {
   const long total = static_cast<long>(kProfiles) * benchmarks * kRepeats * per_repeat;
 
   // The store.
-  Clock ingest;
-  {
-    auto store = store::open_store(store_file.string(), store::OpenMode::CreateIfMissing);
+  auto ingest_into = [&](const std::string& url) {
+    auto store = store::open_store(url, store::OpenMode::CreateIfMissing);
     for (int p = 0; p < kProfiles; ++p) {
       store::SessionStart start;
       start.sut.name = "lab";
@@ -91,7 +95,9 @@ int main(int argc, char** argv) {
         for (int r = 0; r < kRepeats; ++r) store->add_repeat(session, key, r, repeat_samples);
       }
     }
-  }
+  };
+  Clock ingest;
+  ingest_into(store_file.string());
   const double store_wall = ingest.wall_elapsed(), store_cpu = ingest.cpu_elapsed();
 
   // The reference: bare inserts, same journal settings and commits.
@@ -133,6 +139,20 @@ int main(int argc, char** argv) {
   }
   const double read_wall = read.wall_elapsed(), read_cpu = read.cpu_elapsed();
 
+  if (argc > 3) {
+    const std::string postgres = argv[3];
+    Clock pg_ingest;
+    ingest_into(postgres);
+    const double pg_wall = pg_ingest.wall_elapsed(), pg_cpu = pg_ingest.cpu_elapsed();
+    Clock pg_read;
+    const std::size_t pg_rows = store::open_store(postgres, store::OpenMode::ReadOnly)->samples(store::SampleQuery{}).size();
+    const double pg_read_wall = pg_read.wall_elapsed();
+    std::printf("postgresql ingest: %9.0f samples/s wall, %9.0f samples/s kbench CPU (sqlite: %.0f wall; ratio %.2f)\n",
+                total / pg_wall, total / pg_cpu, total / store_wall, pg_wall / store_wall);
+    std::printf("postgresql samples(): %zu rows in %.2f s wall (sqlite: %.2f s; ratio %.2f)\n", pg_rows, pg_read_wall,
+                read_wall, pg_read_wall / read_wall);
+    if (pg_rows != static_cast<std::size_t>(total)) return 1;
+  }
   std::printf("samples: %ld (%d per repeat, one transaction per repeat)\n", total, per_repeat);
   std::printf("store ingest:     %9.0f samples/s wall, %9.0f samples/s CPU\n", total / store_wall,
               total / store_cpu);

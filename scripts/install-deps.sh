@@ -24,6 +24,9 @@ reference_packages=(
 sut_test_packages=(
   openssh-server openssh-client qemu-system-x86 qemu-system-arm busybox-static cpio mmdebstrap qemu-utils
 )
+# The PostgreSQL store's tests: a throw-away server (scripts/pg-test-server.sh)
+# and psql. (libpq-dev, the client library, is a build package above.)
+postgres_test_packages=(postgresql)
 # The static aarch64 agent for arm64 SUTs (docs/arm64.md), cross-built by the
 # plain build, and qemu-aarch64-static, which tests/e2e/arm64_user.sh runs it
 # under.
@@ -33,7 +36,7 @@ if [ "$(dpkg --print-architecture)" = amd64 ]; then
 fi
 
 missing=()
-for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}" "${arm64_packages[@]}"; do
+for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}" "${postgres_test_packages[@]}" "${arm64_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 

@@ -1,6 +1,7 @@
 #pragma once
 // The resultstore: where samples and their metadata live. Addressed by URL:
-// sqlite:///path/to/file.db (default), later postgresql://... and csv:///dir.
+// sqlite:///path/to/file.db (default) or postgresql://user@host:port/database;
+// later csv:///dir.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -18,7 +19,7 @@ namespace kbench::store {
 
 // The schema version this build reads and writes. A store with a higher
 // version is refused (InputError), never rewritten.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // Identity of a system under test. Two sessions belong to the same SUT when
 // all of these agree. memory_gib is MemTotal rounded to whole GiB, because
@@ -46,6 +47,7 @@ struct SessionStart {
   // What the session is to run: a benchmark in here without an outcome is
   // what an unfinished session lacks.
   std::vector<BenchmarkKey> planned;
+  std::string uid;  // empty: the store makes a random 32-hex-digit one
 };
 
 enum class OutcomeStatus { Ok, Skipped, Failed };
@@ -71,6 +73,7 @@ struct SampleRow {
   int repeat = 0;
   double value = 0;
   Params params;  // the benchmark's effective parameters (one name may run with several)
+  std::string sut_class;
 };
 
 struct SampleQuery {
@@ -82,6 +85,7 @@ struct SampleQuery {
   // compare, show and noise use, so the repeats of an interrupted or failed
   // benchmark never feed an analysis. Export takes everything.
   bool settled_only = false;
+  std::string class_glob = "*";  // matched against the session's sut_class
 };
 
 struct SutListing {
@@ -118,6 +122,8 @@ struct SessionListing {
   std::vector<SessionGap> gaps;  // planned or begun benchmarks without an outcome
   std::int64_t samples = 0;
   nlohmann::json fingerprint;  // filled by session() only
+  std::string uid;
+  std::string sut_class;
 
   // The number users see: "session 2 of base on host". 1-based.
   int number() const { return session_index + 1; }
@@ -159,6 +165,33 @@ struct BootRecord {
   std::string reason;   // why it failed
   std::string console_tail;
   std::optional<std::int64_t> session;  // the session measured in this boot
+};
+
+// Everything a session holds, so `kbench merge` moves it whole between stores.
+struct StoredResult {
+  BenchmarkKey benchmark;
+  ResultClass result_class;
+  int repeat = 0;
+  double value = 0;
+  std::int64_t recorded_at = 0;  // unix seconds, as stored
+};
+struct StoredOutcome {
+  BenchmarkKey benchmark;
+  Outcome outcome;
+  std::int64_t recorded_at = 0;
+};
+struct SessionContent {
+  std::string uid;
+  Sut sut;
+  std::string swprofile;
+  int session_index = 0;  // in the store it was read from
+  std::string started_at;
+  std::string kernel_release;
+  std::optional<std::string> finished_at;  // nullopt: unfinished
+  nlohmann::json fingerprint;
+  std::optional<std::vector<BenchmarkKey>> planned;  // nullopt: a version-1 session (no plan stored)
+  std::vector<StoredOutcome> outcomes;               // ordered by benchmark name, params
+  std::vector<StoredResult> results;                 // ordered by benchmark name, params, class name, unit, repeat
 };
 
 class ResultStore {
@@ -230,6 +263,19 @@ class ResultStore {
   // SQLite's `PRAGMA integrity_check` plus `PRAGMA foreign_key_check`:
   // empty when the store is sound, else one line per problem.
   virtual std::vector<std::string> integrity_check() = 0;
+  // --- moving sessions between stores (schema version 4, `kbench merge`) ---
+  // Not yet pure in this branch: the SQLite side comes with the merge work;
+  // the lead makes these `= 0` when both are merged.
+  // The session with this uid, if the store has it.
+  virtual std::optional<std::int64_t> find_session_by_uid(const std::string& uid);
+  // The whole session (throws RunError when it does not exist).
+  virtual SessionContent read_session(std::int64_t session);
+  // Writes a session read from another store, in one transaction, with its uid, timestamps, outcomes and
+  // results as they were. Keeps content.session_index when no session of that (SUT, swprofile) has it in
+  // this store, else takes the next free index. Creates SUT, swprofile, benchmark and result-class rows as
+  // needed; a result class whose stored "better" differs is a RunError naming it. Returns the new id.
+  virtual std::int64_t import_session(const SessionContent& content);
+
   // The URL or path the store was opened from, for messages.
   virtual const std::string& location() const = 0;
 };
@@ -244,12 +290,14 @@ enum class OpenMode {
 //   sqlite:///abs/path.db   absolute path
 //   sqlite://rel/path.db    path relative to the working directory
 //   /abs/path.db, rel.db    a plain path (no "scheme:") is an SQLite file
+//   postgresql://user@host:port/database?options (or postgres://): a libpq
+//                           URI without a password (refused: InputError)
 struct StoreUrl {
-  std::string scheme;  // "sqlite"
-  std::string path;    // file system path for sqlite
+  std::string scheme;  // "sqlite" or "postgresql"
+  std::string path;    // file system path for sqlite, the whole URI for postgresql
 };
 // Throws InputError naming the URL and the known schemes for anything else;
-// postgresql:// and csv:// are recognised but not supported yet in this build.
+// csv:// is recognised but not supported yet in this build.
 StoreUrl parse_store_url(const std::string& url);
 
 // Throws InputError for an unknown scheme, an unreadable file, a file that is

@@ -23,6 +23,9 @@ struct SchemaDialect {
 };
 
 const SchemaDialect& sqlite_dialect();
+// The same tables in PostgreSQL's types (BIGINT identity keys, DOUBLE
+// PRECISION values, byte-order "C" collation so text sorts as in SQLite).
+const SchemaDialect& postgres_dialect();
 
 // What a backend offers the versioning logic. Every call happens inside the
 // transaction the backend opened around create_or_migrate().

@@ -15,6 +15,7 @@
 #include "store/schema.h"
 #include "store/sqlite_file.h"
 #include "store/sqlite_statement.h"
+#include "store/store_text.h"
 
 namespace kbench::store {
 
@@ -23,38 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::size_t kInsertBatch = 32;
-
-std::string canonical_params(const Params& params) {
-  // std::map iterates sorted, so equal parameter sets give equal text.
-  return nlohmann::json(params).dump();
-}
-
-Params params_from_text(const std::string& text) {
-  Params params;
-  const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object()) return params;
-  for (const auto& [key, value] : json.items()) {
-    params[key] = value.is_string() ? value.get<std::string>() : value.dump();
-  }
-  return params;
-}
-
-Better better_from_text(const std::string& text) {
-  return parse_better(text).value_or(Better::Lower);
-}
-
-std::string kernel_release_of(const nlohmann::json& fingerprint) {
-  if (!fingerprint.is_object()) return "";
-  if (auto it = fingerprint.find("kernel_release"); it != fingerprint.end() && it->is_string()) {
-    return it->get<std::string>();
-  }
-  if (auto kernel = fingerprint.find("kernel"); kernel != fingerprint.end() && kernel->is_object()) {
-    if (auto it = kernel->find("release"); it != kernel->end() && it->is_string()) return it->get<std::string>();
-  }
-  return "";
-}
-
-std::string glob_or_all(const std::string& glob) { return glob.empty() ? "*" : glob; }
 
 // "?,?,?" for an IN list of `count` values starting at placeholder `first`.
 std::string placeholders(std::size_t count, int first) {
@@ -92,24 +61,6 @@ class SqliteSchemaConnection final : public SchemaConnection {
   sqlite3* db_;
   const std::string& location_;
 };
-
-std::string planned_text(const std::vector<BenchmarkKey>& planned) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& key : planned) list.push_back({{"name", key.name}, {"params", key.params}});
-  return list.dump();
-}
-
-std::vector<BenchmarkKey> planned_from_text(const std::string& text) {
-  std::vector<BenchmarkKey> planned;
-  const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_array()) return planned;
-  for (const auto& entry : json) {
-    if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string()) continue;
-    planned.push_back({entry["name"].get<std::string>(),
-                       entry.contains("params") ? params_from_text(entry["params"].dump()) : Params{}});
-  }
-  return planned;
-}
 
 class SqliteStore final : public ResultStore {
  public:

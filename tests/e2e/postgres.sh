@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Every command against a PostgreSQL store (a fresh database on the server of
+# scripts/pg-test-server.sh; make test starts one): run, list, show, compare,
+# export, noise, session show/delete; a password in the URL and an
+# unreachable server are bad input that echo no password.
+source "$(dirname "$0")/lib.bash"
+export KBENCH_SELFTEST=1
+export KBENCH_STATE_DIR="$WORK/state"
+if [ -z "${KBENCH_TEST_POSTGRES:-}" ]; then
+  echo "FAIL: KBENCH_TEST_POSTGRES is not set: start a test server with" \
+       "eval \"\$(scripts/pg-test-server.sh start)\" (make test does this itself)" >&2
+  exit 1
+fi
+DBNAME="kbench_e2e_$$_$RANDOM"
+psql "$KBENCH_TEST_POSTGRES" -qc "CREATE DATABASE $DBNAME" || { echo "FAIL: cannot create database $DBNAME" >&2; exit 1; }
+trap 'psql "$KBENCH_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+S="${KBENCH_TEST_POSTGRES%%\?*}"
+S="${S%/*}/$DBNAME"
+sql() { psql "$S" -Atqc "$1"; }
+
+run_profile() {
+  "$KBENCH" run --swprofile "$1" --benchmark selftest/sleep --param ms=2 --sessions 2 --repeats 3 --warmups 0 \
+    --store "$S" >"$WORK/run-$1.out" 2>"$WORK/run-$1.err" || fail "kbench run $1 exited $?: $(tail -3 "$WORK/run-$1.err")"
+}
+run_profile A
+run_profile B
+[ "$(sql "select count(*) from session")" -eq 4 ] && pass || fail "expected 4 sessions in $DBNAME"
+
+"$KBENCH" list sessions --store "$S" >"$WORK/sessions.out" 2>&1 || fail "list sessions exited $?"
+[ "$(grep -c '^A ' "$WORK/sessions.out")" -eq 2 ] && pass || fail "list sessions: $(cat "$WORK/sessions.out")"
+for what in sut swprofile benchmark; do
+  "$KBENCH" list "$what" --store "$S" >"$WORK/list-$what.out" 2>&1 || fail "list $what exited $?"
+done
+expect_contains "$WORK/list-swprofile.out" "B"
+expect_contains "$WORK/list-benchmark.out" "selftest/sleep"
+"$KBENCH" show A --store "$S" >"$WORK/show.out" 2>&1 || fail "show exited $?: $(cat "$WORK/show.out")"
+expect_contains "$WORK/show.out" "selftest/sleep"
+"$KBENCH" compare A B --store "$S" >"$WORK/compare.out" 2>&1 || fail "compare exited $?: $(cat "$WORK/compare.out")"
+expect_contains "$WORK/compare.out" "selftest/sleep"
+"$KBENCH" noise A --store "$S" >"$WORK/noise.out" 2>&1 || fail "noise exited $?: $(cat "$WORK/noise.out")"
+expect_contains "$WORK/noise.out" "(2 sessions"
+"$KBENCH" export --store "$S" >"$WORK/export.csv" 2>"$WORK/export.err" || fail "export exited $?"
+rows=$(($(wc -l <"$WORK/export.csv") - 1))
+stored=$(sql "select count(*) from result")
+[ "$rows" -eq "$stored" ] && [ "$rows" -gt 0 ] && pass || fail "export wrote $rows rows, the store has $stored"
+"$KBENCH" session show A 1 --store "$S" >"$WORK/session.out" 2>&1 || fail "session show exited $?"
+expect_contains "$WORK/session.out" "selftest/sleep"
+"$KBENCH" session delete A 2 --yes --store "$S" >"$WORK/delete.out" 2>&1 || fail "session delete exited $?: $(cat "$WORK/delete.out")"
+[ "$(sql "select count(*) from session")" -eq 3 ] && pass || fail "session delete left $(sql "select count(*) from session") sessions"
+
+# --- bad input: one line, exit 2, no password anywhere ------------------------------
+expect_bad_input "password in the URL" "$KBENCH" list sessions --store "postgresql://kbench:hunter2@127.0.0.1:1/x"
+if grep -q hunter2 "$WORK/err"; then fail "the password was echoed: $(cat "$WORK/err")"; else pass; fi
+expect_bad_input "password parameter" "$KBENCH" run --swprofile A --benchmark selftest/sleep \
+  --store "postgres://kbench@127.0.0.1:1/x?password=hunter2"
+if grep -q hunter2 "$WORK/err"; then fail "the password was echoed: $(cat "$WORK/err")"; else pass; fi
+expect_bad_input "unreachable server" "$KBENCH" list sessions --store "postgresql://kbench@127.0.0.1:1/results"
+expect_contains "$WORK/err" "postgresql://kbench@127.0.0.1:1/results: cannot connect"
+EMPTY="kbench_e2e_empty_$$_$RANDOM"
+psql "$KBENCH_TEST_POSTGRES" -qc "CREATE DATABASE $EMPTY"
+expect_bad_input "database without a store" "$KBENCH" compare A B --store "${S%/*}/$EMPTY"
+[ "$(psql "${S%/*}/$EMPTY" -Atqc "select count(*) from pg_tables where schemaname = 'public'")" -eq 0 ] && pass \
+  || fail "compare created tables in an empty database"
+psql "$KBENCH_TEST_POSTGRES" -qc "DROP DATABASE $EMPTY WITH (FORCE)"
+finish
