@@ -64,7 +64,7 @@ start() {
     # fsync off: a throw-away cluster need not survive a power cut, and the
     # tests' many small transactions then cost no disk flushes.
     if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >/dev/null; then
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200 -c log_lock_waits=on" start >/dev/null; then
       break
     fi
     [ "$attempt" -eq 5 ] && { cat "$dir/server.log" >&2; exit 1; }

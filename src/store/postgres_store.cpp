@@ -117,15 +117,21 @@ class PostgresStore final : public ResultStore {
     if (found != kSchemaVersion) {
       // Two controllers starting on a new database at once: the first
       // creates (or migrates) under the lock, the second then finds it done.
-      db_.execute("BEGIN");
+      // The lock is the session's, taken before BEGIN: a transaction that
+      // starts after the other writer's commit sees its tables (PostgreSQL
+      // refreshes its catalog caches at transaction start, not when an
+      // advisory lock is granted).
+      db_.query("SELECT pg_advisory_lock($1)", PgParams().add(kSchemaLockKey));
       try {
-        db_.query("SELECT pg_advisory_xact_lock($1)", PgParams().add(kSchemaLockKey));
+        db_.execute("BEGIN");
         create_or_migrate_if_needed(schema);
         db_.execute("COMMIT");
       } catch (...) {
         db_.rollback_quietly();
+        db_.query("SELECT pg_advisory_unlock($1)", PgParams().add(kSchemaLockKey));
         throw;
       }
+      db_.query("SELECT pg_advisory_unlock($1)", PgParams().add(kSchemaLockKey));
     }
   }
 
