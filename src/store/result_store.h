@@ -18,7 +18,7 @@ namespace kbench::store {
 
 // The schema version this build reads and writes. A store with a higher
 // version is refused (InputError), never rewritten.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // Identity of a system under test. Two sessions belong to the same SUT when
 // all of these agree. memory_gib is MemTotal rounded to whole GiB, because
@@ -46,6 +46,7 @@ struct SessionStart {
   // What the session is to run: a benchmark in here without an outcome is
   // what an unfinished session lacks.
   std::vector<BenchmarkKey> planned;
+  std::string uid;      // empty: the store makes a random 32-hex-digit one
 };
 
 enum class OutcomeStatus { Ok, Skipped, Failed };
@@ -71,6 +72,7 @@ struct SampleRow {
   int repeat = 0;
   double value = 0;
   Params params;  // the benchmark's effective parameters (one name may run with several)
+  std::string sut_class;
 };
 
 struct SampleQuery {
@@ -82,6 +84,7 @@ struct SampleQuery {
   // compare, show and noise use, so the repeats of an interrupted or failed
   // benchmark never feed an analysis. Export takes everything.
   bool settled_only = false;
+  std::string class_glob = "*";  // matched against the session's sut_class
 };
 
 struct SutListing {
@@ -118,6 +121,8 @@ struct SessionListing {
   std::vector<SessionGap> gaps;  // planned or begun benchmarks without an outcome
   std::int64_t samples = 0;
   nlohmann::json fingerprint;  // filled by session() only
+  std::string uid;
+  std::string sut_class;
 
   // The number users see: "session 2 of base on host". 1-based.
   int number() const { return session_index + 1; }
@@ -159,6 +164,33 @@ struct BootRecord {
   std::string reason;   // why it failed
   std::string console_tail;
   std::optional<std::int64_t> session;  // the session measured in this boot
+};
+
+// Everything a session holds, so `kbench merge` moves it whole between stores.
+struct StoredResult {
+  BenchmarkKey benchmark;
+  ResultClass result_class;
+  int repeat = 0;
+  double value = 0;
+  std::int64_t recorded_at = 0;  // unix seconds, as stored
+};
+struct StoredOutcome {
+  BenchmarkKey benchmark;
+  Outcome outcome;
+  std::int64_t recorded_at = 0;
+};
+struct SessionContent {
+  std::string uid;
+  Sut sut;
+  std::string swprofile;
+  int session_index = 0;  // in the store it was read from
+  std::string started_at;
+  std::string kernel_release;
+  std::optional<std::string> finished_at;  // nullopt: unfinished
+  nlohmann::json fingerprint;
+  std::optional<std::vector<BenchmarkKey>> planned;  // nullopt: a version-1 session (no plan stored)
+  std::vector<StoredOutcome> outcomes;               // ordered by benchmark name, params
+  std::vector<StoredResult> results;                 // ordered by benchmark name, params, class name, unit, repeat
 };
 
 class ResultStore {
@@ -226,6 +258,17 @@ class ResultStore {
   virtual std::int64_t record_boot(const BootRecord& boot) = 0;
   // Boots of one run of a plan (plan_key and run empty: every boot), oldest first.
   virtual std::vector<BootRecord> list_boots(const std::string& plan_key, const std::string& run) = 0;
+
+  // --- moving sessions between stores (issue 13, `kbench merge`) ---
+  // The session with this uid, if the store has it.
+  virtual std::optional<std::int64_t> find_session_by_uid(const std::string& uid) = 0;
+  // The whole session (throws RunError when it does not exist).
+  virtual SessionContent read_session(std::int64_t session) = 0;
+  // Writes a session read from another store, in one transaction, with its uid, timestamps, outcomes and
+  // results as they were. Keeps content.session_index when no session of that (SUT, swprofile) has it in
+  // this store, else takes the next free index. Creates SUT, swprofile, benchmark and result-class rows as
+  // needed; a result class whose stored "better" differs is a RunError naming it. Returns the new id.
+  virtual std::int64_t import_session(const SessionContent& content) = 0;
 
   // SQLite's `PRAGMA integrity_check` plus `PRAGMA foreign_key_check`:
   // empty when the store is sound, else one line per problem.
