@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "analysis/compare.h"
+#include "analysis/noise.h"
 #include "report/model.h"
 #include "store/result_store.h"
 #include "support/test_files.h"
@@ -161,6 +162,29 @@ TEST(CompareClasses, AChangeEveryMachineShowsIsMarkedOnTheClassTable) {
   // The base column pools the machines' repeats; sessions are not what the class row was tested on.
   EXPECT_EQ(by_class.tables[0].rows[1].base.count, 45u);
   EXPECT_EQ(cell.base_sessions, 0u);
+}
+
+TEST(CompareClasses, TheNoiseReportStaysPerMachineForClassedSessions) {
+  // base: 6 sessions a machine, so its halves are an A/A comparison per machine.
+  auto samples = samples_of({{"a", "c", 100, 1.0}, {"b", "c", 130, 1.0}});
+  std::vector<store::SampleRow> base;
+  for (int copy = 0; copy < 2; ++copy) {
+    for (auto row : samples) {
+      if (row.swprofile != "base") continue;
+      row.session += 100 * copy;
+      row.session_index += 3 * copy;
+      base.push_back(row);
+    }
+  }
+  analysis::NoiseOptions noise;
+  noise.profile = "base";
+  const auto report = analysis::build_noise_report(base, noise);
+  ASSERT_EQ(report.tables.size(), 2u);
+  for (const auto& table : report.tables) {
+    EXPECT_TRUE(table.aa_done) << table.sut;
+    ASSERT_FALSE(table.rows.empty());
+    EXPECT_TRUE(table.rows[0].aa.present) << table.sut << ": the A/A cell of its own table";
+  }
 }
 
 // --- the command line ---------------------------------------------------------------

@@ -73,14 +73,21 @@ std::string benchmark_text(const store::BenchmarkKey& key) {
 
 // Both stores deliver their rows ordered by text, but a database's collation
 // may order differently; equality must not depend on it.
+// Usually already in order: checking is linear, sorting is not.
 void sort_content(store::SessionContent& content) {
-  std::sort(content.outcomes.begin(), content.outcomes.end(), [](const auto& a, const auto& b) {
+  const auto outcome_less = [](const auto& a, const auto& b) {
     return std::tie(a.benchmark.name, a.benchmark.params) < std::tie(b.benchmark.name, b.benchmark.params);
-  });
-  std::sort(content.results.begin(), content.results.end(), [](const auto& a, const auto& b) {
+  };
+  const auto result_less = [](const auto& a, const auto& b) {
     return std::tie(a.benchmark.name, a.benchmark.params, a.result_class.name, a.result_class.unit, a.repeat) <
            std::tie(b.benchmark.name, b.benchmark.params, b.result_class.name, b.result_class.unit, b.repeat);
-  });
+  };
+  if (!std::is_sorted(content.outcomes.begin(), content.outcomes.end(), outcome_less)) {
+    std::sort(content.outcomes.begin(), content.outcomes.end(), outcome_less);
+  }
+  if (!std::is_sorted(content.results.begin(), content.results.end(), result_less)) {
+    std::sort(content.results.begin(), content.results.end(), result_less);
+  }
 }
 
 bool same_sut(const store::Sut& a, const store::Sut& b) {
@@ -240,12 +247,13 @@ void merge_command(const MergeOptions& options) {
       for (const auto& benchmark : source->session_benchmarks(listing.id)) benchmarks_to_copy.insert(benchmark.benchmark);
       continue;
     }
-    const auto content = source->read_session(listing.id);
-    const std::string differs = difference(content, destination->read_session(*existing));
+    auto content = source->read_session(listing.id);
+    const std::string name = describe(content);
+    const std::string differs = difference(std::move(content), destination->read_session(*existing));
     if (differs.empty()) {
       ++present;
     } else {
-      conflicts.emplace_back(describe(content), differs);
+      conflicts.emplace_back(name, differs);
     }
   }
   if (!conflicts.empty()) {

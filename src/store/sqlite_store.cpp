@@ -747,44 +747,57 @@ class SqliteStore final : public ResultStore {
                                 outcomes.text(3), outcomes.text(4)},
                         outcomes.integer(5)});
     }
-    // Classes are few: read them once, then the results in primary-key
-    // order (no join or sort over the large table), sorted here.
+    // Classes are few: read them once, ordered as the interface orders
+    // results, then the results in primary-key order (class, repeat: no join
+    // or sort over the large table), each into its class's place.
     struct ClassRow {
       BenchmarkKey benchmark;
       ResultClass result_class;
+      std::int64_t id;
     };
-    std::unordered_map<std::int64_t, ClassRow> classes;
+    std::vector<ClassRow> classes;
     Statement class_query(db_, url_, R"sql(
       SELECT rc.id, b.name, b.params, rc.name, rc.unit, rc.better FROM resultclass rc
       JOIN benchmark b ON b.id = rc.benchmark_id
       WHERE rc.id IN (SELECT DISTINCT resultclass_id FROM result WHERE session_id = ?1))sql");
     class_query.bind(1, session);
     while (class_query.step()) {
-      classes.emplace(class_query.integer(0),
-                      ClassRow{BenchmarkKey{class_query.text(1), params_from_text(class_query.text(2))},
-                               ResultClass{class_query.text(3), class_query.text(4),
-                                           better_from_text(class_query.text(5))}});
+      classes.push_back(ClassRow{BenchmarkKey{class_query.text(1), params_from_text(class_query.text(2))},
+                                 ResultClass{class_query.text(3), class_query.text(4),
+                                             better_from_text(class_query.text(5))},
+                                 class_query.integer(0)});
     }
+    std::sort(classes.begin(), classes.end(), [](const ClassRow& a, const ClassRow& b) {
+      return std::tie(a.benchmark.name, a.benchmark.params, a.result_class.name, a.result_class.unit) <
+             std::tie(b.benchmark.name, b.benchmark.params, b.result_class.name, b.result_class.unit);
+    });
+    std::unordered_map<std::int64_t, std::size_t> rank;
+    for (std::size_t i = 0; i < classes.size(); ++i) rank.emplace(classes[i].id, i);
+    std::vector<std::vector<StoredResult>> by_class(classes.size());
     Statement results(db_, url_,
                       "SELECT resultclass_id, repeat, value, recorded_at FROM result WHERE session_id = ?1 "
                       "ORDER BY resultclass_id, repeat");
     results.bind(1, session);
     std::int64_t current = -1;
+    std::vector<StoredResult>* bucket = nullptr;
     const ClassRow* info = nullptr;
+    std::size_t total = 0;
     while (results.step()) {
       const std::int64_t class_id = results.integer(0);
       if (class_id != current) {
         current = class_id;
-        info = &classes.at(class_id);
+        const std::size_t index = rank.at(class_id);
+        bucket = &by_class[index];
+        info = &classes[index];
       }
-      content.results.push_back(StoredResult{info->benchmark, info->result_class,
-                                             static_cast<int>(results.integer(1)), results.real(2),
-                                             results.integer(3)});
+      bucket->push_back(StoredResult{info->benchmark, info->result_class, static_cast<int>(results.integer(1)),
+                                     results.real(2), results.integer(3)});
+      ++total;
     }
-    std::stable_sort(content.results.begin(), content.results.end(), [](const StoredResult& a, const StoredResult& b) {
-      return std::tie(a.benchmark.name, a.benchmark.params, a.result_class.name, a.result_class.unit, a.repeat) <
-             std::tie(b.benchmark.name, b.benchmark.params, b.result_class.name, b.result_class.unit, b.repeat);
-    });
+    content.results.reserve(total);
+    for (auto& bucket_rows : by_class) {
+      for (auto& row : bucket_rows) content.results.push_back(std::move(row));
+    }
     return content;
   }
 
