@@ -147,6 +147,14 @@ TEST(SutClass, CloudInstanceTypeAsTheSeedReportNamesIt) {
             "aws-m7g.metal");
 }
 
+TEST(SutClass, MemoryInWholeGibJoinsTheNameWhenKnown) {
+  EXPECT_EQ(kbench::sysinfo::sut_class_name("aarch64", "Neoverse-N1", 1, 64, "", "", 251),
+            "aarch64-neoverse-n1-1s-64c-251g");
+  EXPECT_EQ(kbench::sysinfo::sut_class_name("aarch64", "Neoverse-V1", 1, 64, "Amazon EC2", "m7g.metal", 251),
+            "aws-m7g.metal")
+      << "an instance type already says how much memory";
+}
+
 TEST(SutClass, OtherMachinesByArchCoreSocketsAndCpus) {
   EXPECT_EQ(kbench::sysinfo::sut_class_name("aarch64", "AmpereOne", 1, 192, "Ampere", "Mt.Mitchell"),
             "aarch64-ampereone-1s-192c");

@@ -82,7 +82,7 @@ std::string exported(const std::string& format, const std::vector<SampleRow>& ro
   std::ostringstream out;
   const auto writer = report::make_sample_writer(format, out);
   writer->begin();
-  for (const SampleRow& row : rows) writer->write(row);
+  for (const SampleRow& row : rows) writer->write(row, "uid-" + std::to_string(row.session));
   writer->end();
   return out.str();
 }
@@ -112,7 +112,8 @@ TEST(SampleExport, CsvAndJsonAreGolden) {
 
 TEST(SampleExport, NoSamplesIsAHeaderOrAnEmptyArray) {
   EXPECT_EQ(exported("csv", {}),
-            "sut,swprofile,session,session_index,benchmark,params,result_class,unit,direction,repeat,value\n");
+            "sut,swprofile,session_uid,session_index,benchmark,params,result_class,unit,direction,repeat,value,"
+            "sut_class\n");
   EXPECT_EQ(exported("json", {}), "[]\n");
 }
 

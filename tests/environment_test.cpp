@@ -143,7 +143,7 @@ store::Sut lab_machine(const std::string& name = "lab-1") {
 
 std::int64_t session_with_sample(store::ResultStore& store, const std::string& profile, const json& fingerprint,
                                  const std::string& sut = "lab-1") {
-  const std::int64_t id = store.begin_session({lab_machine(sut), profile, fingerprint, "2026-11-29T12:00:00Z", {}});
+  const std::int64_t id = store.begin_session({lab_machine(sut), profile, fingerprint, "2026-11-29T12:00:00Z", {}, ""});
   store.add_repeat(id, {"syscall/getpid", {}}, 0, {records::Sample{"", ResultClass{"mean", "ns", Better::Lower}, 0, 100}});
   return id;
 }
@@ -168,7 +168,7 @@ TEST(AddEnvironmentDifferences, ReadsTheFingerprintsOfEachTablesSut) {
   session_with_sample(*store, "v2", smt_off);
   // Another machine's sessions and a session that stored nothing stay out.
   session_with_sample(*store, "patched", smt_off, "lab-2");
-  store->begin_session({lab_machine(), "base", smt_off, "2026-11-29T12:00:00Z", {}});
+  store->begin_session({lab_machine(), "base", smt_off, "2026-11-29T12:00:00Z", {}, ""});
 
   report::Report report;
   report.tables.push_back(table_for("lab-1", "base", {"patched", "v2"}));

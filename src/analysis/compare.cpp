@@ -12,6 +12,7 @@
 
 #include "common/errors.h"
 #include "report/format.h"
+#include "stats/distributions.h"
 #include "stats/stats.h"
 
 namespace kbench::analysis {
@@ -45,10 +46,20 @@ struct RowSamples {
   std::map<std::string, ProfileSamples> by_profile;  // swprofile -> samples
 };
 
-// sut -> row -> samples
-using Grouped = std::map<std::string, std::map<RowKey, RowSamples>>;
+// A machine's rows: its SUT name under its class ("" when the tables are
+// per SUT, or for sessions that name no class).
+struct SutKey {
+  std::string sut_class;
+  std::string sut;
+  bool operator<(const SutKey& other) const {
+    return std::tie(sut_class, sut) < std::tie(other.sut_class, other.sut);
+  }
+};
 
-Grouped group(const std::vector<store::SampleRow>& samples, const std::set<std::string>& profiles) {
+// (class, sut) -> row -> samples
+using Grouped = std::map<SutKey, std::map<RowKey, RowSamples>>;
+
+Grouped group(const std::vector<store::SampleRow>& samples, const std::set<std::string>& profiles, bool per_sut) {
   Grouped grouped;
   // The store delivers the repeats of one result class in one session one
   // after another: remembering the last target saves a map search (and a
@@ -68,7 +79,8 @@ Grouped group(const std::vector<store::SampleRow>& samples, const std::set<std::
       last = nullptr;
       continue;
     }
-    auto& row = grouped[s.sut][RowKey{s.benchmark, report::params_text(s.params), s.result_class.label()}];
+    auto& row = grouped[SutKey{per_sut ? std::string() : s.sut_class, s.sut}]
+                       [RowKey{s.benchmark, report::params_text(s.params), s.result_class.label()}];
     row.result_class = s.result_class;
     row.params = s.params;
     target = &row.by_profile[s.swprofile];
@@ -80,10 +92,6 @@ Grouped group(const std::vector<store::SampleRow>& samples, const std::set<std::
   return grouped;
 }
 
-struct Tested {
-  report::Cell* cell;
-  const report::Row* row;
-};
 
 std::vector<double> means_of_sessions(const ProfileSamples& samples) {
   std::vector<double> means;
@@ -426,6 +434,123 @@ void fill_geomeans(report::Table& table) {
   }
 }
 
+RowKey key_of(const report::Row& row) {
+  return RowKey{row.benchmark, report::params_text(row.params), row.result_class.label()};
+}
+
+// One cell of a class table from its machines' cells: one log change per
+// machine that measured both sides, tested against 0 across machines (a
+// one-sample t-test, df = machines - 1). Machine-to-machine variation of the
+// change is what the test sees, so a change one machine shows and another
+// does not stays unmarked; the sessions inside each machine count only
+// through that machine's mean.
+void test_across_machines(const std::vector<std::pair<const report::Row*, const report::Cell*>>& paired,
+                          const CompareOptions& options, report::Cell& cell) {
+  std::vector<double> changes;
+  for (const auto& [row, member] : paired) {
+    const double base = row->base.mean, test = member->test.mean;
+    if (!(base > 0 && test > 0 && std::isfinite(base) && std::isfinite(test))) {
+      cell.note = "a machine's mean is not positive: no change per machine to test across machines";
+      return;
+    }
+    changes.push_back(std::log(test / base));
+  }
+  const auto summary = stats::summarize(changes);
+  cell.machines = changes.size();
+  cell.change_pct = std::expm1(summary.mean) * 100.0;
+  if (!(summary.stddev > 0)) {
+    cell.note = "every machine shows the same change: no spread across machines to test it against";
+    return;
+  }
+  const double df = static_cast<double>(changes.size() - 1);
+  const double se = summary.stddev / std::sqrt(static_cast<double>(changes.size()));
+  const double half = stats::student_t_quantile(0.975, df) * se;
+  cell.change_ci = {true, std::expm1(summary.mean - half) * 100.0, std::expm1(summary.mean + half) * 100.0};
+  if (options.method != TestMethod::Welch) {
+    cell.note = fmt::format("several machines: a class row is tested with a t-test across the machines' changes, "
+                            "which --method {} is not (--per-sut tests each machine with it)",
+                            method_name(options.method));
+    return;
+  }
+  cell.p_value = 2 * stats::detail::student_t_upper_tail(std::abs(summary.mean / se), df);
+}
+
+// The tables of one class's machines (in `members`, per SUT) as one class
+// table. A row only one machine measured moves over as it is, cells included
+// (so a class of one machine reads exactly like its SUT's table).
+report::Table combine_class(const std::string& sut_class, std::vector<report::Table>& members,
+                            const std::vector<const std::map<RowKey, RowSamples>*>& samples,
+                            const CompareOptions& options) {
+  report::Table table;
+  table.sut = sut_class;
+  table.sut_class = sut_class;
+  table.sut_scope = report::SutScope::SutClass;
+  table.base_profile = options.base;
+  table.test_profiles = options.tests;
+  std::map<RowKey, std::vector<std::size_t>> rows;  // row -> index in members[m].rows, per member (npos: none)
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    table.suts.push_back(members[m].sut);
+    for (std::size_t r = 0; r < members[m].rows.size(); ++r) {
+      auto& where = rows[key_of(members[m].rows[r])];
+      where.resize(members.size(), std::string::npos);
+      where[m] = r;
+    }
+  }
+  for (const auto& [key, where] : rows) {
+    std::vector<std::size_t> present;
+    for (std::size_t m = 0; m < where.size(); ++m) {
+      if (where[m] != std::string::npos) present.push_back(m);
+    }
+    if (present.size() == 1) {
+      table.rows.push_back(std::move(members[present[0]].rows[where[present[0]]]));
+      continue;
+    }
+    const report::Row& first = members[present[0]].rows[where[present[0]]];
+    report::Row& row = table.rows.emplace_back();
+    row.benchmark = first.benchmark;
+    row.params = first.params;
+    row.result_class = first.result_class;
+    const auto pooled = [&](const std::string& profile) {
+      Values values;
+      for (const std::size_t m : present) {
+        const auto& by_profile = samples[m]->at(key).by_profile;
+        const auto found = by_profile.find(profile);
+        if (found != by_profile.end()) values.insert(values.end(), found->second.values.begin(), found->second.values.end());
+      }
+      return values;
+    };
+    const Values base = pooled(options.base);
+    row.base_present = !base.empty();
+    if (row.base_present) row.base = stats::summarize(base);
+    row.cells.resize(options.tests.size());
+    for (std::size_t c = 0; c < options.tests.size(); ++c) {
+      const Values test = pooled(options.tests[c]);
+      if (test.empty()) continue;
+      report::Cell& cell = row.cells[c];
+      cell.present = true;
+      cell.test = stats::summarize(test);
+      if (!row.base_present) continue;
+      std::vector<std::pair<const report::Row*, const report::Cell*>> paired;
+      for (const std::size_t m : present) {
+        const report::Row& member = members[m].rows[where[m]];
+        const report::Cell& member_cell = member.cells[c];
+        cell.heavy_tail = cell.heavy_tail || member_cell.heavy_tail;
+        cell.bimodal = cell.bimodal || member_cell.bimodal;
+        if (member.base_present && member_cell.present) paired.emplace_back(&member, &member_cell);
+      }
+      if (paired.size() < 2) {
+        cell.change_pct = (cell.test.mean - row.base.mean) / std::abs(row.base.mean) * 100.0;
+        cell.note = fmt::format("{} of the class's {} machines with this row measured both sides: not tested across "
+                                "machines (--per-sut shows each machine)",
+                                paired.size(), present.size());
+        continue;
+      }
+      test_across_machines(paired, options, cell);
+    }
+  }
+  return table;
+}
+
 }  // namespace
 
 SessionMode parse_session_mode(const std::string& text) {
@@ -478,7 +603,17 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
     every_profile.insert(s.swprofile);
     last_profile = &s.swprofile;
   }
-  const Grouped grouped = group(samples, every_profile);
+  const Grouped grouped = group(samples, every_profile, options.per_sut);
+  // The classes each SUT's sessions name, for the per-SUT tables.
+  std::map<std::string, std::set<std::string>> classes_of;
+  if (options.per_sut) {
+    const store::SampleRow* previous = nullptr;
+    for (const auto& s : samples) {
+      if (previous && previous->session == s.session) continue;
+      if (!s.sut_class.empty()) classes_of[s.sut].insert(s.sut_class);
+      previous = &s;
+    }
+  }
   const int looks = std::max(1, options.looks);
   const double level = options.fdr.value_or(options.alpha) / looks;
 
@@ -491,19 +626,27 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   out.legend.sessions = to_string(options.sessions);
   out.legend.looks = looks;
 
-  std::vector<Tested> tested;
   // The seed report's rule has no p-value: a row is significant when the two
   // 95% CIs are disjoint, with no multiple-comparison control.
   std::set<const report::Cell*> disjoint;
   // Session tests, kept to say how many more sessions would decide a row.
   std::map<const report::Cell*, stats::SessionTest> session_results;
-  for (const auto& [sut, rows] : grouped) {
+  // One table per machine first; rows pointing at these samples, for the class tables.
+  std::vector<const std::map<RowKey, RowSamples>*> table_samples;
+  for (const auto& [sut_key, rows] : grouped) {
     const bool base_on_sut = std::any_of(rows.begin(), rows.end(), [&](const auto& row) {
       return row.second.by_profile.count(options.base) > 0;
     });
     if (!base_on_sut) continue;
     report::Table table;
-    table.sut = sut;
+    table.sut = sut_key.sut;
+    table.suts = {sut_key.sut};
+    if (options.per_sut) {
+      for (const auto& name : classes_of[sut_key.sut]) table.sut_class += (table.sut_class.empty() ? "" : ",") + name;
+    } else {
+      table.sut_class = sut_key.sut_class;
+    }
+    table_samples.push_back(&rows);
     table.base_profile = options.base;
     table.test_profiles = options.tests;
     table.rows.reserve(rows.size());
@@ -512,8 +655,8 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   // Cells are filled in place: the tables and rows no longer move, so the
   // pointers collected below stay valid.
   std::size_t table_index = 0;
-  for (const auto& [sut, rows] : grouped) {
-    if (table_index >= out.tables.size() || out.tables[table_index].sut != sut) continue;
+  for (const auto& [sut_key, rows] : grouped) {
+    if (table_index >= out.tables.size() || table_samples[table_index] != &rows) continue;
     report::Table& table = out.tables[table_index++];
     for (const auto& [key, row_samples] : rows) {
       const bool compared_here = std::any_of(compared.begin(), compared.end(),
@@ -543,15 +686,44 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
         stats::SessionTest session_result;
         const bool ci_disjoint = evaluate_cell(options.base, base_it->second, options.tests[c], test_it->second,
                                                noise, options, level, cell, row.base, session_result);
-        if (session_result.valid) {
-          session_results[&cell] = session_result;
-          ++out.legend.cells_on_session_means;
-        }
+        if (session_result.valid) session_results[&cell] = session_result;
+        if (ci_disjoint) disjoint.insert(&cell);
+      }
+    }
+  }
+
+  // The machines of a class as one table (docs/statistics.md, "Machines").
+  // Rows and cells move, never copy: the cell pointers above stay valid.
+  if (!options.per_sut) {
+    std::vector<report::Table> tables;
+    for (std::size_t t = 0; t < out.tables.size();) {
+      const std::string sut_class = out.tables[t].sut_class;
+      if (sut_class.empty()) {
+        tables.push_back(std::move(out.tables[t++]));
+        continue;
+      }
+      std::vector<report::Table> members;
+      std::vector<const std::map<RowKey, RowSamples>*> member_samples;
+      for (; t < out.tables.size() && out.tables[t].sut_class == sut_class; ++t) {
+        members.push_back(std::move(out.tables[t]));
+        member_samples.push_back(table_samples[t]);
+      }
+      tables.push_back(combine_class(sut_class, members, member_samples, options));
+    }
+    out.tables = std::move(tables);
+  }
+
+  std::vector<report::Cell*> tested;
+  for (auto& table : out.tables) {
+    for (auto& row : table.rows) {
+      if (!row.base_present) continue;
+      for (auto& cell : row.cells) {
+        if (!cell.present) continue;
+        if (session_results.count(&cell)) ++out.legend.cells_on_session_means;
         if (!gives_p_values(options.method)) {
           if (cell.note.empty()) ++out.legend.rows_tested;
-          if (ci_disjoint) disjoint.insert(&cell);
         } else if (std::isfinite(cell.p_value)) {
-          tested.push_back({&cell, &row});
+          tested.push_back(&cell);
         }
       }
     }
@@ -560,11 +732,11 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   if (gives_p_values(options.method)) {
     std::vector<double> p_values;
     p_values.reserve(tested.size());
-    for (const auto& t : tested) p_values.push_back(t.cell->p_value);
+    for (const auto* cell : tested) p_values.push_back(cell->p_value);
     out.legend.rows_tested = static_cast<int>(p_values.size());
     const std::vector<double> q_values =
         options.fdr ? stats::benjamini_hochberg(p_values) : p_values;
-    for (std::size_t i = 0; i < tested.size(); ++i) tested[i].cell->q_value = q_values[i];
+    for (std::size_t i = 0; i < tested.size(); ++i) tested[i]->q_value = q_values[i];
   }
 
   const double min_change = options.min_change_pct;

@@ -38,6 +38,9 @@ struct CompareOptions {
   SessionMode sessions = SessionMode::Sessions;
   // Sequential looks (--until-decided): each look tests at level / looks.
   int looks = 1;
+  // One table per SUT (--per-sut); else one per SUT class, pooling the
+  // class's machines with the machine as a level of variation.
+  bool per_sut = false;
 };
 
 // Where a session was measured beyond its swprofile: its run (sessions

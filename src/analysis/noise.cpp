@@ -158,6 +158,7 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
   CompareOptions compare = options.compare;
   compare.base = kFirstHalf;
   compare.tests = {kSecondHalf};
+  compare.per_sut = true;  // the noise report is per machine
   const report::Report aa = build_comparison(halves, compare);
   out.legend = aa.legend;
 

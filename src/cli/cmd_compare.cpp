@@ -1,4 +1,6 @@
 // kbench compare: the table for the mailing list.
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <functional>
@@ -31,7 +33,23 @@ struct CompareCommandOptions {
   std::string sessions = "sessions";
   std::string store_url;
   std::string looks = "1";
+  bool per_sut = false;
 };
+
+// --class naming no class of the store is a typo far more often than a
+// wish for an empty report: one line listing the classes there are.
+void require_class(store::ResultStore& store, const std::string& url, const std::string& class_glob) {
+  if (class_glob == "*") return;
+  std::set<std::string> classes;
+  for (const auto& session : store.list_sessions({})) classes.insert(session.sut_class);
+  for (const auto& name : classes) {
+    if (fnmatch(class_glob.c_str(), name.c_str(), 0) == 0) return;
+  }
+  std::string known;
+  for (const auto& name : classes) known += (known.empty() ? "" : ", ") + (name.empty() ? "'' (no class)" : name);
+  throw InputError("--class " + class_glob + ": matches no SUT class in " + url + " (known: " +
+                   (known.empty() ? std::string("none") : known) + ")");
+}
 
 // "SUT 'a'", "SUTs 'a', 'b'": for a message.
 std::string sut_list(const std::set<std::string>& suts) {
@@ -86,11 +104,13 @@ void compare_command(const CompareCommandOptions& options) {
   compare.min_change_pct = parse_decimal("--min-change", options.min_change, 0);
   compare.sessions = analysis::parse_session_mode(options.sessions);
   compare.looks = parse_integer("--looks", options.looks, 1, 20);
+  compare.per_sut = options.per_sut;
   const auto renderer = report::make_renderer(options.format);
 
   const OpenedStore opened = open_existing_store(options.store_url);
   require_swprofiles(opened, options.profiles, KnownProfiles::List);
   auto& store = opened.store;
+  require_class(*store, opened.url, options.filter.class_glob);
   store::SampleQuery query = options.filter;
   // Every profile, not just the compared ones: the others are the SUT's
   // noise model (the prior of the session test).
@@ -147,13 +167,20 @@ void add_compare_command(CLI::App& app) {
                   "the data was looked at this many times (plan exec --until-decided --max-looks): each look at "
                   "level/looks (default 1)");
   add_sample_filter_options(*cmd, options->filter);
+  add_glob_option(*cmd, "--class", options->filter.class_glob,
+                  "only SUT classes matching this glob (a session's class: its fingerprint's sut_class)");
+  cmd->add_flag("--per-sut", options->per_sut,
+                "one table per SUT (machine), as before classes; default: one table per SUT class, pooling its "
+                "machines with the machine as a level of variation");
   add_store_option(*cmd, options->store_url);
   cmd->footer(
       "Examples:\n"
       "  kbench compare base patched\n"
       "  kbench compare base patched-v1 patched-v2 --format markdown\n"
       "  kbench compare base patched --method mwu --fdr off --benchmark 'perf/*'\n"
-      "  kbench compare base patched --sessions pooled --resultclass 'p99*' --min-change 1");
+      "  kbench compare base patched --sessions pooled --resultclass 'p99*' --min-change 1\n"
+      "  kbench compare base patched --class 'aws-m7g*'       # one class's table\n"
+      "  kbench compare base patched --per-sut --sut 'lab-*'  # one table per machine");
   cmd->callback([options] { compare_command(*options); });
 }
 

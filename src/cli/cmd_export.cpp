@@ -1,5 +1,9 @@
 // kbench export: every stored sample, unrounded, for scripts and spreadsheets.
+#include <algorithm>
 #include <iostream>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -23,8 +27,26 @@ void export_command(const ExportOptions& options) {
   require_swprofiles(opened, options.swprofiles);
   store::SampleQuery query = options.filter;
   query.swprofiles = options.swprofiles;
+  std::unordered_map<std::int64_t, std::string> uids;
+  for (const auto& session : opened.store->list_sessions(options.swprofiles)) uids[session.id] = session.uid;
   writer->begin();
-  opened.store->for_each_sample(query, [&](const store::SampleRow& sample) { writer->write(sample); });
+  // A store delivers a session's samples in an order of its own (its result
+  // classes' ids): sorted by what they are, a session exports the same from
+  // every store it was merged into. One session at a time stays small.
+  std::vector<store::SampleRow> session;
+  const auto flush = [&] {
+    std::sort(session.begin(), session.end(), [](const store::SampleRow& a, const store::SampleRow& b) {
+      return std::tie(a.benchmark, a.params, a.result_class.name, a.result_class.unit, a.repeat) <
+             std::tie(b.benchmark, b.params, b.result_class.name, b.result_class.unit, b.repeat);
+    });
+    for (const auto& sample : session) writer->write(sample, uids[sample.session]);
+    session.clear();
+  };
+  opened.store->for_each_sample(query, [&](const store::SampleRow& sample) {
+    if (!session.empty() && session.back().session != sample.session) flush();
+    session.push_back(sample);
+  });
+  flush();
   writer->end();
 }
 
@@ -38,8 +60,10 @@ void add_export_command(CLI::App& app) {
   add_sample_filter_options(*cmd, options->filter);
   add_store_option(*cmd, options->store_url);
   cmd->footer(
-      "Columns: sut, swprofile, session, session_index, benchmark, params, result_class, unit,\n"
-      "direction (higher|lower is better), repeat, value.\n"
+      "Columns: sut, swprofile, session_uid, session_index, benchmark, params, result_class, unit,\n"
+      "direction (higher|lower is better), repeat, value, sut_class. A session's samples are ordered by\n"
+      "benchmark, params, result class, unit and repeat, so a session exports the same from any store\n"
+      "`kbench merge` copied it into.\n"
       "Examples:\n"
       "  kbench export > samples.csv\n"
       "  kbench export --format json --swprofile base --swprofile patched");

@@ -47,6 +47,8 @@ std::set<std::string> undecided_benchmarks(store::ResultStore& store, const std:
   compare.base = profiles.front();
   compare.tests.assign(profiles.begin() + 1, profiles.end());
   compare.looks = looks;
+  // Per machine: a row undecided on any SUT of the plan gets more sessions.
+  compare.per_sut = true;
   store::SampleQuery query;
   query.settled_only = true;
   const report::Report report = analysis::build_comparison(store.samples(query), compare);

@@ -34,7 +34,10 @@ const char* const kHeader[] = {
     // read them by position.
     "params",
     // Added with the run-to-run noise model, after params for the same reason.
-    "run_df"};
+    "run_df",
+    // Added with SUT classes: the table's class, its machines (joined by
+    // ' '), and how many machines a class cell was tested across.
+    "sut_class", "suts", "machines"};
 
 // A table's environment differences in one field: lines joined by " | ".
 std::string joined_differences(const Table& table) {
@@ -52,6 +55,8 @@ class CsvRenderer : public Renderer {
     for (const Table& table : report.tables) {
       const std::size_t columns = std::max<std::size_t>(1, table.test_profiles.size());
       const std::string differences = joined_differences(table);
+      std::string suts;
+      for (const std::string& sut : table.suts) suts += (suts.empty() ? "" : " ") + sut;
       for (const Row& row : table.rows) {
         for (std::size_t c = 0; c < columns; ++c) {
           const Cell& cell = c < row.cells.size() ? row.cells[c] : absent;
@@ -89,6 +94,9 @@ class CsvRenderer : public Renderer {
           fields.push_back(differences);
           fields.push_back(params_text(row.params));
           fields.push_back(format_exact(cell.run_df));
+          fields.push_back(table.sut_class);
+          fields.push_back(suts);
+          fields.push_back(std::to_string(cell.machines));
           write(fields, out);
         }
       }

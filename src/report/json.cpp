@@ -44,7 +44,8 @@ Json cell_json(const Row& row, const Cell& cell, const std::string& profile, Sig
               {"prior_df", number(cell.prior_df)},
               {"run_df", number(cell.run_df)},
               {"heavy_tail", cell.heavy_tail},
-              {"bimodal", cell.bimodal}};
+              {"bimodal", cell.bimodal},
+              {"machines", cell.machines}};
 }
 
 class JsonRenderer : public Renderer {
@@ -91,6 +92,9 @@ class JsonRenderer : public Renderer {
                                {"untested", column.untested}});
       }
       tables.push_back(Json{{"sut", table.sut},
+                            {"sut_scope", table.sut_scope == SutScope::SutClass ? "class" : "sut"},
+                            {"sut_class", table.sut_class},
+                            {"suts", table.suts},
                             {"base_profile", table.base_profile},
                             {"test_profiles", table.test_profiles},
                             {"rows", std::move(rows)},

@@ -211,6 +211,22 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, 
     lines.push_back(fmt::format("Sessions: {} tested on session means (--sessions {}).",
                                 count_noun(legend.cells_on_session_means, "cell", "cells"), legend.sessions));
   }
+  if (table) {
+    int across = 0;
+    std::size_t fewest = 0, most = 0;
+    for (const Row& row : table->rows)
+      for (const Cell& cell : row.cells) {
+        if (!cell.present || cell.machines == 0) continue;
+        fewest = across++ == 0 ? cell.machines : std::min(fewest, cell.machines);
+        most = std::max(most, cell.machines);
+      }
+    if (across > 0) {
+      lines.push_back(fmt::format("Machines: {} tested across the class's machines ({} machines): one change per "
+                                  "machine, its geometric mean printed, a t-test against 0 with df = machines - 1.",
+                                  count_noun(across, "cell", "cells"),
+                                  fewest == most ? std::to_string(most) : fmt::format("{} to {}", fewest, most)));
+    }
+  }
   if (legend.looks > 1) {
     const double level = legend.fdr ? *legend.fdr : legend.alpha;
     lines.push_back(fmt::format("Until decided: {} looks at the data, each at {}={:.3g} ({} / {}, Bonferroni).",

@@ -45,6 +45,9 @@ struct Cell {
   // Rows that are not what they seem: footnoted, never marked silently.
   bool heavy_tail = false;  // a side's mean lies above its p99, or is carried by a few extreme repeats
   bool bimodal = false;     // a side's samples fall into two separate groups
+  // A class table's cell tested across its machines (one change per
+  // machine, docs/statistics.md "Machines"): how many; 0 for any other cell.
+  std::size_t machines = 0;
 };
 inline constexpr int kSessionsToDecideLimit = 50;
 
@@ -93,6 +96,12 @@ struct Table {
   // that the swprofiles do not declare: "thp: base madvise, patched always".
   std::vector<std::string> environment_differences;
   SutScope sut_scope = SutScope::Sut;
+  // The class of the table's machines ("" when their sessions name none; for
+  // a per-SUT table of a SUT in several classes, their names joined by ',').
+  std::string sut_class;
+  // The machines (SUT names) whose samples the table holds: one for a
+  // per-SUT table, those of the class for a class table.
+  std::vector<std::string> suts;
 };
 
 struct Legend {

@@ -1,5 +1,6 @@
-// Columns: sut, swprofile, session, session_index, benchmark, params,
-// result_class, unit, direction, repeat, value; values in round-trip form.
+// Columns: sut, swprofile, session_uid, session_index, benchmark, params,
+// result_class, unit, direction, repeat, value, sut_class; values in
+// round-trip form.
 #include "report/sample_export.h"
 
 #include <nlohmann/json.hpp>
@@ -16,15 +17,16 @@ class CsvSampleWriter : public SampleWriter {
  public:
   explicit CsvSampleWriter(std::ostream& out) : out_(out) {}
   void begin() override {
-    out_ << "sut,swprofile,session,session_index,benchmark,params,result_class,unit,direction,repeat,value\n";
+    out_ << "sut,swprofile,session_uid,session_index,benchmark,params,result_class,unit,direction,repeat,value,"
+            "sut_class\n";
   }
-  void write(const store::SampleRow& s) override {
+  void write(const store::SampleRow& s, const std::string& session_uid) override {
     line_.clear();
-    line_ += csv_field(s.sut) + ',' + csv_field(s.swprofile) + ',' + std::to_string(s.session) + ',' +
+    line_ += csv_field(s.sut) + ',' + csv_field(s.swprofile) + ',' + csv_field(session_uid) + ',' +
              std::to_string(s.session_index) + ',' + csv_field(s.benchmark) + ',' + csv_field(params_text(s.params)) +
              ',' + csv_field(s.result_class.name) + ',' + csv_field(s.result_class.unit) + ',' +
              std::string(kbench::to_string(s.result_class.better)) + ',' + std::to_string(s.repeat) + ',' +
-             format_exact(s.value) + '\n';
+             format_exact(s.value) + ',' + csv_field(s.sut_class) + '\n';
     out_ << line_;
   }
   void end() override {}
@@ -40,10 +42,10 @@ class JsonSampleWriter : public SampleWriter {
  public:
   explicit JsonSampleWriter(std::ostream& out) : out_(out) {}
   void begin() override { out_ << "["; }
-  void write(const store::SampleRow& s) override {
+  void write(const store::SampleRow& s, const std::string& session_uid) override {
     nlohmann::ordered_json sample = {{"sut", s.sut},
                                      {"swprofile", s.swprofile},
-                                     {"session", s.session},
+                                     {"session_uid", session_uid},
                                      {"session_index", s.session_index},
                                      {"benchmark", s.benchmark},
                                      {"params", s.params},
@@ -51,7 +53,8 @@ class JsonSampleWriter : public SampleWriter {
                                      {"unit", s.result_class.unit},
                                      {"direction", std::string(kbench::to_string(s.result_class.better))},
                                      {"repeat", s.repeat},
-                                     {"value", s.value}};
+                                     {"value", s.value},
+                                     {"sut_class", s.sut_class}};
     out_ << (first_ ? "\n" : ",\n") << sample.dump();
     first_ = false;
   }

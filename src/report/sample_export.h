@@ -14,7 +14,9 @@ class SampleWriter {
  public:
   virtual ~SampleWriter() = default;
   virtual void begin() = 0;  // the CSV header, the JSON "["
-  virtual void write(const store::SampleRow& sample) = 0;
+  // `session_uid`: the session's identity in every store (the row id is one
+  // store's own), so a merged session exports the same on both sides.
+  virtual void write(const store::SampleRow& sample, const std::string& session_uid) = 0;
   virtual void end() = 0;    // the JSON "]"
 };
 

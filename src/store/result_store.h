@@ -47,7 +47,7 @@ struct SessionStart {
   // What the session is to run: a benchmark in here without an outcome is
   // what an unfinished session lacks.
   std::vector<BenchmarkKey> planned;
-  std::string uid;  // empty: the store makes a random 32-hex-digit one
+  std::string uid;      // empty: the store makes a random 32-hex-digit one
 };
 
 enum class OutcomeStatus { Ok, Skipped, Failed };
@@ -259,6 +259,17 @@ class ResultStore {
   virtual std::int64_t record_boot(const BootRecord& boot) = 0;
   // Boots of one run of a plan (plan_key and run empty: every boot), oldest first.
   virtual std::vector<BootRecord> list_boots(const std::string& plan_key, const std::string& run) = 0;
+
+  // --- moving sessions between stores (issue 13, `kbench merge`) ---
+  // The session with this uid, if the store has it.
+  virtual std::optional<std::int64_t> find_session_by_uid(const std::string& uid) = 0;
+  // The whole session (throws RunError when it does not exist).
+  virtual SessionContent read_session(std::int64_t session) = 0;
+  // Writes a session read from another store, in one transaction, with its uid, timestamps, outcomes and
+  // results as they were. Keeps content.session_index when no session of that (SUT, swprofile) has it in
+  // this store, else takes the next free index. Creates SUT, swprofile, benchmark and result-class rows as
+  // needed; a result class whose stored "better" differs is a RunError naming it. Returns the new id.
+  virtual std::int64_t import_session(const SessionContent& content) = 0;
 
   // SQLite's `PRAGMA integrity_check` plus `PRAGMA foreign_key_check`:
   // empty when the store is sound, else one line per problem.

@@ -110,14 +110,17 @@ const SchemaDialect& sqlite_dialect() {
                       session_id   INTEGER REFERENCES session(id) ON DELETE SET NULL
                     ))sql",
                      "CREATE INDEX boot_by_run ON boot(plan_key, run)"}},
-          // 3 -> 4: a session keeps its identity across stores (`kbench
-          // merge`), and knows its SUT class.
+          // 3 -> 4: a session keeps its identity when `kbench merge` copies
+          // it to another store (uid), and knows its SUT class without
+          // parsing the fingerprint on every compare (sut_class).
           Migration{3,
                     {"ALTER TABLE session ADD COLUMN uid TEXT",
+                     "UPDATE session SET uid = lower(hex(randomblob(16)))",
+                     "CREATE UNIQUE INDEX session_by_uid ON session(uid)",
                      "ALTER TABLE session ADD COLUMN sut_class TEXT NOT NULL DEFAULT ''",
-                     "UPDATE session SET uid = lower(hex(randomblob(16))), "
-                     "sut_class = COALESCE(json_extract(fingerprint, '$.sut_class'), '')",
-                     "CREATE UNIQUE INDEX session_by_uid ON session(uid)"}},
+                     "UPDATE session SET sut_class = COALESCE(CASE WHEN json_valid(fingerprint) THEN "
+                     "json_extract(fingerprint, '$.sut_class') END, '') "
+                     "WHERE json_type(CASE WHEN json_valid(fingerprint) THEN fingerprint END, '$.sut_class') = 'text'"}},
       }};
   return dialect;
 }

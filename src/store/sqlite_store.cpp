@@ -6,6 +6,7 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -135,7 +136,9 @@ class SqliteStore final : public ResultStore {
           .bind(3, start.started_at.empty() ? utc_now_iso8601() : start.started_at)
           .bind(4, kernel_release_of(start.fingerprint))
           .bind(5, start.fingerprint.is_null() ? std::string("{}") : start.fingerprint.dump())
-          .bind(6, planned_text(start.planned));
+          .bind(6, planned_text(start.planned))
+          .bind(7, start.uid)
+          .bind(8, sut_class_of(start.fingerprint));
       if (!insert_session_.step()) fail(db_, url_, "creating the session");
       const std::int64_t session = insert_session_.integer(0);
       insert_session_.reset();
@@ -348,6 +351,7 @@ class SqliteStore final : public ResultStore {
       std::int64_t id;
       std::string sut, swprofile;
       int index;
+      std::string sut_class;
     };
     struct ClassInfo {
       std::int64_t benchmark_id;
@@ -355,23 +359,22 @@ class SqliteStore final : public ResultStore {
       Params params;
       ResultClass result_class;
     };
-    std::string session_sql = R"sql(
-      SELECT s.id, t.name, p.name, s.idx FROM session s
-      JOIN sut t ON t.id = s.sut_id JOIN swprofile p ON p.id = s.swprofile_id
-      WHERE t.name GLOB ?1)sql";
+    std::string session_sql = "SELECT s.id, t.name, p.name, s.idx, " + sut_class_sql() + R"sql( AS class
+      FROM session s JOIN sut t ON t.id = s.sut_id JOIN swprofile p ON p.id = s.swprofile_id
+      WHERE t.name GLOB ?1 AND class GLOB ?2)sql";
     if (!query.swprofiles.empty()) {
-      session_sql += " AND p.name IN (" + placeholders(query.swprofiles.size(), 2) + ")";
+      session_sql += " AND p.name IN (" + placeholders(query.swprofiles.size(), 3) + ")";
     }
     session_sql += " ORDER BY s.id";
     Statement session_query(db_, url_, session_sql);
-    session_query.bind(1, glob_or_all(query.sut_glob));
+    session_query.bind(1, glob_or_all(query.sut_glob)).bind(2, glob_or_all(query.class_glob));
     for (std::size_t i = 0; i < query.swprofiles.size(); ++i) {
-      session_query.bind(static_cast<int>(i) + 2, query.swprofiles[i]);
+      session_query.bind(static_cast<int>(i) + 3, query.swprofiles[i]);
     }
     std::vector<SessionInfo> sessions;
     while (session_query.step()) {
       sessions.push_back({session_query.integer(0), session_query.text(1), session_query.text(2),
-                          static_cast<int>(session_query.integer(3))});
+                          static_cast<int>(session_query.integer(3)), session_query.text(4)});
     }
     if (sessions.empty()) return;
 
@@ -400,6 +403,7 @@ class SqliteStore final : public ResultStore {
       row.swprofile = session.swprofile;
       row.session = session.id;
       row.session_index = session.index;
+      row.sut_class = session.sut_class;
       if (query.settled_only) {
         ok_benchmarks.clear();
         settled.reset().bind(1, session.id);
@@ -647,6 +651,195 @@ class SqliteStore final : public ResultStore {
     });
   }
 
+  std::optional<std::int64_t> find_session_by_uid(const std::string& uid) override {
+    if (version_ < 4 || uid.empty()) return std::nullopt;
+    Statement query(db_, url_, "SELECT id FROM session WHERE uid = ?1");
+    query.bind(1, uid);
+    if (!query.step()) return std::nullopt;
+    return query.integer(0);
+  }
+
+  SessionContent read_session(std::int64_t session) override {
+    const char* v2 = version_ >= 2 ? "s.planned, s.finished_at" : "NULL, s.started_at";
+    Statement head(db_, url_,
+                   std::string("SELECT ") + uid_sql() + R"sql(, t.name, t.hostname, t.arch, t.cpu_model, t.cpu_count,
+                     t.memory_gib, t.product_name, p.name, s.idx, s.started_at, s.kernel_release, s.fingerprint, )sql" +
+                       v2 + R"sql( FROM session s JOIN sut t ON t.id = s.sut_id
+                     JOIN swprofile p ON p.id = s.swprofile_id WHERE s.id = ?1)sql");
+    head.bind(1, session);
+    if (!head.step()) throw RunError("store " + url_ + ": session " + std::to_string(session) + " does not exist");
+    SessionContent content;
+    content.uid = head.text(0);
+    content.sut = Sut{head.text(1), head.text(2), head.text(3), head.text(4), static_cast<int>(head.integer(5)),
+                      head.integer(6), head.text(7)};
+    content.swprofile = head.text(8);
+    content.session_index = static_cast<int>(head.integer(9));
+    content.started_at = head.text(10);
+    content.kernel_release = head.text(11);
+    content.fingerprint = nlohmann::json::parse(head.text(12), nullptr, /*allow_exceptions=*/false);
+    if (version_ >= 2 && !head.is_null(13)) content.planned = planned_from_text(head.text(13));
+    if (!head.is_null(14)) content.finished_at = head.text(14);
+
+    Statement outcomes(db_, url_, R"sql(
+      SELECT b.name, b.params, o.status, o.reason, o.stderr_tail, o.recorded_at
+      FROM outcome o JOIN benchmark b ON b.id = o.benchmark_id WHERE o.session_id = ?1 ORDER BY b.name, b.params)sql");
+    outcomes.bind(1, session);
+    while (outcomes.step()) {
+      content.outcomes.push_back(
+          StoredOutcome{BenchmarkKey{outcomes.text(0), params_from_text(outcomes.text(1))},
+                        Outcome{parse_outcome_status(outcomes.text(2)).value_or(OutcomeStatus::Failed),
+                                outcomes.text(3), outcomes.text(4)},
+                        outcomes.integer(5)});
+    }
+    // Classes are few: read them once, ordered as the interface orders
+    // results, then the results in primary-key order (class, repeat: no join
+    // or sort over the large table), each into its class's place.
+    struct ClassRow {
+      BenchmarkKey benchmark;
+      ResultClass result_class;
+      std::int64_t id;
+    };
+    std::vector<ClassRow> classes;
+    Statement class_query(db_, url_, R"sql(
+      SELECT rc.id, b.name, b.params, rc.name, rc.unit, rc.better FROM resultclass rc
+      JOIN benchmark b ON b.id = rc.benchmark_id
+      WHERE rc.id IN (SELECT DISTINCT resultclass_id FROM result WHERE session_id = ?1))sql");
+    class_query.bind(1, session);
+    while (class_query.step()) {
+      classes.push_back(ClassRow{BenchmarkKey{class_query.text(1), params_from_text(class_query.text(2))},
+                                 ResultClass{class_query.text(3), class_query.text(4),
+                                             better_from_text(class_query.text(5))},
+                                 class_query.integer(0)});
+    }
+    std::sort(classes.begin(), classes.end(), [](const ClassRow& a, const ClassRow& b) {
+      return std::tie(a.benchmark.name, a.benchmark.params, a.result_class.name, a.result_class.unit) <
+             std::tie(b.benchmark.name, b.benchmark.params, b.result_class.name, b.result_class.unit);
+    });
+    std::unordered_map<std::int64_t, std::size_t> rank;
+    for (std::size_t i = 0; i < classes.size(); ++i) rank.emplace(classes[i].id, i);
+    std::vector<std::vector<StoredResult>> by_class(classes.size());
+    Statement results(db_, url_,
+                      "SELECT resultclass_id, repeat, value, recorded_at FROM result WHERE session_id = ?1 "
+                      "ORDER BY resultclass_id, repeat");
+    results.bind(1, session);
+    std::int64_t current = -1;
+    std::vector<StoredResult>* bucket = nullptr;
+    const ClassRow* info = nullptr;
+    std::size_t total = 0;
+    while (results.step()) {
+      const std::int64_t class_id = results.integer(0);
+      if (class_id != current) {
+        current = class_id;
+        const std::size_t index = rank.at(class_id);
+        bucket = &by_class[index];
+        info = &classes[index];
+      }
+      bucket->push_back(StoredResult{info->benchmark, info->result_class, static_cast<int>(results.integer(1)),
+                                     results.real(2), results.integer(3)});
+      ++total;
+    }
+    content.results.reserve(total);
+    for (auto& bucket_rows : by_class) {
+      for (auto& row : bucket_rows) content.results.push_back(std::move(row));
+    }
+    return content;
+  }
+
+  std::int64_t import_session(const SessionContent& content) override {
+    require_writable();
+    if (content.swprofile.empty()) throw InputError("imported session: the swprofile name is empty");
+    if (content.sut.name.empty()) throw InputError("imported session: the SUT has no name");
+    return in_transaction([&] {
+      upsert_sut_.reset()
+          .bind(1, content.sut.name)
+          .bind(2, content.sut.hostname)
+          .bind(3, content.sut.arch)
+          .bind(4, content.sut.cpu_model)
+          .bind(5, content.sut.cpu_count)
+          .bind(6, content.sut.memory_gib)
+          .bind(7, content.sut.product_name);
+      if (!upsert_sut_.step()) fail(db_, url_, "storing the SUT");
+      const std::int64_t sut_id = upsert_sut_.integer(0);
+      upsert_sut_.reset();
+      upsert_swprofile_.reset().bind(1, content.swprofile);
+      if (!upsert_swprofile_.step()) fail(db_, url_, "storing the swprofile");
+      const std::int64_t swprofile_id = upsert_swprofile_.integer(0);
+      upsert_swprofile_.reset();
+
+      import_session_.reset()
+          .bind(1, sut_id)
+          .bind(2, swprofile_id)
+          .bind(3, content.session_index)
+          .bind(4, content.started_at)
+          .bind(5, content.kernel_release)
+          .bind(6, content.fingerprint.is_null() ? std::string("{}") : content.fingerprint.dump())
+          .bind(7, content.planned ? planned_text(*content.planned) : std::string())
+          .bind(8, content.uid)
+          .bind(9, sut_class_of(content.fingerprint))
+          .bind(10, content.finished_at.value_or(""));
+      if (!import_session_.step()) fail(db_, url_, "creating the session " + content.uid);
+      const std::int64_t session = import_session_.integer(0);
+      import_session_.reset();
+
+      for (const auto& stored : content.outcomes) {
+        import_outcome_.reset()
+            .bind(1, session)
+            .bind(2, benchmark_id_for(stored.benchmark))
+            .bind(3, to_string(stored.outcome.status))
+            .bind(4, stored.outcome.reason)
+            .bind(5, stored.outcome.stderr_tail)
+            .bind(6, stored.recorded_at)
+            .run();
+      }
+
+      // Consecutive results share their class: look it up when it changes.
+      const StoredResult* previous = nullptr;
+      std::int64_t class_id = 0;
+      std::vector<std::int64_t> class_ids;
+      class_ids.reserve(content.results.size());
+      for (const auto& result : content.results) {
+        if (!std::isfinite(result.value)) {
+          throw RunError("store " + url_ + ": session " + content.uid + ": " + result.benchmark.name + " " +
+                         result.result_class.label() + " is not a finite number");
+        }
+        if (!previous || previous->benchmark.name != result.benchmark.name ||
+            previous->benchmark.params != result.benchmark.params ||
+            !(previous->result_class == result.result_class)) {
+          const std::int64_t benchmark_id = benchmark_id_for(result.benchmark);
+          class_id = resultclass_id_for(resultclass_ids_[benchmark_id], 0, benchmark_id, result.benchmark.name,
+                                        result.result_class);
+          previous = &result;
+        }
+        class_ids.push_back(class_id);
+      }
+      std::size_t next = 0;
+      import_results_.reset().bind(1, session);
+      for (; next + kInsertBatch <= content.results.size(); next += kInsertBatch) {
+        import_results_.reset();
+        for (std::size_t i = 0; i < kInsertBatch; ++i) {
+          const auto& result = content.results[next + i];
+          const int base = static_cast<int>(2 + 4 * i);
+          import_results_.bind(base, class_ids[next + i])
+              .bind(base + 1, result.repeat)
+              .bind(base + 2, result.value)
+              .bind(base + 3, result.recorded_at);
+        }
+        import_results_.run();
+      }
+      insert_result_.reset().bind(1, session);
+      for (; next < content.results.size(); ++next) {
+        const auto& result = content.results[next];
+        insert_result_.reset()
+            .bind(2, class_ids[next])
+            .bind(3, result.repeat)
+            .bind(4, result.value)
+            .bind(5, result.recorded_at)
+            .run();
+      }
+      return session;
+    });
+  }
+
   std::vector<std::string> integrity_check() override {
     std::vector<std::string> problems;
     Statement integrity(db_, url_, "PRAGMA integrity_check");
@@ -677,8 +870,17 @@ class SqliteStore final : public ResultStore {
     // Column 6 (planned) is read again by session_benchmarks(); it is in the
     // row so the column numbers stay those of the newest schema.
     return std::string("SELECT s.id, t.name, p.name, s.idx, s.started_at, s.kernel_release, ") + v2 +
-           ", (SELECT COUNT(*) FROM result r WHERE r.session_id = s.id), s.fingerprint "
-           "FROM session s JOIN sut t ON t.id = s.sut_id JOIN swprofile p ON p.id = s.swprofile_id";
+           ", (SELECT COUNT(*) FROM result r WHERE r.session_id = s.id), s.fingerprint, " + uid_sql() + ", " +
+           sut_class_sql() + " FROM session s JOIN sut t ON t.id = s.sut_id JOIN swprofile p ON p.id = s.swprofile_id";
+  }
+
+  // Before version 4 (a read-only store not yet migrated) sessions have no
+  // uid, and their class is read from the fingerprint as the migration would.
+  std::string uid_sql() const { return version_ >= 4 ? "s.uid" : "''"; }
+  std::string sut_class_sql() const {
+    return version_ >= 4 ? "s.sut_class"
+                         : "CASE WHEN json_valid(s.fingerprint) AND json_type(s.fingerprint, '$.sut_class') = 'text' "
+                           "THEN json_extract(s.fingerprint, '$.sut_class') ELSE '' END";
   }
 
   SessionListing session_from_row(const Statement& row, bool with_fingerprint) {
@@ -691,6 +893,8 @@ class SqliteStore final : public ResultStore {
     listing.kernel_release = row.text(5);
     listing.finished = row.integer(7) != 0;
     listing.samples = row.integer(8);
+    listing.uid = row.text(10);
+    listing.sut_class = row.text(11);
     if (with_fingerprint) {
       listing.fingerprint = nlohmann::json::parse(row.text(9), nullptr, /*allow_exceptions=*/false);
     }
@@ -714,11 +918,31 @@ class SqliteStore final : public ResultStore {
       INSERT INTO swprofile(name) VALUES (?1)
       ON CONFLICT DO UPDATE SET name = excluded.name RETURNING id)sql");
     insert_session_ = Statement(db_, url_, R"sql(
-      INSERT INTO session(sut_id, swprofile_id, idx, started_at, kernel_release, fingerprint, planned)
+      INSERT INTO session(sut_id, swprofile_id, idx, started_at, kernel_release, fingerprint, planned, uid, sut_class)
       VALUES (?1, ?2,
               (SELECT COALESCE(MAX(idx) + 1, 0) FROM session WHERE sut_id = ?1 AND swprofile_id = ?2),
-              ?3, ?4, ?5, ?6)
+              ?3, ?4, ?5, ?6, COALESCE(NULLIF(?7, ''), lower(hex(randomblob(16)))), ?8)
       RETURNING id)sql");
+    // A merged session keeps its number unless this store already has that
+    // number for the (SUT, swprofile); then it takes the next free one.
+    import_session_ = Statement(db_, url_, R"sql(
+      INSERT INTO session(sut_id, swprofile_id, idx, started_at, kernel_release, fingerprint, planned, uid, sut_class,
+                          finished_at)
+      VALUES (?1, ?2,
+              CASE WHEN EXISTS (SELECT 1 FROM session WHERE sut_id = ?1 AND swprofile_id = ?2 AND idx = ?3) THEN
+                (SELECT MAX(idx) + 1 FROM session WHERE sut_id = ?1 AND swprofile_id = ?2) ELSE ?3 END,
+              ?4, ?5, ?6, NULLIF(?7, ''), ?8, ?9, NULLIF(?10, ''))
+      RETURNING id)sql");
+    std::string import_sql = "INSERT INTO result(session_id, resultclass_id, repeat, value, recorded_at) VALUES ";
+    for (std::size_t i = 0; i < kInsertBatch; ++i) {
+      if (i) import_sql += ", ";
+      const auto p = [&](int k) { return "?" + std::to_string(2 + 4 * i + k); };
+      import_sql += "(?1, " + p(0) + ", " + p(1) + ", " + p(2) + ", " + p(3) + ")";
+    }
+    import_results_ = Statement(db_, url_, import_sql);
+    import_outcome_ = Statement(db_, url_, R"sql(
+      INSERT INTO outcome(session_id, benchmark_id, status, reason, stderr_tail, recorded_at)
+      VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql");
     upsert_benchmark_ = Statement(db_, url_, R"sql(
       INSERT INTO benchmark(name, params) VALUES (?1, ?2)
       ON CONFLICT DO UPDATE SET name = excluded.name RETURNING id)sql");
@@ -859,7 +1083,8 @@ class SqliteStore final : public ResultStore {
   bool writable_;
   int version_;
   Statement upsert_sut_, upsert_swprofile_, insert_session_, session_exists_, find_benchmark_,
-      upsert_benchmark_, upsert_resultclass_, insert_result_, insert_results_, upsert_outcome_;
+      upsert_benchmark_, upsert_resultclass_, insert_result_, insert_results_, upsert_outcome_, import_session_,
+      import_results_, import_outcome_;
   std::vector<std::int64_t> class_ids_;  // of the repeat being stored, reused
   std::unordered_map<std::string, std::int64_t> benchmark_ids_;
   std::unordered_map<std::int64_t, KnownClasses> resultclass_ids_;  // by benchmark id

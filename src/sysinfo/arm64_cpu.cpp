@@ -201,7 +201,8 @@ std::string describe_cores(const std::vector<Midr>& midrs) {
 }
 
 std::string sut_class_name(const std::string& arch, const std::string& core, int sockets, long cpus,
-                           const std::string& sys_vendor, const std::string& product_name) {
+                           const std::string& sys_vendor, const std::string& product_name,
+                           std::int64_t memory_gib) {
   if (trim(sys_vendor) == "Amazon EC2" && !trim(product_name).empty()) {
     return "aws-" + lower_dashed(trim(product_name));
   }
@@ -213,6 +214,7 @@ std::string sut_class_name(const std::string& arch, const std::string& core, int
   if (!trim(core).empty()) append(lower_dashed(trim(core)));
   if (sockets > 0) append(std::to_string(sockets) + 's');
   if (cpus > 0) append(std::to_string(cpus) + 'c');
+  if (memory_gib > 0) append(std::to_string(memory_gib) + 'g');
   return name;
 }
 

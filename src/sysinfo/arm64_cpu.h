@@ -48,10 +48,13 @@ std::string describe_cores(const std::vector<Midr>& midrs);
 // The SUT class name of the seed report's tables ("Results for SUT Class
 // aws-m7g.metal:"): the cloud's instance type where the firmware names one
 // (sys_vendor "Amazon EC2" and product_name "m7g.metal" -> "aws-m7g.metal"),
-// else <arch>-<core>-<sockets>s-<cpus>c ("aarch64-ampereone-1s-192c"), the
-// seed's cesw-aarch64-ampereone-1s-a192-32x without the lab's prefix and SKU,
-// which no file names. Lower case, spaces as '-'. sockets <= 0: unknown, left out.
+// else <arch>-<core>-<sockets>s-<cpus>c-<memory>g ("aarch64-ampereone-1s-192c-502g"),
+// the seed's cesw-aarch64-ampereone-1s-a192-32x without the lab's prefix and
+// SKU, which no file names. Memory is MemTotal in whole GiB as the SUT's
+// identity rounds it (so a class never splits where a SUT does not). Lower
+// case, spaces as '-'. sockets, cpus or memory_gib <= 0: unknown, left out.
 std::string sut_class_name(const std::string& arch, const std::string& core, int sockets, long cpus,
-                           const std::string& sys_vendor, const std::string& product_name);
+                           const std::string& sys_vendor, const std::string& product_name,
+                           std::int64_t memory_gib = 0);
 
 }  // namespace kbench::sysinfo

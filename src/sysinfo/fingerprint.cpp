@@ -356,7 +356,8 @@ json fingerprint() {
   const std::string class_core = !midrs.empty() ? core_name(midrs.front()) : model_name ? short_model_name(*model_name) : "";
   data["sut_class"] = sut_class_name(have_uname ? names.machine : "", class_core, sockets, online,
                                      read_line("/sys/class/dmi/id/sys_vendor").value_or(""),
-                                     read_line("/sys/class/dmi/id/product_name").value_or(""));
+                                     read_line("/sys/class/dmi/id/product_name").value_or(""),
+                                     kib.is_null() ? 0 : kib_to_whole_gib(kib.get<std::int64_t>()));
   return data;
 }
 

@@ -109,7 +109,7 @@ stored=$(sqlite3 "$DB" 'select count(*) from result')
 /usr/bin/python3 -c '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
-assert rows[0] == ["sut","swprofile","session","session_index","benchmark","params","result_class","unit","direction","repeat","value"], rows[0]
+assert rows[0] == ["sut","swprofile","session_uid","session_index","benchmark","params","result_class","unit","direction","repeat","value","sut_class"], rows[0]
 assert len(rows) - 1 == int(sys.argv[2]), (len(rows) - 1, sys.argv[2])
 assert {r[1] for r in rows[1:]} == {"A", "B", "C"}
 assert all(r[8] in ("lower", "higher") for r in rows[1:])
