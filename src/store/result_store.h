@@ -274,18 +274,6 @@ class ResultStore {
   // SQLite's `PRAGMA integrity_check` plus `PRAGMA foreign_key_check`:
   // empty when the store is sound, else one line per problem.
   virtual std::vector<std::string> integrity_check() = 0;
-  // --- moving sessions between stores (schema version 4, `kbench merge`) ---
-  // Not yet pure in this branch: the SQLite side comes with the merge work;
-  // the lead makes these `= 0` when both are merged.
-  // The session with this uid, if the store has it.
-  virtual std::optional<std::int64_t> find_session_by_uid(const std::string& uid);
-  // The whole session (throws RunError when it does not exist).
-  virtual SessionContent read_session(std::int64_t session);
-  // Writes a session read from another store, in one transaction, with its uid, timestamps, outcomes and
-  // results as they were. Keeps content.session_index when no session of that (SUT, swprofile) has it in
-  // this store, else takes the next free index. Creates SUT, swprofile, benchmark and result-class rows as
-  // needed; a result class whose stored "better" differs is a RunError naming it. Returns the new id.
-  virtual std::int64_t import_session(const SessionContent& content);
 
   // The URL or path the store was opened from, for messages.
   virtual const std::string& location() const = 0;

@@ -113,16 +113,6 @@ std::optional<OutcomeStatus> parse_outcome_status(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<std::int64_t> ResultStore::find_session_by_uid(const std::string&) {
-  throw RunError("store " + location() + ": finding sessions by uid is not implemented for this backend yet");
-}
-SessionContent ResultStore::read_session(std::int64_t) {
-  throw RunError("store " + location() + ": reading whole sessions is not implemented for this backend yet");
-}
-std::int64_t ResultStore::import_session(const SessionContent&) {
-  throw RunError("store " + location() + ": importing sessions is not implemented for this backend yet");
-}
-
 StoreUrl parse_store_url(const std::string& url) {
   if (url.empty()) throw InputError(std::string("store URL is empty; ") + kKnownSchemes);
   const auto separator = url.find("://");
