@@ -78,6 +78,11 @@ std::vector<std::string> plan_changes(const nlohmann::json& before, const nlohma
 // session's fingerprint).
 std::vector<std::size_t> session_order(const std::string& run_id, int session, std::size_t count, plan::Order order);
 
+// The plan's declared SUT class (sut.class, suts[].class) replaces the one
+// the agent derived, which stays as sut_class_derived; `declared` empty:
+// the fingerprint is left as the agent wrote it.
+void declare_sut_class(nlohmann::json& fingerprint, const std::string& declared);
+
 // Sleeps `duration` unless SIGINT/SIGTERM arrives (interrupt.h); returns
 // false when interrupted.
 bool sleep_unless_interrupted(std::chrono::milliseconds duration);
