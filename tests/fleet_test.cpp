@@ -173,6 +173,7 @@ TEST(FleetProgressView, OffATerminalEveryLineIsPrefixedWithItsSut) {
   Captured out;
   kbench::runner::FleetProgress view(out.file(), false, {"a", "bb"});
   view.line("a", "[1/2] base session 1 syscall/getppid: 2 repeats in 0.1s");
+  view.line("a", "[2/2] base session 1 syscall/read ...");
   view.line("bb", "kbench: warning: machine busy");
   EXPECT_EQ(out.text(), "a: [1/2] base session 1 syscall/getppid: 2 repeats in 0.1s\n"
                         "bb: kbench: warning: machine busy\n");
@@ -184,16 +185,21 @@ TEST(FleetProgressView, OnATerminalStepLinesReplaceTheSutsStatusLine) {
   view.message("start");
   view.line("a", "[1/2] base session 1 syscall/getppid: 2 repeats in 0.1s");
   view.line("bb", "kbench: boot failed");
+  view.line("bb", "[1/2] base session 1 x ...");
   const std::string text = out.text();
   // The block of two status lines is cleared and drawn again after each line.
   EXPECT_NE(text.find("start\na   starting\nbb  starting\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\r\033[2A\033[Ja   [1/2] base session 1 syscall/getppi\nbb  starting\n"), std::string::npos)
       << text;
   EXPECT_NE(text.find("\r\033[2A\033[Jbb: kbench: boot failed\na   [1/2]"), std::string::npos) << text;
+  // A step that starts shows on its SUT's line at once.
+  EXPECT_NE(text.find("\nbb  [1/2] base session 1 x ...\n"), std::string::npos) << text;
 }
 
 TEST(FleetProgressView, RecognisesStepLines) {
   EXPECT_TRUE(kbench::runner::is_step_line("[3/8] base session 1 syscall/getppid: 2 repeats in 0.4s"));
   EXPECT_FALSE(kbench::runner::is_step_line("kbench: resuming session 1"));
   EXPECT_FALSE(kbench::runner::is_step_line("[note] x"));
+  EXPECT_TRUE(kbench::runner::is_step_start("[3/8] base session 1 syscall/getppid ..."));
+  EXPECT_FALSE(kbench::runner::is_step_start("[3/8] base session 1 syscall/getppid: 2 repeats in 0.4s"));
 }

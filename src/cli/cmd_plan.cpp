@@ -176,6 +176,7 @@ void exec_command(const PlanOptions& options) {
   exec.resume = options.resume;
   exec.cpus = options.cpus;
   exec.strict = options.strict;
+  exec.announce_steps = options.fleet_worker;
   exec.plan_key = suts.empty() ? plan_key : fleet_plan_key(plan_key, suts.front().name);
   runner::select_swprofiles(plan, exec);
 

@@ -35,8 +35,14 @@ void FleetProgress::draw_block() {
   std::fflush(out_);
 }
 
+bool is_step_start(const std::string& text) {
+  return is_step_line(text) && text.size() > 4 && text.compare(text.size() - 4, 4, " ...") == 0;
+}
+
 void FleetProgress::line(const std::string& sut, const std::string& text) {
   if (!live_) {
+    // A log has the step's end line, with its result; its start adds nothing.
+    if (is_step_start(text)) return;
     std::fprintf(out_, "%s: %s\n", sut.c_str(), text.c_str());
     std::fflush(out_);
     return;

@@ -39,5 +39,7 @@ class FleetProgress {
 
 // A worker's progress line (what Progress prints when a step ends).
 bool is_step_line(const std::string& text);
+// A worker's line for a step that just started: "[3/8] base session 1 x ...".
+bool is_step_start(const std::string& text);
 
 }  // namespace kbench::runner

@@ -29,6 +29,9 @@ struct ExecOptions {
   // next, so the sessions sample the machine at different times (kbench
   // calibrate --spread). SIGINT/SIGTERM end it at once.
   std::chrono::milliseconds session_gap{0};
+  // Progress off a terminal also announces each step as it starts (a fleet
+  // worker's, read by the fleet's view).
+  bool announce_steps = false;
 };
 
 struct SessionSummary {

@@ -52,6 +52,8 @@ status=$?
 # Off a terminal every progress line names its SUT.
 expect_contains "$WORK/two.err" "alpha: [1/4] base session 1"
 expect_contains "$WORK/two.err" "beta: [4/4] base session 2"
+# A worker also announces each step's start, for the terminal view only.
+grep -q '^alpha: \[.*\.\.\.$' "$WORK/two.err" && fail "a step's start line reached the log" || pass
 grep -E '^alpha +aws-m7g +ok +2/2 +0 +0$' "$WORK/two.err" >/dev/null && pass || fail "summary: $(tail -4 "$WORK/two.err")"
 grep -E '^beta +AmpereOne +ok +2/2 +0 +0$' "$WORK/two.err" >/dev/null && pass || fail "summary: $(tail -4 "$WORK/two.err")"
 expect_contains "$WORK/two.out" "== SUT alpha (class aws-m7g)"
