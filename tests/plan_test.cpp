@@ -59,7 +59,7 @@ benchmarks:
 
 TEST(Plan, ErrorsNameFileLineKeyAndExpectation) {
   EXPECT_EQ(error_of("benchmarks:\n  - include: syscall/getpid\nfoo: 1\n"),
-            "p.yaml:3: foo: expected one of the keys benchmarks, defaults, include, order, sut, swprofiles (unknown key)");
+            "p.yaml:3: foo: expected one of the keys benchmarks, defaults, include, order, sut, suts, swprofiles (unknown key)");
   EXPECT_EQ(error_of("benchmarks:\n  - getpid\n"),
             "p.yaml:2: benchmarks[]: expected a benchmark name of the form suite/name, got 'getpid'");
   EXPECT_EQ(error_of("defaults:\n  benchmark:\n    repeats: many\nbenchmarks: [a/b]\n"),

@@ -12,6 +12,7 @@
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/fleet.h"
 #include "cli/options.h"
 #include "cli/session_report.h"
 #include "common/errors.h"
@@ -37,6 +38,8 @@ struct PlanOptions {
   bool until_decided = false;
   std::string budget;        // --budget DURATION; empty: no limit
   std::string max_looks = "4";
+  std::vector<std::string> suts;  // --sut NAME: only these of the plan's suts
+  bool fleet_worker = false;      // one SUT of a suts: plan, started by execute_fleet
 };
 
 // The benchmarks with an undecided row in the comparison of the plan's first
@@ -119,23 +122,64 @@ void check_command(const PlanOptions& options) {
   const plan::Plan plan = plan::load_plan(options.path);
   runner::ExecOptions exec;
   exec.swprofiles = options.swprofiles;
-  if (!plan.swprofiles.empty() || !options.swprofiles.empty()) runner::select_swprofiles(plan, exec);
+  if (!plan.suts.empty()) {
+    FleetOptions fleet;
+    fleet.swprofiles = options.swprofiles;
+    check_fleet(plan, plan.suts, fleet);
+  } else if (!plan.swprofiles.empty() || !options.swprofiles.empty()) {
+    runner::select_swprofiles(plan, exec);
+  }
   auto connection = sut::make_local_connection(sut::find_agent_binary());
   const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*connection));
   int repeats = 0;
   for (const auto& run : runs) repeats += run.settings.repeats * run.settings.sessions;
-  std::cout << options.path << ": ok: " << plan.swprofiles.size() << " swprofiles, " << runs.size()
+  std::cout << options.path << ": ok: ";
+  if (!plan.suts.empty()) std::cout << plan.suts.size() << " SUTs, ";
+  std::cout << plan.swprofiles.size() << " swprofiles, " << runs.size()
             << " benchmarks, " << repeats << " repeats per swprofile\n";
 }
 
+// Several SUTs: checked here, then measured by one worker process each.
+void exec_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts, const PlanOptions& options,
+                const std::string& plan_key) {
+  if (options.until_decided) {
+    throw InputError("--until-decided: expected a plan with one SUT (sut:), not a suts: list");
+  }
+  FleetOptions fleet;
+  fleet.plan_path = options.path;
+  fleet.plan_key = plan_key;
+  fleet.swprofiles = options.swprofiles;
+  fleet.resume = options.resume;
+  fleet.cpus = options.cpus;
+  fleet.strict = options.strict;
+  fleet.store_url = resolve_store_url(options.store_url);
+  check_fleet(plan, suts, fleet);
+  auto local = sut::make_local_connection(sut::find_agent_binary());
+  const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*local));
+  // Created here, before the workers open it at once.
+  auto store = store::open_store(fleet.store_url, store::OpenMode::CreateIfMissing);
+  execute_fleet(plan, suts, runs, fleet, *store);
+}
+
 void exec_command(const PlanOptions& options) {
-  const plan::Plan plan = plan::load_plan(options.path);
+  const plan::Plan loaded = plan::load_plan(options.path);
+  const std::string plan_key = std::filesystem::absolute(options.path).lexically_normal().string();
+  const auto suts = select_suts(loaded, options.suts, options.fleet_worker);
+  if (!suts.empty() && !options.fleet_worker) {
+    exec_fleet(loaded, suts, options, plan_key);
+    return;
+  }
+  if (options.fleet_worker && suts.size() != 1) {
+    throw InputError("--fleet-worker: expected exactly one --sut of the plan's suts: list");
+  }
+  const plan::Plan plan = suts.empty() ? loaded : loaded.for_sut(suts.front());
   runner::ExecOptions exec;
   exec.swprofiles = options.swprofiles;
   exec.resume = options.resume;
   exec.cpus = options.cpus;
   exec.strict = options.strict;
-  exec.plan_key = std::filesystem::absolute(options.path).lexically_normal().string();
+  exec.announce_steps = options.fleet_worker;
+  exec.plan_key = suts.empty() ? plan_key : fleet_plan_key(plan_key, suts.front().name);
   runner::select_swprofiles(plan, exec);
 
   // The catalogue comes from the local agent: the same binary every SUT runs,
@@ -168,6 +212,7 @@ void exec_command(const PlanOptions& options) {
   auto store = store::open_store(store_url, store::OpenMode::CreateIfMissing);
 
   std::string again = "kbench plan exec " + sut::shell_quote(options.path);
+  if (!suts.empty()) again += " --sut " + sut::shell_quote(suts.front().name);
   for (const auto& name : options.swprofiles) again += " --swprofile " + sut::shell_quote(name);
   if (!options.cpus.empty()) again += " --cpus " + sut::shell_quote(options.cpus);
   const auto started = std::chrono::steady_clock::now();
@@ -209,6 +254,11 @@ void add_plan_command(CLI::App& app) {
                                                 "wall time in all (e.g. 30m, 2h); default: no limit");
   exec->add_option("--max-looks", options->max_looks, "with --until-decided: looks at the data in all, 2-20 "
                                                       "(default 4); the level of each is q/looks");
+  exec->add_option("--sut", options->suts,
+                   "with a plan listing suts: measure only these SUTs (repeatable); default all, in parallel");
+  // A worker measuring one SUT of a suts: plan (started by the plan exec
+  // that runs them all; not for users).
+  exec->add_flag("--fleet-worker", options->fleet_worker)->group("");
   add_execution_options(*exec, options->cpus, options->strict, options->store_url);
   exec->footer(
       "Sessions alternate between swprofiles (A B A B) so drift falls on both. Sysctls a\n"
@@ -218,7 +268,10 @@ void add_plan_command(CLI::App& app) {
       "(kernel: {deb: F} | {image: F, modules: T} | {release: R}), installed once, booted by kexec\n"
       "or a one-shot GRUB entry, verified (uname -r, uname -v, /proc/cmdline) before measuring;\n"
       "the SUT is booted back into its own kernel at the end. kbench list boots shows each boot\n"
-      "(docs/deploy.md).");
+      "(docs/deploy.md).\n"
+      "A plan with suts: (a list of SUTs, each with name, connection, optional class and boot)\n"
+      "measures them in parallel, one worker process each, into the same store; a failing SUT\n"
+      "does not stop the others (exit 1 naming it); --resume continues each SUT's own sessions.");
   exec->callback([options] { exec_command(*options); });
 }
 

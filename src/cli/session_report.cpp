@@ -109,6 +109,7 @@ runner::ExecResult execute_and_report(const plan::Plan& plan, const std::vector<
   const auto profiles = runner::select_swprofiles(plan, exec);
   for (const auto& run : runs) steps += run.settings.sessions * static_cast<int>(profiles.size());
   runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, steps);
+  progress.announce_starts(exec.announce_steps);
   runner::install_interrupt_handlers();
   const runner::ExecResult result = runner::execute_plan(plan, runs, connection_for, store, exec, progress);
   print_session_tables(store, result, std::cout);

@@ -118,6 +118,19 @@ BenchmarkSettings Plan::settings_for(const BenchmarkEntry& entry) const {
   return entry.overrides ? *entry.overrides : defaults;
 }
 
+Plan Plan::for_sut(const SutSpec& one) const {
+  Plan copy = *this;
+  copy.sut = one;
+  copy.suts.clear();
+  return copy;
+}
+
+bool valid_sut_class(const std::string& name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '.' || c == '_' || c == '-';
+  });
+}
+
 std::chrono::milliseconds parse_duration(const std::string& text, const std::string& what) {
   static const std::regex part("([0-9]+)(ms|s|m|h)");
   std::chrono::milliseconds total{0};
@@ -210,29 +223,73 @@ KernelSource kernel_source(const Context& ctx, const YAML::Node& node) {
   return kernel;
 }
 
-BootSpec boot_spec(const Context& ctx, const YAML::Node& node, const SutSpec& sut) {
-  ctx.only_keys(node, "sut.boot", {"method", "timeout", "power_cycle", "console_log"});
+// `at`: "sut" or "suts[]", the prefix of the keys named in errors.
+BootSpec boot_spec(const Context& ctx, const YAML::Node& node, const SutSpec& sut, const std::string& at) {
+  ctx.only_keys(node, at + ".boot", {"method", "timeout", "power_cycle", "console_log"});
   BootSpec boot;
   boot.line = node.Mark().line + 1;
-  if (sut.method != "ssh") ctx.fail(node, "sut.boot", "sut.connection.method ssh (kbench boots kernels on ssh SUTs)");
+  if (sut.method != "ssh") {
+    ctx.fail(node, at + ".boot", at + ".connection.method ssh (kbench boots kernels on ssh SUTs)");
+  }
   if (node["method"]) {
-    boot.method = ctx.scalar(node["method"], "sut.boot.method");
+    boot.method = ctx.scalar(node["method"], at + ".boot.method");
     if (boot.method != "kexec" && boot.method != "reboot") {
-      ctx.fail(node["method"], "sut.boot.method", "kexec or reboot, got '" + boot.method + "'");
+      ctx.fail(node["method"], at + ".boot.method", "kexec or reboot, got '" + boot.method + "'");
     }
   }
   if (node["timeout"]) {
-    const auto text = ctx.scalar(node["timeout"], "sut.boot.timeout");
+    const auto text = ctx.scalar(node["timeout"], at + ".boot.timeout");
     try {
-      boot.timeout = parse_timeout(text, "sut.boot.timeout");
+      boot.timeout = parse_timeout(text, at + ".boot.timeout");
     } catch (const InputError&) {
-      ctx.fail(node["timeout"], "sut.boot.timeout",
+      ctx.fail(node["timeout"], at + ".boot.timeout",
                "a duration in whole seconds from 1s to 24h such as 90s, 10m or 1h, got '" + text + "'");
     }
   }
-  if (node["power_cycle"]) boot.power_cycle = ctx.scalar(node["power_cycle"], "sut.boot.power_cycle");
-  if (node["console_log"]) boot.console_log = ctx.scalar(node["console_log"], "sut.boot.console_log");
+  if (node["power_cycle"]) boot.power_cycle = ctx.scalar(node["power_cycle"], at + ".boot.power_cycle");
+  if (node["console_log"]) boot.console_log = ctx.scalar(node["console_log"], at + ".boot.console_log");
   return boot;
+}
+
+// One SUT: the plan's `sut` (at "sut") or an entry of `suts` (at "suts[]").
+SutSpec sut_spec(const Context& ctx, const YAML::Node& sut, const std::string& at) {
+  ctx.only_keys(sut, at, {"name", "connection", "boot", "class"});
+  SutSpec spec;
+  spec.line = sut.Mark().line + 1;
+  if (sut["name"]) {
+    spec.name = ctx.scalar(sut["name"], at + ".name");
+    if (at != "sut" && (is_blank(spec.name) || has_control_characters(spec.name))) {
+      ctx.fail(sut["name"], at + ".name", "a non-blank name without control characters, got '" + spec.name + "'");
+    }
+  }
+  if (const auto declared = sut["class"]) {
+    spec.sut_class = ctx.scalar(declared, at + ".class");
+    if (!valid_sut_class(spec.sut_class)) {
+      ctx.fail(declared, at + ".class",
+               "a SUT class name of letters, digits, '.', '_' and '-' (at most 64), got '" + spec.sut_class + "'");
+    }
+  }
+  if (const auto conn = sut["connection"]) {
+    ctx.only_keys(conn, at + ".connection", {"method", "params"});
+    if (conn["method"]) spec.method = ctx.scalar(conn["method"], at + ".connection.method");
+    if (spec.method != "local" && spec.method != "ssh" && spec.method != "qemu") {
+      ctx.fail(conn["method"], at + ".connection.method", "local, ssh or qemu, got '" + spec.method + "'");
+    }
+    if (conn["params"]) spec.params = ctx.string_map(conn["params"], at + ".connection.params");
+    if (spec.method == "ssh") {
+      // ssh would read a host beginning with '-' as an option.
+      const auto host = spec.params.find("host");
+      const YAML::Node where = conn["params"] && conn["params"]["host"] ? conn["params"]["host"] : conn;
+      if (host == spec.params.end() || is_blank(host->second)) {
+        ctx.fail(where, at + ".connection.params.host", "the SUT's host name for ssh");
+      }
+      if (host->second.front() == '-' || has_control_characters(host->second)) {
+        ctx.fail(where, at + ".connection.params.host", "a host name, got '" + host->second + "'");
+      }
+    }
+  }
+  if (const auto boot = sut["boot"]) spec.boot = boot_spec(ctx, boot, spec, at);
+  return spec;
 }
 
 }  // namespace
@@ -271,7 +328,7 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
   if (is_include) {
     ctx.only_keys(root, "", {"benchmarks", "defaults"});
   } else {
-    ctx.only_keys(root, "", {"include", "order", "sut", "swprofiles", "benchmarks", "defaults"});
+    ctx.only_keys(root, "", {"include", "order", "sut", "suts", "swprofiles", "benchmarks", "defaults"});
   }
   if (const auto order = root["order"]) {
     const std::string text = ctx.scalar(order, "order");
@@ -299,31 +356,19 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
     if (defaults["benchmark"]) ctx.settings(defaults["benchmark"], "defaults.benchmark", plan.defaults);
   }
 
-  if (const auto sut = root["sut"]) {
-    ctx.only_keys(sut, "sut", {"name", "connection", "boot"});
-    SutSpec spec;
-    if (sut["name"]) spec.name = ctx.scalar(sut["name"], "sut.name");
-    if (const auto conn = sut["connection"]) {
-      ctx.only_keys(conn, "sut.connection", {"method", "params"});
-      if (conn["method"]) spec.method = ctx.scalar(conn["method"], "sut.connection.method");
-      if (spec.method != "local" && spec.method != "ssh" && spec.method != "qemu") {
-        ctx.fail(conn["method"], "sut.connection.method", "local, ssh or qemu, got '" + spec.method + "'");
+  if (const auto sut = root["sut"]) plan.sut = sut_spec(ctx, sut, "sut");
+  if (const auto suts = root["suts"]) {
+    if (root["sut"]) ctx.fail(suts, "suts", "either sut (one SUT) or suts (a list), not both");
+    if (!suts.IsSequence() || suts.size() == 0) ctx.fail(suts, "suts", "a non-empty list of SUTs");
+    std::set<std::string> seen;
+    for (const auto& node : suts) {
+      if (node.IsMap() && !node["name"]) ctx.fail(node, "suts[].name", "a name for every SUT in the list");
+      SutSpec spec = sut_spec(ctx, node, "suts[]");
+      if (!seen.insert(spec.name).second) {
+        ctx.fail(node["name"], "suts[].name", "unique names, '" + spec.name + "' appears twice");
       }
-      if (conn["params"]) spec.params = ctx.string_map(conn["params"], "sut.connection.params");
-      if (spec.method == "ssh") {
-        // ssh would read a host beginning with '-' as an option.
-        const auto host = spec.params.find("host");
-        const YAML::Node at = conn["params"] && conn["params"]["host"] ? conn["params"]["host"] : conn;
-        if (host == spec.params.end() || is_blank(host->second)) {
-          ctx.fail(at, "sut.connection.params.host", "the SUT's host name for ssh");
-        }
-        if (host->second.front() == '-' || has_control_characters(host->second)) {
-          ctx.fail(at, "sut.connection.params.host", "a host name, got '" + host->second + "'");
-        }
-      }
+      plan.suts.push_back(std::move(spec));
     }
-    if (const auto boot = sut["boot"]) spec.boot = boot_spec(ctx, boot, spec);
-    plan.sut = spec;
   }
 
   if (const auto profiles = root["swprofiles"]) {

@@ -71,7 +71,15 @@ struct SutSpec {
   std::string method = "local";  // local | ssh | qemu
   std::map<std::string, std::string> params;
   std::optional<BootSpec> boot;
+  // The declared SUT class (e.g. aws-m7g): stored as the session
+  // fingerprint's sut_class instead of the one the agent derives. Empty: the
+  // agent's.
+  std::string sut_class;
+  int line = 0;
 };
+
+// What a SUT class may be called: letters, digits, '.', '_', '-', up to 64.
+bool valid_sut_class(const std::string& name);
 
 // The order of the benchmarks within a session. Shuffled (the default): a
 // different order per session, from a seed of the run and the session, so
@@ -83,12 +91,16 @@ struct Plan {
   std::string path;
   Order order = Order::Shuffled;
   std::optional<SutSpec> sut;
+  // `suts:`, several SUTs run in parallel (never together with `sut`).
+  std::vector<SutSpec> suts;
   std::vector<SwprofileSpec> swprofiles;
   std::vector<BenchmarkEntry> benchmarks;
   BenchmarkSettings defaults;
 
   // Settings for one entry: the plan's defaults with the entry's overrides.
   BenchmarkSettings settings_for(const BenchmarkEntry& entry) const;
+  // The plan as one SUT of `suts` runs it: `sut` set to that SUT, no list.
+  Plan for_sut(const SutSpec& one) const;
 };
 
 // Throws InputError "<file>:<line>: <key>: expected ..." for any problem,

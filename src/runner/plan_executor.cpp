@@ -193,6 +193,13 @@ bool sleep_unless_interrupted(std::chrono::milliseconds duration) {
   return false;
 }
 
+void declare_sut_class(nlohmann::json& fingerprint, const std::string& declared) {
+  if (declared.empty()) return;
+  const auto derived = fingerprint.find("sut_class");
+  fingerprint["sut_class_derived"] = derived != fingerprint.end() ? *derived : nlohmann::json();
+  fingerprint["sut_class"] = declared;
+}
+
 MachineLoad machine_load() {
   MachineLoad load;
   std::ifstream in("/proc/loadavg");
@@ -423,6 +430,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         }
       }
       nlohmann::json fingerprint = fetch_fingerprint(connection);
+      if (plan.sut) declare_sut_class(fingerprint, plan.sut->sut_class);
       // Before the session is written: a --cpus the SUT lacks is bad input.
       check_cpus_on_sut(options.cpus, fingerprint, connection.describe());
       SessionSummary summary;

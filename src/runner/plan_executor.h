@@ -29,6 +29,9 @@ struct ExecOptions {
   // next, so the sessions sample the machine at different times (kbench
   // calibrate --spread). SIGINT/SIGTERM end it at once.
   std::chrono::milliseconds session_gap{0};
+  // Progress off a terminal also announces each step as it starts (a fleet
+  // worker's, read by the fleet's view).
+  bool announce_steps = false;
 };
 
 struct SessionSummary {
@@ -77,6 +80,11 @@ std::vector<std::string> plan_changes(const nlohmann::json& before, const nlohma
 // run finds every session's order again (recorded as plan.order in the
 // session's fingerprint).
 std::vector<std::size_t> session_order(const std::string& run_id, int session, std::size_t count, plan::Order order);
+
+// The plan's declared SUT class (sut.class, suts[].class) replaces the one
+// the agent derived, which stays as sut_class_derived; `declared` empty:
+// the fingerprint is left as the agent wrote it.
+void declare_sut_class(nlohmann::json& fingerprint, const std::string& declared);
 
 // Sleeps `duration` unless SIGINT/SIGTERM arrives (interrupt.h); returns
 // false when interrupted.

@@ -20,6 +20,10 @@ void Progress::step_started(const std::string& label, const std::string& benchma
   repeats_ = repeats;
   repeat_ = 0;
   step_started_at_ = std::chrono::steady_clock::now();
+  if (!live_ && announce_starts_) {
+    std::fprintf(out_, "[%d/%d] %s ...\n", done_ + 1, total_, label_.c_str());
+    std::fflush(out_);
+  }
   redraw();
 }
 

@@ -18,6 +18,9 @@ class Progress {
   // `result`: "3 repeats", "skipped: reason", "FAILED: reason".
   void step_finished(const std::string& result);
   void message(const std::string& line);  // a line that must not be overwritten
+  // Off a terminal, also a line when a step starts ("[2/8] label ..."): a
+  // fleet worker's, so its SUT's line shows what runs now.
+  void announce_starts(bool on) { announce_starts_ = on; }
 
  private:
   void redraw();
@@ -25,6 +28,7 @@ class Progress {
 
   std::FILE* out_;
   bool live_;
+  bool announce_starts_ = false;
   int total_;
   int done_ = 0;
   std::string label_;

@@ -1,0 +1,205 @@
+// Several SUTs in one plan (suts:, class:), the fleet's plan keys, its
+// progress view, and the declared class in the session fingerprint.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "cli/fleet.h"
+#include "common/errors.h"
+#include "plan/plan.h"
+#include "runner/fleet_progress.h"
+#include "runner/plan_executor.h"
+
+using kbench::InputError;
+using kbench::plan::parse_plan;
+
+namespace {
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_plan(yaml, "fleet.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Everything a FILE* received, for the progress view.
+class Captured {
+ public:
+  Captured() : file_(std::tmpfile()) {}
+  ~Captured() { std::fclose(file_); }
+  std::FILE* file() { return file_; }
+  std::string text() {
+    std::fflush(file_);
+    std::rewind(file_);
+    std::string out;
+    for (int c; (c = std::fgetc(file_)) != EOF;) out += static_cast<char>(c);
+    return out;
+  }
+
+ private:
+  std::FILE* file_;
+};
+
+}  // namespace
+
+TEST(FleetPlan, ParsesAListOfSutsWithClassesAndConnections) {
+  const auto plan = parse_plan(R"(
+suts:
+  - {name: m7g-1, class: aws-m7g, connection: {method: ssh, params: {host: m7g-1.lab}}}
+  - name: ampere-1
+    class: AmpereOne
+    connection: {method: ssh, params: {host: ampere-1.lab, port: "2222"}}
+    boot: {method: reboot, timeout: 15m}
+  - {name: here}
+benchmarks: [syscall/getppid]
+)", "fleet.yaml");
+  EXPECT_FALSE(plan.sut);
+  ASSERT_EQ(plan.suts.size(), 3u);
+  EXPECT_EQ(plan.suts[0].name, "m7g-1");
+  EXPECT_EQ(plan.suts[0].sut_class, "aws-m7g");
+  EXPECT_EQ(plan.suts[0].method, "ssh");
+  EXPECT_EQ(plan.suts[0].params.at("host"), "m7g-1.lab");
+  EXPECT_EQ(plan.suts[1].sut_class, "AmpereOne");
+  EXPECT_EQ(plan.suts[1].params.at("port"), "2222");
+  ASSERT_TRUE(plan.suts[1].boot);
+  EXPECT_EQ(plan.suts[1].boot->method, "reboot");
+  EXPECT_EQ(plan.suts[1].boot->timeout, std::chrono::minutes(15));
+  EXPECT_EQ(plan.suts[2].method, "local");
+  EXPECT_EQ(plan.suts[2].sut_class, "");
+  EXPECT_EQ(plan.suts[2].line, 8);  // the text begins with a newline
+
+  const auto one = plan.for_sut(plan.suts[1]);
+  ASSERT_TRUE(one.sut);
+  EXPECT_EQ(one.sut->name, "ampere-1");
+  EXPECT_TRUE(one.suts.empty());
+  EXPECT_EQ(one.benchmarks.size(), 1u);
+}
+
+TEST(FleetPlan, OneSutMayDeclareItsClass) {
+  const auto plan = parse_plan("sut: {name: lab-1, class: aws-m7g}\nbenchmarks: [syscall/getppid]\n", "p.yaml");
+  ASSERT_TRUE(plan.sut);
+  EXPECT_EQ(plan.sut->sut_class, "aws-m7g");
+  EXPECT_TRUE(plan.suts.empty());
+}
+
+TEST(FleetPlan, RefusesSutAndSutsTogether) {
+  EXPECT_EQ(error_of("sut: {name: a}\nsuts:\n  - {name: b}\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:3: suts: expected either sut (one SUT) or suts (a list), not both");
+}
+
+TEST(FleetPlan, RefusesAnEmptyList) {
+  EXPECT_EQ(error_of("suts: []\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:1: suts: expected a non-empty list of SUTs");
+  EXPECT_EQ(error_of("suts: {name: a}\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:1: suts: expected a non-empty list of SUTs");
+}
+
+TEST(FleetPlan, RefusesDuplicateNames) {
+  EXPECT_EQ(error_of("suts:\n  - {name: a}\n  - {name: b}\n  - {name: a, class: x}\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:4: suts[].name: expected unique names, 'a' appears twice");
+}
+
+TEST(FleetPlan, RefusesAnUnnamedSut) {
+  EXPECT_EQ(error_of("suts:\n  - {name: a}\n  - {class: aws-m7g}\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:3: suts[].name: expected a name for every SUT in the list");
+  EXPECT_EQ(error_of("suts:\n  - {name: \"  \"}\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:2: suts[].name: expected a non-blank name without control characters, got '  '");
+  EXPECT_EQ(error_of("suts:\n  - lab-1\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:2: suts[]: expected a mapping");
+}
+
+TEST(FleetPlan, RefusesABadClassName) {
+  EXPECT_EQ(error_of("suts:\n  - {name: a, class: \"aws m7g\"}\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:2: suts[].class: expected a SUT class name of letters, digits, '.', '_' and '-' (at most 64), "
+            "got 'aws m7g'");
+  EXPECT_NE(error_of("sut: {name: a, class: [x]}\nbenchmarks: [syscall/getppid]\n").find("sut.class: expected a scalar"),
+            std::string::npos);
+}
+
+TEST(FleetPlan, ChecksEachSutAsItChecksTheOne) {
+  EXPECT_EQ(error_of("suts:\n  - {name: a, connection: {method: telnet}}\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:2: suts[].connection.method: expected local, ssh or qemu, got 'telnet'");
+  EXPECT_EQ(error_of("suts:\n  - {name: a, boot: {method: kexec}}\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:2: suts[].boot: expected suts[].connection.method ssh (kbench boots kernels on ssh SUTs)");
+  EXPECT_EQ(error_of("suts:\n  - {name: a, connection: {method: ssh}}\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:2: suts[].connection.params.host: expected the SUT's host name for ssh");
+}
+
+TEST(FleetSelection, SelectsByNameInThePlansOrderAndRefusesUnknownNames) {
+  const auto plan = parse_plan("suts:\n  - {name: a}\n  - {name: b}\n  - {name: c}\nbenchmarks: [syscall/getppid]\n",
+                               "fleet.yaml");
+  const auto picked = kbench::cli::select_suts(plan, {"c", "a"});
+  ASSERT_EQ(picked.size(), 2u);
+  EXPECT_EQ(picked[0].name, "a");
+  EXPECT_EQ(picked[1].name, "c");
+  EXPECT_EQ(kbench::cli::select_suts(plan, {}).size(), 3u);
+  const auto globbed = kbench::cli::select_suts(plan, {"[bc]"});
+  ASSERT_EQ(globbed.size(), 2u);
+  EXPECT_EQ(globbed[0].name, "b");
+  // A worker's --sut is its SUT's exact name, never a pattern.
+  EXPECT_THROW(kbench::cli::select_suts(plan, {"[bc]"}, /*exact=*/true), InputError);
+  try {
+    kbench::cli::select_suts(plan, {"d"});
+    FAIL() << "an unknown --sut was accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "--sut d: plan fleet.yaml has no such SUT (known: a, b, c)");
+  }
+  const auto single = parse_plan("sut: {name: a}\nbenchmarks: [syscall/getppid]\n", "one.yaml");
+  EXPECT_TRUE(kbench::cli::select_suts(single, {}).empty());
+  EXPECT_THROW(kbench::cli::select_suts(single, {"a"}), InputError);
+}
+
+TEST(FleetSelection, EachSutResumesUnderAKeyOfItsOwn) {
+  EXPECT_NE(kbench::cli::fleet_plan_key("/p.yaml", "a"), kbench::cli::fleet_plan_key("/p.yaml", "b"));
+  EXPECT_NE(kbench::cli::fleet_plan_key("/p.yaml", "a"), "/p.yaml");
+}
+
+TEST(FleetFingerprint, TheDeclaredClassReplacesTheDerivedOneWhichIsKept) {
+  nlohmann::json fingerprint = {{"sut_class", "x86_64-16c-intel"}, {"hostname", "h"}};
+  kbench::runner::declare_sut_class(fingerprint, "aws-m7g");
+  EXPECT_EQ(fingerprint["sut_class"], "aws-m7g");
+  EXPECT_EQ(fingerprint["sut_class_derived"], "x86_64-16c-intel");
+
+  nlohmann::json undeclared = {{"sut_class", "x86_64-16c-intel"}};
+  kbench::runner::declare_sut_class(undeclared, "");
+  EXPECT_EQ(undeclared["sut_class"], "x86_64-16c-intel");
+  EXPECT_FALSE(undeclared.contains("sut_class_derived"));
+}
+
+TEST(FleetProgressView, OffATerminalEveryLineIsPrefixedWithItsSut) {
+  Captured out;
+  kbench::runner::FleetProgress view(out.file(), false, {"a", "bb"});
+  view.line("a", "[1/2] base session 1 syscall/getppid: 2 repeats in 0.1s");
+  view.line("a", "[2/2] base session 1 syscall/read ...");
+  view.line("bb", "kbench: warning: machine busy");
+  EXPECT_EQ(out.text(), "a: [1/2] base session 1 syscall/getppid: 2 repeats in 0.1s\n"
+                        "bb: kbench: warning: machine busy\n");
+}
+
+TEST(FleetProgressView, OnATerminalStepLinesReplaceTheSutsStatusLine) {
+  Captured out;
+  kbench::runner::FleetProgress view(out.file(), true, {"a", "bb"}, 40);
+  view.message("start");
+  view.line("a", "[1/2] base session 1 syscall/getppid: 2 repeats in 0.1s");
+  view.line("bb", "kbench: boot failed");
+  view.line("bb", "[1/2] base session 1 x ...");
+  const std::string text = out.text();
+  // The block of two status lines is cleared and drawn again after each line.
+  EXPECT_NE(text.find("start\na   starting\nbb  starting\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\r\033[2A\033[Ja   [1/2] base session 1 syscall/getppi\nbb  starting\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\r\033[2A\033[Jbb: kbench: boot failed\na   [1/2]"), std::string::npos) << text;
+  // A step that starts shows on its SUT's line at once.
+  EXPECT_NE(text.find("\nbb  [1/2] base session 1 x ...\n"), std::string::npos) << text;
+}
+
+TEST(FleetProgressView, RecognisesStepLines) {
+  EXPECT_TRUE(kbench::runner::is_step_line("[3/8] base session 1 syscall/getppid: 2 repeats in 0.4s"));
+  EXPECT_FALSE(kbench::runner::is_step_line("kbench: resuming session 1"));
+  EXPECT_FALSE(kbench::runner::is_step_line("[note] x"));
+  EXPECT_TRUE(kbench::runner::is_step_start("[3/8] base session 1 syscall/getppid ..."));
+  EXPECT_FALSE(kbench::runner::is_step_start("[3/8] base session 1 syscall/getppid: 2 repeats in 0.4s"));
+}
