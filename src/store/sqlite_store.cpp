@@ -9,6 +9,7 @@
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "common/errors.h"
@@ -898,10 +899,55 @@ class SqliteStore final : public ResultStore {
     if (with_fingerprint) {
       listing.fingerprint = nlohmann::json::parse(row.text(9), nullptr, /*allow_exceptions=*/false);
     }
-    for (auto& benchmark : session_benchmarks(listing.id)) {
-      if (!benchmark.outcome) listing.gaps.push_back({benchmark.benchmark, benchmark.params, benchmark.repeats});
-    }
+    listing.gaps = session_gaps(listing.id);
     return listing;
+  }
+
+  // What session_benchmarks() lists without an outcome, in the same order
+  // (planned first, in plan order, then begun ones by name), but counting
+  // repeats only of benchmarks without an outcome. Counting every
+  // benchmark's repeats reads all of the session's results; compare lists
+  // sessions several times, so on a large store that was most of its time.
+  std::vector<SessionGap> session_gaps(std::int64_t session) {
+    std::vector<SessionGap> gaps;
+    std::unordered_map<std::int64_t, std::size_t> by_id;
+    auto gap_for = [&](std::int64_t benchmark_id, const std::string& name, const Params& params) -> SessionGap& {
+      if (auto it = by_id.find(benchmark_id); it != by_id.end()) return gaps[it->second];
+      by_id.emplace(benchmark_id, gaps.size());
+      gaps.push_back(SessionGap{name, params, 0});
+      return gaps.back();
+    };
+    std::unordered_set<std::int64_t> settled;
+    Statement outcomes(db_, url_, "SELECT benchmark_id FROM outcome WHERE session_id = ?1");
+    outcomes.bind(1, session);
+    while (outcomes.step()) settled.insert(outcomes.integer(0));
+    std::int64_t unknown_id = -1;
+    if (version_ >= 2) {
+      Statement planned(db_, url_, "SELECT planned FROM session WHERE id = ?1");
+      planned.bind(1, session);
+      if (planned.step() && !planned.is_null(0)) {
+        for (const auto& key : planned_from_text(planned.text(0))) {
+          const auto id = find_benchmark_id(key);
+          if (id && settled.count(*id)) continue;
+          gap_for(id ? *id : unknown_id--, key.name, key.params);
+        }
+      }
+    }
+    // CROSS JOIN fixes the loop order: the few benchmarks without an outcome
+    // outside, then their result classes, then the session's results of each
+    // class by primary key; never a scan of all the session's results.
+    Statement begun(db_, url_, R"sql(
+      SELECT b.id, b.name, b.params, COUNT(DISTINCT r.repeat)
+      FROM benchmark b CROSS JOIN resultclass rc CROSS JOIN result r
+      WHERE rc.benchmark_id = b.id AND r.session_id = ?1 AND r.resultclass_id = rc.id
+        AND NOT EXISTS (SELECT 1 FROM outcome o WHERE o.session_id = ?1 AND o.benchmark_id = b.id)
+      GROUP BY b.id ORDER BY b.name, b.id)sql");
+    begun.bind(1, session);
+    while (begun.step()) {
+      gap_for(begun.integer(0), begun.text(1), params_from_text(begun.text(2))).repeats_stored =
+          static_cast<int>(begun.integer(3));
+    }
+    return gaps;
   }
 
   void prepare_reads() {
