@@ -268,8 +268,8 @@ TEST_F(MergeCommand, SelectsBySutAndSwprofileGlobsAndRenumbersATakenNumber) {
     auto destination = open_store(destination_.string(), OpenMode::CreateIfMissing);
     add_session(*destination, "lab-1", "base", 90, "c1");
   }
-  const Ran ran = kbench("merge " + source_.string() + " " + destination_.string() +
-                         " --sut 'lab-[1]' --swprofile 'base,nothing*' --swprofile 'patch*'");
+  const Ran ran = kbench("merge --sut 'lab-[1]' --swprofile 'base,nothing*' " + source_.string() + " " +
+                         destination_.string() + " --swprofile 'patch*'");
   ASSERT_EQ(ran.status, 0) << ran.err;
   EXPECT_THAT(ran.out, HasSubstr("  sessions copied: 3\n"));
   EXPECT_THAT(ran.out, HasSubstr("  sessions renumbered: 2\n  lab-1 base session 1 is session 2 in "));

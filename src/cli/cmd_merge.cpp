@@ -45,7 +45,11 @@ void add_glob_list_option(CLI::App& command, const std::string& name, std::vecto
           }
         }
       },
-      description);
+      description)
+      // One value an occurrence, so `--sut a SRC DST` leaves SRC and DST to the positionals.
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 bool matches_any(const std::vector<std::string>& globs, const std::string& text) {
