@@ -129,4 +129,22 @@ status=$?
 expect_contains "$WORK/resumed.err" "alpha: resuming session 1 of swprofile base"
 expect_contains "$WORK/resumed.err" "beta: resuming session 1 of swprofile base"
 
+# --- compare: one table per declared class, --class selects -------------------
+rm -f "$DB"*
+cat >"$WORK/classes.yaml" <<YAML
+suts:
+  - {name: alpha, class: aws-m7g}
+  - {name: beta, class: AmpereOne}
+swprofiles: [{name: base}, {name: other}]
+defaults: {benchmark: {warmups: 0, repeats: 3, sessions: 1}}
+benchmarks:
+  - {name: selftest/sleep, params: {ms: "1"}}
+YAML
+"$KBENCH" plan exec "$WORK/classes.yaml" --store "$S" >/dev/null 2>"$WORK/classes.err" || fail "the class plan exited $?: $(tail -3 "$WORK/classes.err")"
+"$KBENCH" compare base other --store "$S" >"$WORK/classes.out" 2>&1 || fail "compare exited $?: $(cat "$WORK/classes.out")"
+expect_contains "$WORK/classes.out" "Results for SUT Class AmpereOne:"
+expect_contains "$WORK/classes.out" "Results for SUT Class aws-m7g:"
+"$KBENCH" compare base other --class 'aws*' --store "$S" >"$WORK/one-class.out" 2>&1 || fail "compare --class exited $?"
+expect_contains "$WORK/one-class.out" "Results for SUT Class aws-m7g:"
+grep -q "AmpereOne" "$WORK/one-class.out" && fail "--class 'aws*' printed AmpereOne's table" || pass
 finish
