@@ -25,13 +25,18 @@ build: deps
 run: build
 	$(BUILD)/kbench run --swprofile "$(SWPROFILE)" --suite $(SUITE)
 
-# Everything. The tests labelled vm boot kernels under QEMU's TCG: about 20
-# minutes that keep one core busy, so they start first, in the background,
-# beside the sanitizer and fuzz builds and checks; then the rest of the suite
-# runs, and the VM tests' log and summary come last. Fails if any part failed.
+# Everything. The tests labelled vm boot kernels under QEMU's TCG: about 30
+# minutes that keep one core busy and are the longest part, so they start
+# first, in the background, as soon as the programs they run are built (kbench,
+# its agents, sut_qemu_test); the rest of the build, the sanitizer and fuzz
+# builds and checks, and the rest of the suite run beside them, and the VM
+# tests' log and summary come last. Fails if any part failed.
 # The PostgreSQL store's tests need a server: without KBENCH_TEST_POSTGRES a
 # throw-away one (scripts/pg-test-server.sh) serves this run and is removed.
-test: build
+test: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@aarch64_agent=$$(cmake --build $(BUILD) --target help | grep -o 'kbench-agent-aarch64$$' | head -n 1); \
+	cmake --build $(BUILD) -j$(JOBS) --target kbench sut_qemu_test $$aarch64_agent
 	@if [ -z "$$KBENCH_TEST_POSTGRES" ]; then \
 	  eval "$$(scripts/pg-test-server.sh start)" || exit 1; \
 	  trap 'scripts/pg-test-server.sh stop' EXIT; \
@@ -40,12 +45,13 @@ test: build
 	export KBENCH_TEST_KERNEL=$$kernel && \
 	{ (cd $(BUILD) && ctest --output-on-failure -L vm >vm-tests.log 2>&1); echo $$? >$(BUILD)/vm-tests.status; } & \
 	echo "make: $$(date +%T) VM tests started in the background (log $(BUILD)/vm-tests.log)"; \
+	cmake --build $(BUILD) -j$(JOBS); built=$$?; date +'make: %T build done'; \
 	$(MAKE) --no-print-directory --keep-going test-asan test-fuzz; checks=$$?; \
 	(cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE vm); rest=$$?; \
 	date +'make: %T waiting for the VM tests'; wait; \
 	cat $(BUILD)/vm-tests.log; vms=$$(cat $(BUILD)/vm-tests.status); \
-	date +"make: %T test done: sanitizer and fuzz checks $$checks, tests $$rest, VM tests $$vms (0 = passed)"; \
-	[ $$checks -eq 0 ] && [ $$rest -eq 0 ] && [ $$vms -eq 0 ]
+	date +"make: %T test done: build $$built, sanitizer and fuzz checks $$checks, tests $$rest, VM tests $$vms (0 = passed)"; \
+	[ $$built -eq 0 ] && [ $$checks -eq 0 ] && [ $$rest -eq 0 ] && [ $$vms -eq 0 ]
 
 # The unit tests built with ASan+UBSan (-O1 and line tables: what ASan needs
 # for its reports, and faster to build); not the end-to-end scripts nor the
