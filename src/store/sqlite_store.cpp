@@ -114,22 +114,8 @@ class SqliteStore final : public ResultStore {
     if (sut.name.empty()) throw InputError("new session: the SUT has neither a name nor a hostname");
     if (start.swprofile.empty()) throw InputError("new session: the swprofile name is empty");
     return in_transaction([&] {
-      upsert_sut_.reset()
-          .bind(1, sut.name)
-          .bind(2, sut.hostname)
-          .bind(3, sut.arch)
-          .bind(4, sut.cpu_model)
-          .bind(5, sut.cpu_count)
-          .bind(6, sut.memory_gib)
-          .bind(7, sut.product_name);
-      if (!upsert_sut_.step()) fail(db_, url_, "storing the SUT");
-      const std::int64_t sut_id = upsert_sut_.integer(0);
-      upsert_sut_.reset();
-
-      upsert_swprofile_.reset().bind(1, start.swprofile);
-      if (!upsert_swprofile_.step()) fail(db_, url_, "storing the swprofile");
-      const std::int64_t swprofile_id = upsert_swprofile_.integer(0);
-      upsert_swprofile_.reset();
+      const std::int64_t sut_id = sut_id_for(sut);
+      const std::int64_t swprofile_id = swprofile_id_for(start.swprofile);
 
       insert_session_.reset()
           .bind(1, sut_id)
@@ -751,21 +737,8 @@ class SqliteStore final : public ResultStore {
     if (content.swprofile.empty()) throw InputError("imported session: the swprofile name is empty");
     if (content.sut.name.empty()) throw InputError("imported session: the SUT has no name");
     return in_transaction([&] {
-      upsert_sut_.reset()
-          .bind(1, content.sut.name)
-          .bind(2, content.sut.hostname)
-          .bind(3, content.sut.arch)
-          .bind(4, content.sut.cpu_model)
-          .bind(5, content.sut.cpu_count)
-          .bind(6, content.sut.memory_gib)
-          .bind(7, content.sut.product_name);
-      if (!upsert_sut_.step()) fail(db_, url_, "storing the SUT");
-      const std::int64_t sut_id = upsert_sut_.integer(0);
-      upsert_sut_.reset();
-      upsert_swprofile_.reset().bind(1, content.swprofile);
-      if (!upsert_swprofile_.step()) fail(db_, url_, "storing the swprofile");
-      const std::int64_t swprofile_id = upsert_swprofile_.integer(0);
-      upsert_swprofile_.reset();
+      const std::int64_t sut_id = sut_id_for(content.sut);
+      const std::int64_t swprofile_id = swprofile_id_for(content.swprofile);
 
       import_session_.reset()
           .bind(1, sut_id)
@@ -1040,6 +1013,30 @@ class SqliteStore final : public ResultStore {
       resultclass_ids_.clear();
       throw;
     }
+  }
+
+  // The rows of a SUT and a swprofile, created when new (inside the caller's transaction).
+  std::int64_t sut_id_for(const Sut& sut) {
+    upsert_sut_.reset()
+        .bind(1, sut.name)
+        .bind(2, sut.hostname)
+        .bind(3, sut.arch)
+        .bind(4, sut.cpu_model)
+        .bind(5, sut.cpu_count)
+        .bind(6, sut.memory_gib)
+        .bind(7, sut.product_name);
+    if (!upsert_sut_.step()) fail(db_, url_, "storing the SUT");
+    const std::int64_t id = upsert_sut_.integer(0);
+    upsert_sut_.reset();
+    return id;
+  }
+
+  std::int64_t swprofile_id_for(const std::string& name) {
+    upsert_swprofile_.reset().bind(1, name);
+    if (!upsert_swprofile_.step()) fail(db_, url_, "storing the swprofile");
+    const std::int64_t id = upsert_swprofile_.integer(0);
+    upsert_swprofile_.reset();
+    return id;
   }
 
   void require_session(std::int64_t session) {
