@@ -13,7 +13,10 @@
 #
 # `start` while this user's server runs prints the same lines again. The state
 # (the directory of the running server) is kept in $KBENCH_PG_TEST_STATE,
-# default ${TMPDIR:-/tmp}/kbench-pg-test.UID.
+# default ${TMPDIR:-/tmp}/kbench-pg-test.UID. The tests' server runs with
+# fsync off; KBENCH_PG_TEST_FSYNC=on starts one that flushes as a real store
+# does, for the bench/ scripts that compare ingest with SQLite (which flushes
+# every repeat).
 set -euo pipefail
 
 state=${KBENCH_PG_TEST_STATE:-${TMPDIR:-/tmp}/kbench-pg-test.$(id -u)}
@@ -61,10 +64,10 @@ start() {
   local port attempt
   for attempt in 1 2 3 4 5; do
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    # fsync off: a throw-away cluster need not survive a power cut, and the
-    # tests' many small transactions then cost no disk flushes.
+    # fsync off by default: a throw-away cluster need not survive a power cut,
+    # and the tests' many small transactions then cost no disk flushes.
     if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200 -c log_lock_waits=on" start >/dev/null; then
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${KBENCH_PG_TEST_FSYNC:-off} -c max_connections=200 -c log_lock_waits=on" start >/dev/null; then
       break
     fi
     [ "$attempt" -eq 5 ] && { cat "$dir/server.log" >&2; exit 1; }
