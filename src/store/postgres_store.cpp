@@ -8,6 +8,7 @@
 #include <ctime>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "common/errors.h"
@@ -884,10 +885,47 @@ class PostgresStore final : public ResultStore {
     if (with_fingerprint) {
       listing.fingerprint = nlohmann::json::parse(rows.text(i, 9), nullptr, /*allow_exceptions=*/false);
     }
-    for (auto& benchmark : session_benchmarks(listing.id)) {
-      if (!benchmark.outcome) listing.gaps.push_back({benchmark.benchmark, benchmark.params, benchmark.repeats});
-    }
+    listing.gaps = session_gaps(listing.id);
     return listing;
+  }
+
+  // What session_benchmarks() would list without an outcome, in its order,
+  // counting repeats only of those benchmarks: counting every benchmark's
+  // repeats reads all of the session's results, and compare lists sessions
+  // several times (the SQLite store does the same).
+  std::vector<SessionGap> session_gaps(std::int64_t session) {
+    std::vector<SessionGap> gaps;
+    std::unordered_map<std::int64_t, std::size_t> by_id;
+    auto gap_for = [&](std::int64_t benchmark_id, const std::string& name, const Params& params) -> SessionGap& {
+      if (auto it = by_id.find(benchmark_id); it != by_id.end()) return gaps[it->second];
+      by_id.emplace(benchmark_id, gaps.size());
+      gaps.push_back(SessionGap{name, params, 0});
+      return gaps.back();
+    };
+    std::unordered_set<std::int64_t> settled;
+    auto outcomes = db_.query("SELECT benchmark_id FROM outcome WHERE session_id = $1", PgParams().add(session));
+    for (int i = 0; i < outcomes.rows(); ++i) settled.insert(outcomes.integer(i, 0));
+    std::int64_t unknown_id = -1;
+    auto planned = db_.query("SELECT planned FROM session WHERE id = $1", PgParams().add(session));
+    if (planned.rows() > 0 && !planned.is_null(0, 0)) {
+      for (const auto& key : planned_from_text(planned.text(0, 0))) {
+        const auto id = find_benchmark_id(key);
+        if (id && settled.count(*id)) continue;
+        gap_for(id ? *id : unknown_id--, key.name, key.params);
+      }
+    }
+    auto begun = db_.query(R"sql(
+      SELECT b.id, b.name, b.params, COUNT(DISTINCT r.repeat)
+      FROM benchmark b JOIN resultclass rc ON rc.benchmark_id = b.id
+      JOIN result r ON r.session_id = $1 AND r.resultclass_id = rc.id
+      WHERE NOT EXISTS (SELECT 1 FROM outcome o WHERE o.session_id = $1 AND o.benchmark_id = b.id)
+      GROUP BY b.id ORDER BY b.name, b.id)sql",
+                           PgParams().add(session));
+    for (int i = 0; i < begun.rows(); ++i) {
+      gap_for(begun.integer(i, 0), begun.text(i, 1), params_from_text(begun.text(i, 2))).repeats_stored =
+          static_cast<int>(begun.integer(i, 3));
+    }
+    return gaps;
   }
 
   // BEGIN ... COMMIT around `body`, retried when PostgreSQL aborted it for a
