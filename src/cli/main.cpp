@@ -134,8 +134,13 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   hold_closed_standard_descriptors();
-  // Static: std::cout may be flushed at exit, after main has returned.
   static StdoutBuffer stdout_buffer;
-  std::cout.rdbuf(&stdout_buffer);
-  return finish_output(stdout_buffer, run(argc, argv));
+  std::streambuf* const original = std::cout.rdbuf(&stdout_buffer);
+  const int status = finish_output(stdout_buffer, run(argc, argv));
+  // std::cout is flushed once more at exit, by the ios_base::Init objects of
+  // the shared libraries (libyaml-cpp's runs after stdout_buffer, a static
+  // made later, is destroyed): it must not point at the destroyed buffer
+  // then. Under ASan that flush crashed every kbench at exit.
+  std::cout.rdbuf(original);
+  return status;
 }
