@@ -66,7 +66,7 @@ test-asan: deps
 	@cmake --build $(BUILD_ASAN) -j$(JOBS)
 	cd $(BUILD_ASAN) && env -u KBENCH_TEST_KERNEL \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j$(JOBS) -E '^e2e_|^Qemu(Boot|Session)\.|^Agent\.IsStaticallyLinked$$|^Postgres|/StoreContract\..*/postgresql$$'
+	  ctest --output-on-failure -j$(JOBS) -E '^e2e_|^Qemu(Boot|Session)\.|^Agent\.IsStaticallyLinked$$|^Postgres|/StoreContract\..*/postgresql'
 	@date +'make: %T test-asan done'
 
 # Each libFuzzer target for FUZZ_SECONDS; a crash fails.
