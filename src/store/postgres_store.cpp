@@ -478,14 +478,7 @@ class PostgresStore final : public ResultStore {
       rows.push_back(SessionBenchmark{name, params, std::nullopt, 0, 0});
       return rows.back();
     };
-    std::int64_t unknown_id = -1;
-    auto planned = db_.query("SELECT planned FROM session WHERE id = $1", PgParams().add(session));
-    if (planned.rows() > 0 && !planned.is_null(0, 0)) {
-      for (const auto& key : planned_from_text(planned.text(0, 0))) {
-        const auto id = find_benchmark_id(key);
-        row_for(id ? *id : unknown_id--, key.name, key.params);
-      }
-    }
+    for (const auto& [id, key] : planned_with_ids(session)) row_for(id, key.name, key.params);
     auto outcomes = db_.query(R"sql(
       SELECT b.id, b.name, b.params, o.status, o.reason, o.stderr_tail
       FROM outcome o JOIN benchmark b ON b.id = o.benchmark_id WHERE o.session_id = $1 ORDER BY b.name, b.id)sql",
@@ -901,6 +894,21 @@ class PostgresStore final : public ResultStore {
     return listing;
   }
 
+  // The session's planned benchmarks in plan order, each with its benchmark
+  // row's id; a planned benchmark that never started may have no row yet and
+  // gets a negative id of its own.
+  std::vector<std::pair<std::int64_t, BenchmarkKey>> planned_with_ids(std::int64_t session) {
+    std::vector<std::pair<std::int64_t, BenchmarkKey>> planned_keys;
+    auto planned = db_.query("SELECT planned FROM session WHERE id = $1", PgParams().add(session));
+    if (planned.rows() == 0 || planned.is_null(0, 0)) return planned_keys;
+    std::int64_t unknown_id = -1;
+    for (auto& key : planned_from_text(planned.text(0, 0))) {
+      const auto id = find_benchmark_id(key);
+      planned_keys.emplace_back(id ? *id : unknown_id--, std::move(key));
+    }
+    return planned_keys;
+  }
+
   // What session_benchmarks() would list without an outcome, in its order,
   // counting repeats only of those benchmarks: counting every benchmark's
   // repeats reads all of the session's results, and compare lists sessions
@@ -917,14 +925,8 @@ class PostgresStore final : public ResultStore {
     std::unordered_set<std::int64_t> settled;
     auto outcomes = db_.query("SELECT benchmark_id FROM outcome WHERE session_id = $1", PgParams().add(session));
     for (int i = 0; i < outcomes.rows(); ++i) settled.insert(outcomes.integer(i, 0));
-    std::int64_t unknown_id = -1;
-    auto planned = db_.query("SELECT planned FROM session WHERE id = $1", PgParams().add(session));
-    if (planned.rows() > 0 && !planned.is_null(0, 0)) {
-      for (const auto& key : planned_from_text(planned.text(0, 0))) {
-        const auto id = find_benchmark_id(key);
-        if (id && settled.count(*id)) continue;
-        gap_for(id ? *id : unknown_id--, key.name, key.params);
-      }
+    for (const auto& [id, key] : planned_with_ids(session)) {
+      if (!settled.count(id)) gap_for(id, key.name, key.params);
     }
     auto begun = db_.query(R"sql(
       SELECT b.id, b.name, b.params, COUNT(DISTINCT r.repeat)

@@ -448,19 +448,8 @@ class SqliteStore final : public ResultStore {
       rows.push_back(SessionBenchmark{name, params, std::nullopt, 0, 0});
       return rows.back();
     };
-    // Planned first, in plan order; a planned benchmark that never started
-    // may have no benchmark row yet.
-    std::int64_t unknown_id = -1;
-    if (version_ >= 2) {
-      Statement planned(db_, url_, "SELECT planned FROM session WHERE id = ?1");
-      planned.bind(1, session);
-      if (planned.step() && !planned.is_null(0)) {
-        for (const auto& key : planned_from_text(planned.text(0))) {
-          const auto id = find_benchmark_id(key);
-          row_for(id ? *id : unknown_id--, key.name, key.params);
-        }
-      }
-    }
+    // Planned first, in plan order.
+    for (const auto& [id, key] : planned_with_ids(session)) row_for(id, key.name, key.params);
     Statement outcomes(db_, url_, R"sql(
       SELECT b.id, b.name, b.params, o.status, o.reason, o.stderr_tail
       FROM outcome o JOIN benchmark b ON b.id = o.benchmark_id WHERE o.session_id = ?1 ORDER BY b.name, b.id)sql");
@@ -894,17 +883,8 @@ class SqliteStore final : public ResultStore {
     Statement outcomes(db_, url_, "SELECT benchmark_id FROM outcome WHERE session_id = ?1");
     outcomes.bind(1, session);
     while (outcomes.step()) settled.insert(outcomes.integer(0));
-    std::int64_t unknown_id = -1;
-    if (version_ >= 2) {
-      Statement planned(db_, url_, "SELECT planned FROM session WHERE id = ?1");
-      planned.bind(1, session);
-      if (planned.step() && !planned.is_null(0)) {
-        for (const auto& key : planned_from_text(planned.text(0))) {
-          const auto id = find_benchmark_id(key);
-          if (id && settled.count(*id)) continue;
-          gap_for(id ? *id : unknown_id--, key.name, key.params);
-        }
-      }
+    for (const auto& [id, key] : planned_with_ids(session)) {
+      if (!settled.count(id)) gap_for(id, key.name, key.params);
     }
     // CROSS JOIN fixes the loop order: the few benchmarks without an outcome
     // outside, then their result classes, then the session's results of each
@@ -921,6 +901,23 @@ class SqliteStore final : public ResultStore {
           static_cast<int>(begun.integer(3));
     }
     return gaps;
+  }
+
+  // The session's planned benchmarks in plan order, each with its benchmark
+  // row's id; a planned benchmark that never started may have no row yet and
+  // gets a negative id of its own.
+  std::vector<std::pair<std::int64_t, BenchmarkKey>> planned_with_ids(std::int64_t session) {
+    std::vector<std::pair<std::int64_t, BenchmarkKey>> planned_keys;
+    if (version_ < 2) return planned_keys;
+    Statement planned(db_, url_, "SELECT planned FROM session WHERE id = ?1");
+    planned.bind(1, session);
+    if (!planned.step() || planned.is_null(0)) return planned_keys;
+    std::int64_t unknown_id = -1;
+    for (auto& key : planned_from_text(planned.text(0))) {
+      const auto id = find_benchmark_id(key);
+      planned_keys.emplace_back(id ? *id : unknown_id--, std::move(key));
+    }
+    return planned_keys;
   }
 
   void prepare_reads() {
