@@ -39,3 +39,22 @@ finish() {
   echo "$CHECKS passed, $FAILURES failed"
   [ "$FAILURES" -eq 0 ]
 }
+
+# PostgreSQL stores on the test server of scripts/pg-test-server.sh (make test
+# starts one). postgres_store VAR PREFIX: a new database, dropped at exit;
+# VAR is set to its store URL. Without a server the script fails, saying how
+# to start one.
+POSTGRES_DATABASES=()
+postgres_store() {
+  if [ -z "${KBENCH_TEST_POSTGRES:-}" ]; then
+    echo "FAIL: KBENCH_TEST_POSTGRES is not set: start a test server with" \
+         "eval \"\$(scripts/pg-test-server.sh start)\" (make test does this itself)" >&2
+    exit 1
+  fi
+  local database="${2}_$$_$RANDOM"
+  psql "$KBENCH_TEST_POSTGRES" -qc "CREATE DATABASE $database" || { echo "FAIL: cannot create database $database" >&2; exit 1; }
+  POSTGRES_DATABASES+=("$database")
+  trap 'for db in "${POSTGRES_DATABASES[@]}"; do psql "$KBENCH_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1; done; rm -rf "$WORK"' EXIT
+  local server="${KBENCH_TEST_POSTGRES%%\?*}"
+  printf -v "$1" '%s' "${server%/*}/$database"
+}

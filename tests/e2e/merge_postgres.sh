@@ -7,20 +7,9 @@
 source "$(dirname "$0")/lib.bash"
 export KBENCH_SELFTEST=1
 export KBENCH_STATE_DIR="$WORK/state"
-if [ -z "${KBENCH_TEST_POSTGRES:-}" ]; then
-  echo "FAIL: KBENCH_TEST_POSTGRES is not set: start a test server with" \
-       "eval \"\$(scripts/pg-test-server.sh start)\" (make test does this itself)" >&2
-  exit 1
-fi
-DB1="kbench_merge_a_$$_$RANDOM"
-DB2="kbench_merge_b_$$_$RANDOM"
-for db in "$DB1" "$DB2"; do
-  psql "$KBENCH_TEST_POSTGRES" -qc "CREATE DATABASE $db" || { echo "FAIL: cannot create database $db" >&2; exit 1; }
-done
-trap 'for db in "$DB1" "$DB2"; do psql "$KBENCH_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1; done; rm -rf "$WORK"' EXIT
-server="${KBENCH_TEST_POSTGRES%%\?*}"
-PG1="${server%/*}/$DB1"
-PG2="${server%/*}/$DB2"
+postgres_store PG1 kbench_merge_a
+postgres_store PG2 kbench_merge_b
+DB2=${PG2##*/}
 LOCAL="sqlite://$WORK/local.db"
 BACK="sqlite://$WORK/back.db"
 

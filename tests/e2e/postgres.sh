@@ -6,16 +6,8 @@
 source "$(dirname "$0")/lib.bash"
 export KBENCH_SELFTEST=1
 export KBENCH_STATE_DIR="$WORK/state"
-if [ -z "${KBENCH_TEST_POSTGRES:-}" ]; then
-  echo "FAIL: KBENCH_TEST_POSTGRES is not set: start a test server with" \
-       "eval \"\$(scripts/pg-test-server.sh start)\" (make test does this itself)" >&2
-  exit 1
-fi
-DBNAME="kbench_e2e_$$_$RANDOM"
-psql "$KBENCH_TEST_POSTGRES" -qc "CREATE DATABASE $DBNAME" || { echo "FAIL: cannot create database $DBNAME" >&2; exit 1; }
-trap 'psql "$KBENCH_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-S="${KBENCH_TEST_POSTGRES%%\?*}"
-S="${S%/*}/$DBNAME"
+postgres_store S kbench_e2e
+DBNAME=${S##*/}
 sql() { psql "$S" -Atqc "$1"; }
 
 run_profile() {
