@@ -13,6 +13,7 @@
 #include "analysis/environment.h"
 #include "analysis/runs.h"
 #include "cli/commands.h"
+#include "cli/compare_request.h"
 #include "cli/options.h"
 #include "cli/session_report.h"
 #include "common/errors.h"
@@ -21,20 +22,6 @@
 namespace kbench::cli {
 
 namespace {
-
-struct CompareCommandOptions {
-  std::vector<std::string> profiles;  // base first
-  std::string format = "grid";
-  std::string method = "welch";  // parsed once, in compare_command
-  std::string fdr = "0.05";
-  std::string sign = "better";
-  std::string min_change = "2";
-  store::SampleQuery filter;  // --sut/--benchmark/--resultclass
-  std::string sessions = "sessions";
-  std::string store_url;
-  std::string looks = "1";
-  bool per_sut = false;
-};
 
 // --class naming no class of the store is a typo far more often than a
 // wish for an empty report: one line listing the classes there are.
@@ -88,7 +75,11 @@ void require_shared_sut(const std::vector<store::SampleRow>& samples, const anal
   }
 }
 
-void compare_command(const CompareCommandOptions& options) {
+}  // namespace
+
+bool is_machine_format(const std::string& format) { return format == "csv" || format == "json"; }
+
+void write_comparison(const CompareRequest& options, std::ostream& out, std::ostream& notes) {
   if (options.profiles.size() < 2) {
     throw InputError("compare: expected a base swprofile and at least one test swprofile");
   }
@@ -132,12 +123,9 @@ void compare_command(const CompareCommandOptions& options) {
   }
   require_shared_sut(samples, compare, why_empty);
   analysis::add_environment_differences(result, *store);
-  renderer->render(result, std::cout);
+  renderer->render(result, out);
 
-  // A benchmark that failed has no row, or fewer samples: say so under the
-  // table (on stderr for the machine-readable formats, whose stdout is data).
-  const bool machine_format = options.format == "csv" || options.format == "json";
-  std::ostream& notes = machine_format ? std::cerr : std::cout;
+  // A benchmark that failed has no row, or fewer samples: say so.
   for (const auto& failed : store->list_outcomes(options.profiles, store::OutcomeStatus::Failed)) {
     notes << "failed: " << failed.benchmark << " (" << failed.swprofile << ", session " << failed.session_number
           << "): " << failed.outcome.reason << "\n";
@@ -145,10 +133,16 @@ void compare_command(const CompareCommandOptions& options) {
   print_incomplete_sessions(*store, options.profiles, notes);
 }
 
+namespace {
+
+void compare_command(const CompareRequest& request) {
+  write_comparison(request, std::cout, is_machine_format(request.format) ? std::cerr : std::cout);
+}
+
 }  // namespace
 
 void add_compare_command(CLI::App& app) {
-  auto options = std::make_shared<CompareCommandOptions>();
+  auto options = std::make_shared<CompareRequest>();
   CLI::App* cmd = app.add_subcommand("compare", "Compare swprofiles: base value, change %, (I)/(R) marks");
   cmd->add_option("profiles", options->profiles, "BASE TEST [TEST ...]")->required();
   std::string formats;

@@ -1,0 +1,37 @@
+#pragma once
+// What `kbench compare` computes and prints, callable without the command
+// line: `kbench serve` renders the same report for a browser.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "store/result_store.h"
+
+namespace kbench::cli {
+
+// compare's options as the command line spells them; validated by
+// write_comparison, so a bad value is the same one-line InputError everywhere.
+struct CompareRequest {
+  std::vector<std::string> profiles;  // base first
+  std::string format = "grid";
+  std::string method = "welch";
+  std::string fdr = "0.05";
+  std::string sign = "better";
+  std::string min_change = "2";
+  store::SampleQuery filter;  // --sut/--benchmark/--resultclass/--class
+  std::string sessions = "sessions";
+  std::string store_url;  // "": the default store
+  std::string looks = "1";
+  bool per_sut = false;
+};
+
+// The report in request.format on `out`; failed benchmarks and incomplete
+// sessions on `notes`. Throws InputError for bad options or a store without
+// the rows asked for.
+void write_comparison(const CompareRequest& request, std::ostream& out, std::ostream& notes);
+
+// Where `kbench compare` writes its notes: stdout under a table, stderr for
+// the machine-readable formats whose stdout is data.
+bool is_machine_format(const std::string& format);
+
+}  // namespace kbench::cli
