@@ -72,8 +72,11 @@ void write_trend(const TrendRequest& request, std::ostream& out) {
     throw InputError("trend: no rows of the swprofiles matching '" + request.swprofile_glob +
                      "' match --sut/--benchmark/--resultclass");
   }
-  if (request.format == "html") throw InputError("--format html: not built yet (text only)");
-  report::render_trend_text(trend, out);
+  if (request.format == "html") {
+    report::render_trend_html(trend, "kbench trend " + request.swprofile_glob, out);
+  } else {
+    report::render_trend_text(trend, out);
+  }
 }
 
 void add_trend_command(CLI::App& app) {

@@ -16,6 +16,11 @@ namespace kbench::report {
 // Step | Before | Change with (I)/(R)), with its legend.
 void render_trend_text(const analysis::TrendReport& trend, std::ostream& out);
 
+// One self-contained page (report/html_page.h): per row a Vega-Lite plot of
+// the means with their CIs and the change points as labelled rules, the
+// row's table, and the step table (ids and data sets: trend_html.cpp).
+void render_trend_html(const analysis::TrendReport& trend, const std::string& title, std::ostream& out);
+
 // "6.10..6.12 -> 6.13": where a step is, in words.
 std::string step_place(const analysis::TrendStep& step);
 
