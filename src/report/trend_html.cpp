@@ -116,7 +116,9 @@ json row_spec(const analysis::TrendRow& row, const json& data) {
                         {{"field", "ci_high"}, {"type", "quantitative"}, {"format", ".4~r"}, {"title", "95% CI high"}},
                         {{"field", "ci_of"}, {"type", "nominal"}, {"title", "CI of"}},
                         {{"field", "sessions"}, {"type", "quantitative"}}}}}}});
-  if (!data["changepoints"].empty()) {
+  // Also without change points: every view then has the data set
+  // "changepoints" (empty), which is what a page script or test reads.
+  {
     const json rule_x = {{"field", "position"}, {"type", "quantitative"}};
     layers.push_back({{"data", {{"name", "changepoints"}}},
                       {"mark", {{"type", "rule"}, {"color", "#8e1212"}, {"strokeDash", {6, 3}}, {"strokeWidth", 2}}},

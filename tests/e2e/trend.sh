@@ -59,6 +59,15 @@ expect_contains "$WORK/out" "Steps at the change points, SUT vm:"
 grep -E '^\| syscall/getpid +\| mean \(ns\) +\| 6\.10\.\.6\.12 -> 6\.13-rc1\.\.v6\.15 +\| +10[0-9]\.[0-9]+ \| +\(R\) -(9|10|11)\.[0-9]+%' \
   "$WORK/out" >/dev/null && pass || fail "the step table lacks the planted step"
 
+# The page: one plot and section per row, the step table's one row at the planted place.
+"$KBENCH" trend --swprofile '[6v]*' --benchmark syscall/getpid --format html --store "sqlite://$S" >"$WORK/trend.html" \
+  2>"$WORK/err" || fail "trend --format html failed: $(cat "$WORK/err")"
+expect_contains "$WORK/trend.html" '<div id="trend-plot-0" class="plot trend-plot"></div>'
+expect_contains "$WORK/trend.html" '<div id="trend-plot-1" class="plot trend-plot"></div>'
+expect_contains "$WORK/trend.html" '<tr class="trend-step" data-at="6.13-rc1" data-verdict="R">'
+[ "$(grep -c 'class="trend-step"' "$WORK/trend.html")" -eq 1 ] && pass || fail "expected one step row in the page"
+expect_contains "$WORK/trend.html" '"changepoints":[{"after":"6.13-rc1..v6.15","at":"6.13-rc1","before":"6.10..6.12"'
+
 # Store order: the store holds the kernels newest first, so the step is an improvement there.
 "$KBENCH" trend --swprofile '[6v]*' --resultclass 'mean*' --order store --store "sqlite://$S" >"$WORK/store" 2>&1 \
   || fail "trend --order store failed"
