@@ -4,7 +4,9 @@
 //
 // For scripts and the browser tests: each row is <section class="trend-row"
 // id="trend-row-N"> holding <div id="trend-plot-N" class="plot trend-plot">;
-// each plot's view has the data sets "points" (one per swprofile: index,
+// each plot's view has the layers trend_ci, trend_means, changepoint_rules
+// and changepoint_labels (SVG groups of class "<layer>_marks") and the data
+// sets "points" (one per swprofile: index,
 // swprofile, mean, ci_low, ci_high, sessions) and "changepoints" (one per
 // change point: position, before, after, label, verdict); the step table is
 // <table id="trend-steps">, its rows class "trend-step" with data-at naming
@@ -99,12 +101,15 @@ json row_spec(const analysis::TrendRow& row, const json& data) {
   const std::string y_title = row.result_class.label() + ", " + std::string(to_string(row.result_class.better)) +
                               " is better";
   json layers = json::array();
-  layers.push_back({{"data", {{"name", "points"}}},
+  // Named layers: their SVG groups carry the class "<name>_marks".
+  layers.push_back({{"name", "trend_ci"},
+                    {"data", {{"name", "points"}}},
                     {"mark", {{"type", "rule"}, {"color", "#7a7a7a"}}},
                     {"encoding", {{"x", x}, {"y", {{"field", "ci_low"}, {"type", "quantitative"}, {"scale", y_scale},
                                                    {"title", y_title}}},
                                   {"y2", {{"field", "ci_high"}}}}}});
-  layers.push_back({{"data", {{"name", "points"}}},
+  layers.push_back({{"name", "trend_means"},
+                    {"data", {{"name", "points"}}},
                     {"mark", {{"type", "line"}, {"color", "#0b4f9c"}, {"point", {{"filled", true}, {"size", 50}}}}},
                     {"encoding",
                      {{"x", x},
@@ -120,13 +125,15 @@ json row_spec(const analysis::TrendRow& row, const json& data) {
   // "changepoints" (empty), which is what a page script or test reads.
   {
     const json rule_x = {{"field", "position"}, {"type", "quantitative"}};
-    layers.push_back({{"data", {{"name", "changepoints"}}},
+    layers.push_back({{"name", "changepoint_rules"},
+                      {"data", {{"name", "changepoints"}}},
                       {"mark", {{"type", "rule"}, {"color", "#8e1212"}, {"strokeDash", {6, 3}}, {"strokeWidth", 2}}},
                       {"encoding", {{"x", rule_x},
                                     {"tooltip", {{{"field", "before"}, {"type", "nominal"}},
                                                  {{"field", "after"}, {"type", "nominal"}},
                                                  {{"field", "label"}, {"type", "nominal"}, {"title", "step"}}}}}}});
-    layers.push_back({{"data", {{"name", "changepoints"}}},
+    layers.push_back({{"name", "changepoint_labels"},
+                      {"data", {{"name", "changepoints"}}},
                       {"mark", {{"type", "text"}, {"align", "left"}, {"dx", 4}, {"dy", 2}, {"baseline", "top"},
                                 {"fontWeight", "bold"}, {"color", "#8e1212"}}},
                       {"encoding", {{"x", rule_x}, {"y", {{"value", 0}}}, {"text", {{"field", "label"}}}}}});
