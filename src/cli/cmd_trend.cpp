@@ -93,7 +93,7 @@ void add_trend_command(CLI::App& app) {
   cmd->add_option("--min-change", request->min_change,
                   "smallest step in percent worth a mark (default 2), as in compare");
   cmd->add_option("--min-segment", request->min_segment,
-                  "fewest swprofiles between two change points (default 1: the newest kernel alone can be a step)");
+                  "fewest swprofiles in a segment between change points (default 1: the newest kernel alone can be a step)");
   add_store_option(*cmd, request->store_url);
   cmd->footer(
       "Examples:\n"

@@ -48,10 +48,11 @@ Segmentation optimal_partitioning(std::span<const double> values, std::span<cons
 //   variance_k = between + within / sessions_k,
 // `within` the pooled variance of log session means inside a swprofile (the
 // session noise compare's test knows), `between` what swprofiles of one
-// segment differ beyond that (their runs, boots and days), estimated from the
-// median absolute deviation of successive differences, which a few steps do
-// not move. With one session everywhere `within` is unknown and the MAD
-// estimate is the whole variance.
+// segment differ beyond that (their runs, boots and days). trend_noise starts
+// it from the median absolute deviation of successive differences, which a
+// few steps do not move; detect_trend_changes refits it to the segments it
+// finds. With one session everywhere `within` is unknown and the swprofile-
+// level estimate is the whole variance.
 struct TrendNoise {
   bool valid = false;
   std::string reason;           // why not valid, in words a report prints
