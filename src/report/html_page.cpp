@@ -1,0 +1,195 @@
+#include "report/html_page.h"
+
+#include <cctype>
+#include <ostream>
+#include <stdexcept>
+
+#include "web/web_assets.h"
+
+namespace kbench::report::html {
+namespace {
+
+// Colours pass WCAG AA on their backgrounds; every verdict also shows its
+// letter, so the page reads the same printed in black and white.
+constexpr std::string_view style_sheet = R"css(
+:root { color-scheme: light; --text: #1b1b1b; --muted: #595959; --rule: #cfcfcf; --stripe: #f4f5f7; }
+body { margin: 0; color: var(--text); background: #fff; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; }
+main { max-width: 84rem; margin: 0 auto; padding: 1rem 1.5rem 2rem; }
+h1 { font-size: 1.5rem; margin: 0.5rem 0 1rem; }
+h2 { font-size: 1.2rem; margin: 1.75rem 0 0.5rem; padding-bottom: 0.2rem; border-bottom: 1px solid var(--rule); }
+h3 { font-size: 1.05rem; margin: 1.25rem 0 0.4rem; }
+a { color: #0b4f9c; }
+table { border-collapse: collapse; margin: 0.75rem 0; font-variant-numeric: tabular-nums; }
+caption { caption-side: top; text-align: left; font-weight: 600; padding: 0.25rem 0; }
+th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid var(--rule); text-align: left; vertical-align: top; }
+thead th { border-bottom: 2px solid #7a7a7a; background: #fff; position: sticky; top: 0; }
+tbody tr:nth-child(even) { background: var(--stripe); }
+th.numbers, td.numbers, table.numbers td { text-align: right; white-space: nowrap; }
+code, pre, kbd { font: 13px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; }
+pre { background: var(--stripe); padding: 0.5rem 0.75rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
+details { margin: 0.4rem 0; }
+summary { cursor: pointer; }
+.plot { margin: 0.5rem 0; max-width: 100%; overflow-x: auto; }
+.verdict { display: inline-block; min-width: 1.3em; padding: 0 0.25em; border: 1px solid currentColor; border-radius: 3px;
+           font-weight: 700; text-align: center; line-height: 1.3; }
+.verdict-I { color: #0a5a1f; background: #dcf2e1; }
+.verdict-R { color: #8e1212; background: #fbe0e0; }
+.verdict-U { color: #3d3d3d; background: #ececec; }
+.verdict-Q { color: #6e4700; background: #fdefcc; }
+.note, footer { color: var(--muted); font-size: 0.85rem; }
+footer { max-width: 84rem; margin: 0 auto; padding: 0.5rem 1.5rem 1.5rem; border-top: 1px solid var(--rule); }
+@media print {
+  body { font-size: 10pt; }
+  main, footer { max-width: none; padding: 0; }
+  thead th { position: static; }
+  tr, .plot, pre, figure { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
+  a { color: inherit; text-decoration: none; }
+  .verdict, td[class^="verdict-"] { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+}
+)css";
+
+// Runs after the libraries; window.kbenchPlots holds the eager plots.
+constexpr std::string_view shell_script = R"js(
+(function () {
+  "use strict";
+  var views = window.kbenchViews = {};
+  window.kbenchEmbed = function (id, spec) {
+    var element = document.getElementById(id);
+    if (!element) {
+      var missing = new Error("no element #" + id + " for its plot");
+      console.error("kbench: " + missing.message);
+      return Promise.reject(missing);
+    }
+    return vegaEmbed(element, spec, { renderer: "svg", actions: false }).then(function (result) {
+      views[id] = result.view;
+      return result;
+    }, function (error) {
+      console.error("kbench: plot #" + id + " could not be drawn: " + (error && error.message ? error.message : error));
+      throw error;
+    });
+  };
+  Promise.allSettled(window.kbenchPlots.map(function (plot) {
+    return window.kbenchEmbed(plot.id, plot.spec);
+  })).then(function (outcomes) {
+    var failed = outcomes.some(function (outcome) { return outcome.status !== "fulfilled"; });
+    document.body.dataset.kbenchReady = failed ? "failed" : "1";
+  });
+  // A printed page shows what is folded away (lazy plots embed on opening).
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details:not([open])").forEach(function (details) { details.open = true; });
+  });
+})();
+)js";
+
+// Script text goes into <script> unchanged, so it must not hold what would
+// end the element early ("</script") or make the parser skip its real end
+// tag ("<!--" then "<script"). No escape is right in every place JS can hold
+// text (in a regex "<\\script" is whitespace), so such text is refused: text
+// from the data belongs in Page::data, which json_for_script makes safe.
+void write_script_text(std::string_view what, std::string_view text, std::ostream& out) {
+  for (std::size_t at = text.find('<'); at != std::string_view::npos; at = text.find('<', at + 1)) {
+    std::string lowered;
+    for (char c : text.substr(at, 8)) lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lowered.starts_with("<!--") || lowered.starts_with("<script") || lowered.starts_with("</script")) {
+      throw std::invalid_argument("html page: " + std::string(what) + " holds \"" + lowered.substr(0, 8) +
+                                  "\", which would break its <script> element (put such text into the data)");
+    }
+  }
+  out << text;
+}
+
+// JSON as a JS expression inside <script>: '<' only occurs inside strings,
+// where \u003c is the same character, so no "</script" or "<!--" survives.
+std::string json_for_script(const nlohmann::json& value) {
+  std::string dumped = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string safe;
+  safe.reserve(dumped.size());
+  for (char c : dumped) {
+    if (c == '<') {
+      safe += "\\u003c";
+    } else {
+      safe += c;
+    }
+  }
+  return safe;
+}
+
+}  // namespace
+
+std::string escape(std::string_view text) {
+  std::string escaped;
+  escaped.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': escaped += "&amp;"; break;
+      case '<': escaped += "&lt;"; break;
+      case '>': escaped += "&gt;"; break;
+      case '"': escaped += "&quot;"; break;
+      case '\'': escaped += "&#39;"; break;
+      default: escaped += c;
+    }
+  }
+  return escaped;
+}
+
+std::string library_versions() {
+  std::string versions;
+  for (const web::Library& library : web::libraries()) {
+    if (!versions.empty()) versions += ", ";
+    versions += std::string(library.name) + " " + std::string(library.version);
+  }
+  return versions;
+}
+
+std::string verdict_mark(char verdict) {
+  std::string_view meaning;
+  switch (verdict) {
+    case 'I': meaning = "improvement"; break;
+    case 'R': meaning = "regression"; break;
+    case 'U': meaning = "unchanged"; break;
+    case 'Q': meaning = "undecided"; break;
+    default: throw std::invalid_argument(std::string("verdict_mark: no verdict '") + verdict + "' (I, R, U or Q)");
+  }
+  return std::string("<span class=\"verdict verdict-") + verdict + "\" title=\"" + std::string(meaning) + "\">" +
+         verdict + "</span>";
+}
+
+void write_page(const Page& page, std::ostream& out) {
+  nlohmann::json plots = nlohmann::json::array();
+  for (const Plot& plot : page.plots) {
+    nlohmann::json spec = plot.spec;
+    // Vega-Lite gives the SVG its description as aria-label.
+    if (!plot.alt.empty() && spec.is_object() && !spec.contains("description")) spec["description"] = plot.alt;
+    plots.push_back({{"id", plot.id}, {"spec", std::move(spec)}});
+  }
+
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      // Nothing to load: the libraries and data are inline. Vega compiles its
+      // expressions with Function(), hence 'unsafe-eval'.
+      << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+         "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; "
+         "connect-src 'self'\">\n"
+      << "<meta name=\"generator\" content=\"kbench (" << escape(library_versions()) << ")\">\n"
+      << "<title>" << escape(page.title) << "</title>\n<style>" << style_sheet << "</style>\n</head>\n<body>\n"
+      << "<main>\n" << page.body << "\n</main>\n"
+      << "<footer>Made by kbench. Plots drawn by " << escape(library_versions())
+      << ", inlined: this page loads nothing.</footer>\n";
+  for (const web::Library& library : web::libraries()) {
+    out << "<script>/* " << library.name << ' ' << library.version << " */\n";
+    write_script_text(library.name, library.script, out);
+    out << "\n</script>\n";
+  }
+  out << "<script>\n";
+  if (!page.data.is_null()) out << "window.kbenchData = " << json_for_script(page.data) << ";\n";
+  out << "window.kbenchPlots = " << json_for_script(plots) << ";\n" << shell_script << "</script>\n";
+  if (!page.script.empty()) {
+    out << "<script>\n";
+    write_script_text("the page's script", page.script, out);
+    out << "\n</script>\n";
+  }
+  out << "</body>\n</html>\n";
+}
+
+}  // namespace kbench::report::html
