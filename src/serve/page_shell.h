@@ -1,13 +1,16 @@
 #pragma once
-// The frame around the dashboard's own pages (index, errors).
+// The frame around the dashboard's own pages (index, errors): the report
+// layer's page shell, so they look like the reports they link to.
 #include <string>
-#include <string_view>
 
 namespace kbench::serve {
 
-std::string escape(std::string_view text);
-
 // A whole HTML document: title, a navigation line back to the index, body.
 std::string dashboard_page(const std::string& title, const std::string& body);
+
+// A report page (compare's, trend's) as served: a link back to the index at
+// the top, and `notes` (what the command prints under its table: failed
+// benchmarks, incomplete sessions) at the end, where the browser shows them.
+std::string served_report(std::string html, const std::string& notes);
 
 }  // namespace kbench::serve

@@ -9,12 +9,15 @@
 #include "cli/compare_request.h"
 #include "cli/options.h"
 #include "common/errors.h"
+#include "report/html_page.h"
 #include "serve/page_shell.h"
 #include "store/result_store.h"
 
 namespace kbench::serve {
 
 namespace {
+
+using report::html::escape;
 
 // The one value of a parameter that may appear at most once; "" when absent
 // or empty (an HTML form sends an empty field as "name=").
@@ -60,8 +63,8 @@ std::string suts_table(store::ResultStore& store, const std::vector<store::Sessi
   for (const auto& listing : store.list_suts("*")) {
     const auto& sut = listing.sut;
     html += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} GiB</td>"
-        "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"numbers\">{}</td><td class=\"numbers\">{} GiB</td>"
+        "<td class=\"numbers\">{}</td><td>{}</td></tr>\n",
         escape(sut.name), escape(join_names(classes_of[sut.name])), escape(sut.arch), sut.cpu_count, sut.memory_gib,
         listing.sessions, escape(sut.cpu_model));
   }
@@ -76,7 +79,7 @@ std::string swprofiles_table(const std::vector<store::SwprofileListing>& swprofi
     std::string suts;
     for (const auto& sut : listing.suts) suts += (suts.empty() ? "" : ", ") + sut;
     html += fmt::format(
-        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+        "<tr><td>{}</td><td class=\"numbers\">{}</td><td class=\"numbers\">{}</td><td>{}</td><td>{}</td></tr>\n",
         escape(listing.name), listing.sessions, listing.samples, escape(listing.kernel_release), escape(suts));
   }
   return html + "</tbody></table>\n";
@@ -108,16 +111,6 @@ std::string compare_form(const std::vector<store::SwprofileListing>& swprofiles,
          benchmark_names +
          "</datalist></p>\n"
          "<p><button type=\"submit\">compare</button></p>\n</form>\n";
-}
-
-// What `kbench compare` prints under its table (failed benchmarks, incomplete
-// sessions) goes at the end of the report's page, where the browser shows it.
-std::string with_notes(std::string html, const std::string& notes) {
-  if (notes.empty()) return html;
-  const std::string section = "<section id=\"compare-notes\"><h2>Notes</h2><pre>" + escape(notes) + "</pre></section>\n";
-  const auto end = html.rfind("</body>");
-  html.insert(end == std::string::npos ? html.size() : end, section);
-  return html;
 }
 
 }  // namespace
@@ -185,7 +178,7 @@ Reply compare_page(const std::string& store_url, const Query& query) {
   std::ostringstream report;
   std::ostringstream notes;
   cli::write_comparison(request, report, notes);
-  return {200, with_notes(report.str(), notes.str())};
+  return {200, served_report(report.str(), notes.str())};
 }
 
 }  // namespace kbench::serve
