@@ -37,7 +37,7 @@ void add_serve_command(CLI::App& app) {
       "Examples:\n"
       "  kbench serve                                  # http://127.0.0.1:8080/ over the default store\n"
       "  kbench serve --store lab.db --listen 127.0.0.1:0\n"
-      "  ssh -L 8080:127.0.0.1:8080 lab 'kbench serve'  # then open http://127.0.0.1:8080/ here");
+      "  ssh -t -L 8080:127.0.0.1:8080 lab kbench serve   # then open http://127.0.0.1:8080/ here");
   cmd->callback([options] { serve_command(*options); });
 }
 
