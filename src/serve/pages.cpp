@@ -113,6 +113,17 @@ std::string compare_form(const std::vector<store::SwprofileListing>& swprofiles,
          "<p><button type=\"submit\">compare</button></p>\n</form>\n";
 }
 
+// The store was there when serve started: failing to open it now (moved,
+// deleted, the database server down) is the store's fault, not the
+// request's (500, not 400).
+cli::OpenedStore open_served_store(const std::string& store_url) {
+  try {
+    return cli::open_existing_store(store_url);
+  } catch (const InputError& e) {
+    throw RunError(e.what());
+  }
+}
+
 }  // namespace
 
 Reply error_page(int status, const std::string& message) {
@@ -126,7 +137,7 @@ Reply error_page(int status, const std::string& message) {
 
 Reply index_page(const std::string& store_url, const Query& query) {
   require_known(query, {});
-  const cli::OpenedStore opened = cli::open_existing_store(store_url);
+  const cli::OpenedStore opened = open_served_store(store_url);
   auto& store = *opened.store;
   const auto swprofiles = store.list_swprofiles("*");
   const auto sessions = store.list_sessions({});
@@ -175,6 +186,7 @@ Reply compare_page(const std::string& store_url, const Query& query) {
   option("min-change", request.min_change);
   option("sessions", request.sessions);
   option("sign", request.sign);
+  open_served_store(store_url);  // so a store gone missing is a 500, as on the index
   std::ostringstream report;
   std::ostringstream notes;
   cli::write_comparison(request, report, notes);

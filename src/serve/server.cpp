@@ -68,11 +68,22 @@ void serve(const ServeOptions& options) {
   server.Get(".*", [](const httplib::Request& request, httplib::Response& response) {
     send(response, error_page(404, "no page " + request.path + " (the dashboard has / and /compare)"));
   });
-  server.Post(".*", method_not_allowed);
-  server.Put(".*", method_not_allowed);
-  server.Patch(".*", method_not_allowed);
-  server.Delete(".*", method_not_allowed);
-  server.Options(".*", method_not_allowed);
+  // Every method reaches this first, also those without a handler
+  // registration (TRACE, CONNECT).
+  server.set_pre_routing_handler([](const httplib::Request& request, httplib::Response& response)
+                                     -> httplib::Server::HandlerResponse {
+    if (request.method == "GET" || request.method == "HEAD") return httplib::Server::HandlerResponse::Unhandled;
+    method_not_allowed(request, response);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  // httplib's own refusals (a malformed request line, an unknown method) come
+  // without a body: they get the same small page as ours.
+  server.set_error_handler(httplib::Server::HandlerWithResponse(
+      [](const httplib::Request&, httplib::Response& response) -> httplib::Server::HandlerResponse {
+    if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    send(response, error_page(response.status, "the server could not read this request"));
+    return httplib::Server::HandlerResponse::Handled;
+  }));
   server.set_exception_handler([](const httplib::Request&, httplib::Response& response, std::exception_ptr) {
     send(response, error_page(500, "internal error"));
   });

@@ -65,6 +65,14 @@ expect_status 400 "$(fetch '/compare?base=base&test=slow&bench=x')" "an unknown 
 expect_contains "$WORK/body" "unknown parameter &#39;bench&#39;"
 expect_status 404 "$(fetch /nosuch)" "an unknown path"
 expect_status 405 "$(fetch /compare -X POST -d x=1)" "POST"
+expect_status 405 "$(fetch / -X TRACE)" "TRACE"
+grep -qi '^allow: GET, HEAD' <(curl -s -D - -o /dev/null -X DELETE "${URL%/}/") && pass || fail "405 without Allow"
+# A store that goes away under the server is the store's fault: 500, with the message.
+mv "$DB" "$WORK/moved.db"
+expect_status 500 "$(fetch /)" "the store gone"
+expect_contains "$WORK/body" "results.db does not exist"
+expect_status 500 "$(fetch '/compare?base=base&test=slow')" "compare, the store gone"
+mv "$WORK/moved.db" "$DB"
 expect_status 200 "$(fetch /)" "GET / after the errors"   # still serving
 
 kill -TERM "$SERVER"
