@@ -39,7 +39,7 @@ fetch() {
 }
 expect_status() {
   local want=$1 got=$2 what=$3
-  [ "$got" = "$want" ] && pass || { fail "$what: HTTP $got, expected $want"; head -20 "$WORK/body" >&2; }
+  [ "$got" = "$want" ] && pass || { fail "$what: HTTP $got, expected $want"; grep -o '<p class="error">[^<]*' "$WORK/body" >&2; }
 }
 
 expect_status 200 "$(fetch /)" "GET /"
