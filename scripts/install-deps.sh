@@ -26,6 +26,8 @@ reference_packages=(
 sut_test_packages=(
   openssh-server openssh-client qemu-system-x86 qemu-system-arm busybox-static cpio mmdebstrap qemu-utils
 )
+# The HTML pages' browser tests (tests/browser/): headless Chromium.
+browser_test_packages=(chromium)
 # The PostgreSQL store's tests: a throw-away server (scripts/pg-test-server.sh)
 # and psql. (libpq-dev, the client library, is a build package above.)
 postgres_test_packages=(postgresql)
@@ -38,9 +40,16 @@ if [ "$(dpkg --print-architecture)" = amd64 ]; then
 fi
 
 missing=()
-for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}" "${postgres_test_packages[@]}" "${arm64_packages[@]}"; do
+for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}" "${browser_test_packages[@]}" "${postgres_test_packages[@]}" "${arm64_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
+# The build installs the plotting libraries the HTML pages inline (web/) and
+# the browser tests' driver with npm. Checked by command, not by package: a
+# nodejs from elsewhere (e.g. NodeSource) ships its own npm and conflicts with
+# Debian's npm package.
+if ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -176,9 +176,9 @@ std::string session_basis_line(const SessionCounts& counts) {
                         df_range(counts.prior_df_low, counts.prior_df_high));
   }
   if (counts.with_runs > 0) {
-    line += fmt::format("; the sides come from different runs: {} carry the run-to-run noise of kernels measured "
-                        "in several runs on this SUT (run df {})",
-                        count_noun(counts.with_runs, "cell", "cells"), df_range(counts.run_df_low, counts.run_df_high));
+    line += fmt::format("; the sides come from different runs: {} {} the run-to-run noise of kernels "
+                        "measured in several runs on this SUT (run df {})",
+                        count_noun(counts.with_runs, "cell", "cells"), counts.with_runs == 1 ? "carries" : "carry", df_range(counts.run_df_low, counts.run_df_high));
   }
   return line + ".";
 }

@@ -39,7 +39,7 @@ blocks=$(sqlite3 "$DB" "select count(distinct json_extract(s.fingerprint, '\$.pl
 [ -z "$(csv_column "$WORK/cmp2.csv" note | sort -u)" ] && pass ||
   fail "compare A B after calibrate still not tested: $(csv_column "$WORK/cmp2.csv" note | sort -u)"
 "$KBENCH" compare A B --store "$S" >"$WORK/cmp2.txt" 2>&1
-expect_contains "$WORK/cmp2.txt" "the sides come from different runs: 1 cell carry the run-to-run noise"
+expect_contains "$WORK/cmp2.txt" "the sides come from different runs: 1 cell carries the run-to-run noise"
 
 # Under a seccomp filter: another kernel as far as runs go, and a listed difference.
 if [ -x "$TAXER" ]; then
