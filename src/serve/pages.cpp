@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/compare_request.h"
+#include "cli/trend_request.h"
 #include "cli/options.h"
 #include "common/errors.h"
 #include "report/html_page.h"
@@ -124,6 +125,27 @@ cli::OpenedStore open_served_store(const std::string& store_url) {
   }
 }
 
+// Its benchmark field offers the names of the compare form's datalist.
+std::string trend_form() {
+  return "<form id=\"trend-form\" action=\"/trend\" method=\"get\">\n"
+         "<p><label>swprofiles (glob) <input name=\"swprofile\" value=\"*\" required></label>\n"
+         "<label>benchmark (glob, optional) <input name=\"benchmark\" list=\"benchmark-names\" "
+         "placeholder=\"*\"></label>\n"
+         "<label>order <select name=\"order\"><option value=\"version\" selected>kernel version</option>"
+         "<option value=\"store\">store</option></select></label></p>\n"
+         "<p><button type=\"submit\">trend</button></p>\n</form>\n";
+}
+
+// Empty fields of a form mean "all" / "the default", as a left-out option does.
+void read_glob(const Query& query, const std::string& name, std::string& into) {
+  const std::string value = single(query, name);
+  if (!value.empty()) into = cli::parse_glob(name, value);
+}
+void read_option(const Query& query, const std::string& name, std::string& into) {
+  const std::string value = single(query, name);
+  if (!value.empty()) into = value;
+}
+
 }  // namespace
 
 Reply error_page(int status, const std::string& message) {
@@ -146,7 +168,9 @@ Reply index_page(const std::string& store_url, const Query& query) {
     body += "<p id=\"empty\">The store holds no swprofiles yet: <code>kbench run --swprofile NAME --store " +
             escape(opened.url) + "</code> measures one.</p>\n";
   } else {
-    body += "<h2>Compare</h2>\n" + compare_form(swprofiles, store.list_benchmarks("*"));
+    const auto benchmarks = store.list_benchmarks("*");
+    body += "<h2>Compare</h2>\n" + compare_form(swprofiles, benchmarks);
+    body += "<h2>Trend</h2>\n" + trend_form();
   }
   body += "<h2>Swprofiles</h2>\n" + swprofiles_table(swprofiles);
   body += "<h2>SUTs</h2>\n" + suts_table(store, sessions);
@@ -168,29 +192,46 @@ Reply compare_page(const std::string& store_url, const Query& query) {
     if (test == base) throw InputError("parameter 'test': '" + test + "' is the base; pick another swprofile");
     request.profiles.push_back(test);
   }
-  // Empty fields of the form mean "all" / "the default", as a left-out option does.
-  const auto glob = [&](const std::string& name, std::string& into) {
-    const std::string value = single(query, name);
-    if (!value.empty()) into = cli::parse_glob(name, value);
-  };
-  glob("benchmark", request.filter.benchmark_glob);
-  glob("sut", request.filter.sut_glob);
-  glob("resultclass", request.filter.resultclass_glob);
-  glob("class", request.filter.class_glob);
-  const auto option = [&](const std::string& name, std::string& into) {
-    const std::string value = single(query, name);
-    if (!value.empty()) into = value;
-  };
-  option("method", request.method);
-  option("fdr", request.fdr);
-  option("min-change", request.min_change);
-  option("sessions", request.sessions);
-  option("sign", request.sign);
+  read_glob(query, "benchmark", request.filter.benchmark_glob);
+  read_glob(query, "sut", request.filter.sut_glob);
+  read_glob(query, "resultclass", request.filter.resultclass_glob);
+  read_glob(query, "class", request.filter.class_glob);
+  read_option(query, "method", request.method);
+  read_option(query, "fdr", request.fdr);
+  read_option(query, "min-change", request.min_change);
+  read_option(query, "sessions", request.sessions);
+  read_option(query, "sign", request.sign);
   open_served_store(store_url);  // so a store gone missing is a 500, as on the index
   std::ostringstream report;
   std::ostringstream notes;
   cli::write_comparison(request, report, notes);
   return {200, served_report(report.str(), notes.str())};
+}
+
+}  // namespace kbench::serve
+
+namespace kbench::serve {
+
+Reply trend_page(const std::string& store_url, const Query& query) {
+  require_known(query, {"swprofile", "benchmark", "sut", "resultclass", "order", "sign", "min-change", "min-segment"});
+  cli::TrendRequest request;
+  request.store_url = store_url;
+  request.format = "html";
+  request.swprofile_glob = single(query, "swprofile");
+  if (request.swprofile_glob.empty()) {
+    throw InputError("parameter 'swprofile': expected a glob of the swprofiles to follow, e.g. ?swprofile=v6.*");
+  }
+  read_glob(query, "benchmark", request.filter.benchmark_glob);
+  read_glob(query, "sut", request.filter.sut_glob);
+  read_glob(query, "resultclass", request.filter.resultclass_glob);
+  read_option(query, "order", request.order);
+  read_option(query, "sign", request.sign);
+  read_option(query, "min-change", request.min_change);
+  read_option(query, "min-segment", request.min_segment);
+  open_served_store(store_url);  // a store gone missing is a 500
+  std::ostringstream report;
+  cli::write_trend(request, report);
+  return {200, served_report(report.str(), "")};
 }
 
 }  // namespace kbench::serve

@@ -23,6 +23,10 @@ Reply index_page(const std::string& store_url, const Query& query);
 // report. A bad parameter is a 400 naming it.
 Reply compare_page(const std::string& store_url, const Query& query);
 
+// "/trend?swprofile=GLOB[&benchmark=GLOB]...": trend's html report (its
+// change points marked).
+Reply trend_page(const std::string& store_url, const Query& query);
+
 // A small page saying what went wrong: 400 bad request, 404, 405, 500.
 Reply error_page(int status, const std::string& message);
 

@@ -65,8 +65,9 @@ void serve(const ServeOptions& options) {
   httplib::Server server;
   server.Get("/", page(options.store_url, index_page));
   server.Get("/compare", page(options.store_url, compare_page));
+  server.Get("/trend", page(options.store_url, trend_page));
   server.Get(".*", [](const httplib::Request& request, httplib::Response& response) {
-    send(response, error_page(404, "no page " + request.path + " (the dashboard has / and /compare)"));
+    send(response, error_page(404, "no page " + request.path + " (the dashboard has /, /compare and /trend)"));
   });
   // Every method reaches this first, also those without a handler
   // registration (TRACE, CONNECT).

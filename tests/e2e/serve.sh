@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kbench serve over a store-fixture store: the index lists what the store
-# holds, /compare renders the html report, bad requests are 400 with the
+# holds, /compare and /trend render the html reports, bad requests are 400 with the
 # message, unknown paths 404, other methods 405; the store file is never
 # written; a store that does not exist is refused before serving.
 source "$(dirname "$0")/lib.bash"
@@ -46,7 +46,8 @@ expect_status 200 "$(fetch /)" "GET /"
 expect_contains "$WORK/body" "<td>base</td>"
 expect_contains "$WORK/body" "<td>slow</td>"
 expect_contains "$WORK/body" "lab-small"            # the SUT's class
-expect_contains "$WORK/body" 'name="base"'          # the form
+expect_contains "$WORK/body" 'name="base"'          # the forms
+expect_contains "$WORK/body" 'action="/trend"'
 cp "$WORK/body" "$WORK/index.html"
 
 expect_status 200 "$(fetch '/compare?base=base&test=slow&benchmark=syscall/*')" "GET /compare"
@@ -54,6 +55,14 @@ expect_contains "$WORK/body" "<html"
 expect_contains "$WORK/body" "syscall/getpid"
 grep -qi 'content-type: text/html' <(curl -sI "${URL%/}/compare?base=base&test=slow") && pass \
   || fail "/compare is not served as text/html"
+
+expect_status 200 "$(fetch '/trend?swprofile=*&order=store&benchmark=')" "GET /trend"
+expect_contains "$WORK/body" "syscall/getpid"
+expect_contains "$WORK/body" '<a href="/">'          # the way back to the index
+expect_status 400 "$(fetch '/trend?swprofile=nosuch')" "a trend of no swprofile"
+expect_contains "$WORK/body" "--swprofile nosuch: matches no swprofile"
+expect_status 400 "$(fetch '/trend?benchmark=x')" "a trend without swprofile"
+expect_contains "$WORK/body" "parameter &#39;swprofile&#39;: expected a glob"
 
 expect_status 400 "$(fetch '/compare?base=base&test=nosuch')" "a swprofile the store lacks"
 expect_contains "$WORK/body" "swprofile &#39;nosuch&#39; is not in"
