@@ -12,10 +12,10 @@ constexpr const char* kNavigation = "<nav><a href=\"/\">&larr; kbench dashboard<
 
 }  // namespace
 
-std::string dashboard_page(const std::string& title, const std::string& body) {
+std::string dashboard_page(const std::string& title, const std::string& body, Navigation navigation) {
   report::html::Page page;
   page.title = title;
-  page.body = kNavigation + body;
+  page.body = (navigation == Navigation::BackToIndex ? kNavigation : "") + body;
   std::ostringstream out;
   report::html::write_page(page, out);
   return out.str();

@@ -5,8 +5,11 @@
 
 namespace kbench::serve {
 
-// A whole HTML document: title, a navigation line back to the index, body.
-std::string dashboard_page(const std::string& title, const std::string& body);
+// A whole HTML document: title, a navigation line back to the index (on
+// every page but the index itself), body.
+enum class Navigation { BackToIndex, None };
+std::string dashboard_page(const std::string& title, const std::string& body,
+                           Navigation navigation = Navigation::BackToIndex);
 
 // A report page (compare's, trend's) as served: a link back to the index at
 // the top, and `notes` (what the command prints under its table: failed

@@ -174,7 +174,7 @@ Reply index_page(const std::string& store_url, const Query& query) {
   }
   body += "<h2>Swprofiles</h2>\n" + swprofiles_table(swprofiles);
   body += "<h2>SUTs</h2>\n" + suts_table(store, sessions);
-  return {200, dashboard_page("kbench dashboard", body)};
+  return {200, dashboard_page("kbench dashboard", body, Navigation::None)};
 }
 
 Reply compare_page(const std::string& store_url, const Query& query) {
