@@ -93,6 +93,32 @@ Grouped group(const std::vector<store::SampleRow>& samples, const std::set<std::
 }
 
 
+// Session id -> its SUT and number within (sut, swprofile): how the html
+// report names a boot.
+using SessionNames = std::map<std::int64_t, std::pair<std::string, int>>;
+
+SessionNames session_names(const std::vector<store::SampleRow>& samples) {
+  SessionNames names;
+  const store::SampleRow* previous = nullptr;
+  for (const auto& s : samples) {
+    if (previous && previous->session == s.session) continue;
+    names.emplace(s.session, std::pair{s.sut, s.session_number()});
+    previous = &s;
+  }
+  return names;
+}
+
+std::vector<report::SessionSamples> samples_by_session(const ProfileSamples& samples, const SessionNames& names) {
+  std::vector<report::SessionSamples> sessions;
+  sessions.reserve(samples.by_session.size());
+  for (const auto& [session, values] : samples.by_session) {
+    const auto name = names.find(session);
+    if (values.empty() || name == names.end()) continue;
+    sessions.push_back({name->second.first, name->second.second, values});
+  }
+  return sessions;
+}
+
 std::vector<double> means_of_sessions(const ProfileSamples& samples) {
   std::vector<double> means;
   means.reserve(samples.by_session.size());
@@ -519,6 +545,14 @@ report::Table combine_class(const std::string& sut_class, std::vector<report::Ta
       }
       return values;
     };
+    if (options.keep_samples) {
+      row.samples.resize(1 + options.tests.size());
+      for (const std::size_t m : present) {
+        const report::Row& member = members[m].rows[where[m]];
+        for (std::size_t p = 0; p < member.samples.size() && p < row.samples.size(); ++p)
+          row.samples[p].insert(row.samples[p].end(), member.samples[p].begin(), member.samples[p].end());
+      }
+    }
     const Values base = pooled(options.base);
     row.base_present = !base.empty();
     if (row.base_present) row.base = stats::summarize(base);
@@ -604,6 +638,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
     last_profile = &s.swprofile;
   }
   const Grouped grouped = group(samples, every_profile, options.per_sut);
+  const SessionNames names = options.keep_samples ? session_names(samples) : SessionNames{};
   // The classes each SUT's sessions name, for the per-SUT tables.
   std::map<std::string, std::set<std::string>> classes_of;
   if (options.per_sut) {
@@ -670,6 +705,14 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
       row.base_present = base_it != row_samples.by_profile.end();
       if (row.base_present) row.base = stats::summarize(base_it->second.values);
       row.cells.resize(options.tests.size());
+      if (options.keep_samples) {
+        row.samples.resize(1 + options.tests.size());
+        if (row.base_present) row.samples[0] = samples_by_session(base_it->second, names);
+        for (std::size_t c = 0; c < options.tests.size(); ++c) {
+          const auto test_it = row_samples.by_profile.find(options.tests[c]);
+          if (test_it != row_samples.by_profile.end()) row.samples[c + 1] = samples_by_session(test_it->second, names);
+        }
+      }
       RowNoise noise;
       noise.origins = &origins;
       noise.prior = noise_prior(row_samples, compared, origins);

@@ -41,6 +41,9 @@ struct CompareOptions {
   // One table per SUT (--per-sut); else one per SUT class, pooling the
   // class's machines with the machine as a level of variation.
   bool per_sut = false;
+  // Copy every row's samples by session into report::Row::samples (the html
+  // report plots them); off, the model holds summaries only.
+  bool keep_samples = false;
 };
 
 // Where a session was measured beyond its swprofile: its run (sessions

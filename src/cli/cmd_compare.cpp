@@ -77,7 +77,51 @@ void require_shared_sut(const std::vector<store::SampleRow>& samples, const anal
 
 }  // namespace
 
-bool is_machine_format(const std::string& format) { return format == "csv" || format == "json"; }
+bool is_machine_format(const std::string& format) {
+  return format == "csv" || format == "json" || format == "html";
+}
+
+std::string shell_command(const std::vector<std::string>& words) {
+  std::string line;
+  for (const std::string& word : words) {
+    if (!line.empty()) line += ' ';
+    const bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                               "0123456789_@%+=:,./-") == std::string::npos;
+    if (plain) {
+      line += word;
+      continue;
+    }
+    line += '\'';
+    for (const char c : word) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += '\'';
+  }
+  return line;
+}
+
+std::string equivalent_command(const CompareRequest& request) {
+  std::vector<std::string> words{"kbench", "compare"};
+  words.insert(words.end(), request.profiles.begin(), request.profiles.end());
+  const CompareRequest defaults;
+  const auto option = [&](const char* name, const std::string& value, const std::string& default_value) {
+    if (value == default_value) return;
+    words.emplace_back(name);
+    words.push_back(value);
+  };
+  option("--format", request.format, defaults.format);
+  option("--method", request.method, defaults.method);
+  option("--fdr", request.fdr, defaults.fdr);
+  option("--sign", request.sign, defaults.sign);
+  option("--min-change", request.min_change, defaults.min_change);
+  option("--sessions", request.sessions, defaults.sessions);
+  option("--looks", request.looks, defaults.looks);
+  option("--sut", request.filter.sut_glob, defaults.filter.sut_glob);
+  option("--benchmark", request.filter.benchmark_glob, defaults.filter.benchmark_glob);
+  option("--resultclass", request.filter.resultclass_glob, defaults.filter.resultclass_glob);
+  option("--class", request.filter.class_glob, defaults.filter.class_glob);
+  if (request.per_sut) words.emplace_back("--per-sut");
+  option("--store", request.store_url, defaults.store_url);
+  return shell_command(words);
+}
 
 void write_comparison(const CompareRequest& options, std::ostream& out, std::ostream& notes) {
   if (options.profiles.size() < 2) {
@@ -96,6 +140,8 @@ void write_comparison(const CompareRequest& options, std::ostream& out, std::ost
   compare.sessions = analysis::parse_session_mode(options.sessions);
   compare.looks = parse_integer("--looks", options.looks, 1, 20);
   compare.per_sut = options.per_sut;
+  // Only the html report plots the samples; the other formats stay as cheap as before.
+  compare.keep_samples = options.format == "html";
   const auto renderer = report::make_renderer(options.format);
 
   const OpenedStore opened = open_existing_store(options.store_url);
@@ -123,14 +169,22 @@ void write_comparison(const CompareRequest& options, std::ostream& out, std::ost
   }
   require_shared_sut(samples, compare, why_empty);
   analysis::add_environment_differences(result, *store);
-  renderer->render(result, out);
+  result.command = options.command.empty() ? equivalent_command(options) : options.command;
 
   // A benchmark that failed has no row, or fewer samples: say so.
+  std::ostringstream failures;
   for (const auto& failed : store->list_outcomes(options.profiles, store::OutcomeStatus::Failed)) {
-    notes << "failed: " << failed.benchmark << " (" << failed.swprofile << ", session " << failed.session_number
-          << "): " << failed.outcome.reason << "\n";
+    failures << "failed: " << failed.benchmark << " (" << failed.swprofile << ", session " << failed.session_number
+             << "): " << failed.outcome.reason << "\n";
   }
-  print_incomplete_sessions(*store, options.profiles, notes);
+  print_incomplete_sessions(*store, options.profiles, failures);
+  // The page is what gets archived or mailed: it carries them too.
+  if (options.format == "html") {
+    std::istringstream lines(failures.str());
+    for (std::string line; std::getline(lines, line);) result.notes.push_back(line);
+  }
+  renderer->render(result, out);
+  notes << failures.str();
 }
 
 namespace {
@@ -141,8 +195,12 @@ void compare_command(const CompareRequest& request) {
 
 }  // namespace
 
-void add_compare_command(CLI::App& app) {
+void add_compare_command(CLI::App& app, std::vector<std::string> command_line) {
   auto options = std::make_shared<CompareRequest>();
+  if (!command_line.empty()) {
+    command_line.insert(command_line.begin(), "kbench");
+    options->command = shell_command(command_line);
+  }
   CLI::App* cmd = app.add_subcommand("compare", "Compare swprofiles: base value, change %, (I)/(R) marks");
   cmd->add_option("profiles", options->profiles, "BASE TEST [TEST ...]")->required();
   std::string formats;
@@ -171,6 +229,7 @@ void add_compare_command(CLI::App& app) {
       "Examples:\n"
       "  kbench compare base patched\n"
       "  kbench compare base patched-v1 patched-v2 --format markdown\n"
+      "  kbench compare base patched --format html > report.html  # one self-contained page with plots\n"
       "  kbench compare base patched --method mwu --fdr off --benchmark 'perf/*'\n"
       "  kbench compare base patched --sessions pooled --resultclass 'p99*' --min-change 1\n"
       "  kbench compare base patched --class 'aws-m7g*'       # one class's table\n"

@@ -3,12 +3,15 @@
 // throws InputError (exit 2) or RunError (exit 1); main() prints one line.
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace kbench::cli {
 
 void add_run_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
-void add_compare_command(CLI::App& app);
+// `command_line`: the words after the program name, as typed; the html
+// report shows them as the command that reproduces it.
+void add_compare_command(CLI::App& app, std::vector<std::string> command_line = {});
 void add_show_command(CLI::App& app);
 void add_list_command(CLI::App& app);
 void add_noise_command(CLI::App& app);

@@ -23,7 +23,20 @@ struct CompareRequest {
   std::string store_url;  // "": the default store
   std::string looks = "1";
   bool per_sut = false;
+  // The shell command that reproduces the report, shown by the html format:
+  // the command line as typed (kbench compare). "": write_comparison shows
+  // equivalent_command(request) instead (kbench serve).
+  std::string command;
 };
+
+// A `kbench compare` command line that asks for `request`: its profiles and
+// every option that differs from the default, quoted for a POSIX shell.
+std::string equivalent_command(const CompareRequest& request);
+
+// `words` as one POSIX shell command line: a word of only unambiguous
+// characters stays as it is, any other is single-quoted ("'perf/*'",
+// "'it'\''s'", "''").
+std::string shell_command(const std::vector<std::string>& words);
 
 // The report in request.format on `out`; failed benchmarks and incomplete
 // sessions on `notes`. Throws InputError for bad options or a store without
@@ -31,7 +44,8 @@ struct CompareRequest {
 void write_comparison(const CompareRequest& request, std::ostream& out, std::ostream& notes);
 
 // Where `kbench compare` writes its notes: stdout under a table, stderr for
-// the machine-readable formats whose stdout is data.
+// the formats whose stdout is one document (csv, json, html; the html page
+// shows them too).
 bool is_machine_format(const std::string& format);
 
 }  // namespace kbench::cli

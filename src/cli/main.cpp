@@ -94,7 +94,7 @@ int run(int argc, char** argv) {
   app.footer("Run 'kbench COMMAND --help' for a command's options and examples.");
   kbench::cli::add_run_command(app);
   kbench::cli::add_calibrate_command(app);
-  kbench::cli::add_compare_command(app);
+  kbench::cli::add_compare_command(app, std::vector<std::string>(argv + 1, argv + argc));
   kbench::cli::add_show_command(app);
   kbench::cli::add_list_command(app);
   kbench::cli::add_noise_command(app);

@@ -30,6 +30,7 @@ struct Entry {
 constexpr Entry kRenderers[] = {
     {"grid", make_grid_renderer}, {"markdown", make_markdown_renderer}, {"delta", make_delta_renderer},
     {"mail", make_mail_renderer}, {"csv", make_csv_renderer},           {"json", make_json_renderer},
+    {"html", make_html_renderer},
 };
 }  // namespace
 

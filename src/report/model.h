@@ -51,6 +51,14 @@ struct Cell {
 };
 inline constexpr int kSessionsToDecideLimit = 50;
 
+// One session's (boot's) repeats of one row: what the html report plots so
+// that an outlier boot or two modes show.
+struct SessionSamples {
+  std::string sut;
+  int session = 0;  // its number within (sut, swprofile), from 1, as `kbench list` counts them
+  std::vector<double> values;
+};
+
 struct Row {
   std::string benchmark;
   ResultClass result_class;
@@ -61,6 +69,11 @@ struct Row {
   // (the same benchmark with other parameters is another row). RowNames
   // (report/format.h) says how a report names it.
   Params params{};
+  // The samples by session: the base's first, then one entry per test
+  // profile (Table::test_profiles order); a side without data has none.
+  // Only with analysis::CompareOptions::keep_samples (the html report), so
+  // the other formats do not pay for copying every sample.
+  std::vector<std::vector<SessionSamples>> samples;
 };
 
 // Change in percent as the report prints it, under the legend's convention.
@@ -120,6 +133,12 @@ struct Legend {
 struct Report {
   std::vector<Table> tables;  // one per SUT
   Legend legend;
+  // The shell command that reproduces the report ("kbench compare base
+  // patched --format html"); "" when not known. The html report shows it.
+  std::string command;
+  // Failed benchmarks and incomplete sessions, one per line, for the formats
+  // that carry them inside the document (html); the others print them below.
+  std::vector<std::string> notes;
 };
 
 // Single-profile view (kbench run / kbench show).

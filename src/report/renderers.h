@@ -15,6 +15,7 @@ std::unique_ptr<Renderer> make_delta_renderer();
 std::unique_ptr<Renderer> make_mail_renderer();
 std::unique_ptr<Renderer> make_csv_renderer();
 std::unique_ptr<Renderer> make_json_renderer();
+std::unique_ptr<Renderer> make_html_renderer();
 
 // A layout that prints each table on its own, a blank line between tables.
 class PerTableRenderer : public Renderer {
