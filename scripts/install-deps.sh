@@ -8,6 +8,8 @@ build_packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libsqlite3-dev sqlite3 libboost-dev libboost-math-dev libpq-dev zlib1g-dev
   libgtest-dev googletest
+  # kbench serve's HTTP server.
+  libcpp-httplib-dev
   # `make test`'s fuzz targets: clang with the libFuzzer runtime.
   clang libclang-rt-dev
 )

@@ -103,6 +103,7 @@ int run(int argc, char** argv) {
   kbench::cli::add_catalogue_command(app);
   kbench::cli::add_session_command(app);
   kbench::cli::add_merge_command(app);
+  kbench::cli::add_serve_command(app);
   kbench::cli::add_trend_command(app);
 
   try {
