@@ -93,6 +93,7 @@ TEST(HtmlPage, DocumentLoadsNothingFromAnywhere) {
   EXPECT_FALSE(std::regex_search(document, std::regex(R"(<link\b)", std::regex::icase)));
   EXPECT_FALSE(std::regex_search(document, std::regex(R"(@import|url\(\s*["']?https?:)", std::regex::icase)));
   EXPECT_NE(document.find("default-src 'none'"), std::string::npos) << "no policy that forbids loading";
+  EXPECT_NE(document.find("<noscript>"), std::string::npos) << "no word for a reader without JavaScript";
   EXPECT_EQ(document.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_EQ(document.substr(document.size() - 8), "</html>\n");
 }

@@ -173,6 +173,7 @@ void write_page(const Page& page, std::ostream& out) {
          "connect-src 'self'\">\n"
       << "<meta name=\"generator\" content=\"kbench (" << escape(library_versions()) << ")\">\n"
       << "<title>" << escape(page.title) << "</title>\n<style>" << style_sheet << "</style>\n</head>\n<body>\n"
+      << "<noscript><p class=\"note\">The plots need JavaScript; the tables hold their numbers.</p></noscript>\n"
       << "<main>\n" << page.body << "\n</main>\n"
       << "<footer>Made by kbench. Plots drawn by " << escape(library_versions())
       << ", inlined: this page loads nothing.</footer>\n";
