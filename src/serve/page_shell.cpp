@@ -21,13 +21,7 @@ std::string dashboard_page(const std::string& title, const std::string& body, Na
   return out.str();
 }
 
-std::string served_report(std::string html, const std::string& notes) {
-  if (!notes.empty()) {
-    const std::string section =
-        "<section id=\"compare-notes\"><h2>Notes</h2><pre>" + report::html::escape(notes) + "</pre></section>\n";
-    const auto end = html.rfind("</body>");
-    html.insert(end == std::string::npos ? html.size() : end, section);
-  }
+std::string served_report(std::string html) {
   // Into <main>, where the shell's style sheet gives it the page's margins.
   const auto main = html.find("<main>\n");
   if (main != std::string::npos) html.insert(main + 7, kNavigation);

@@ -11,9 +11,8 @@ enum class Navigation { BackToIndex, None };
 std::string dashboard_page(const std::string& title, const std::string& body,
                            Navigation navigation = Navigation::BackToIndex);
 
-// A report page (compare's, trend's) as served: a link back to the index at
-// the top, and `notes` (what the command prints under its table: failed
-// benchmarks, incomplete sessions) at the end, where the browser shows them.
-std::string served_report(std::string html, const std::string& notes);
+// A report page (compare's, trend's) as served: with a link back to the
+// index at the top.
+std::string served_report(std::string html);
 
 }  // namespace kbench::serve

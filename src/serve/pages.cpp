@@ -203,9 +203,9 @@ Reply compare_page(const std::string& store_url, const Query& query) {
   read_option(query, "sign", request.sign);
   open_served_store(store_url);  // so a store gone missing is a 500, as on the index
   std::ostringstream report;
-  std::ostringstream notes;
+  std::ostringstream notes;  // failed benchmarks, incomplete sessions: the html page carries them too
   cli::write_comparison(request, report, notes);
-  return {200, served_report(report.str(), notes.str())};
+  return {200, served_report(report.str())};
 }
 
 }  // namespace kbench::serve
@@ -231,7 +231,7 @@ Reply trend_page(const std::string& store_url, const Query& query) {
   open_served_store(store_url);  // a store gone missing is a 500
   std::ostringstream report;
   cli::write_trend(request, report);
-  return {200, served_report(report.str(), "")};
+  return {200, served_report(report.str())};
 }
 
 }  // namespace kbench::serve
