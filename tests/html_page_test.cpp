@@ -84,6 +84,18 @@ TEST(HtmlPage, DocumentInlinesTheLibrariesInLoadOrder) {
   EXPECT_LT(previous, document.find("window.kbenchEmbed = function"));
 }
 
+TEST(HtmlPage, APageWithoutPlotsOrScriptIsSparedTheLibraries) {
+  Page page;
+  page.title = "index";
+  page.body = "<p>tables only</p>";
+  std::string document = render(page);
+  for (const web::Library& library : web::libraries()) {
+    EXPECT_EQ(document.find(library.script), std::string::npos) << library.name << " inlined into a page without plots";
+  }
+  EXPECT_LT(document.size(), 20000u);
+  EXPECT_NE(document.find("kbenchReady"), std::string::npos) << "the page must still say when it is ready";
+}
+
 TEST(HtmlPage, DocumentLoadsNothingFromAnywhere) {
   Page page = bar_chart_page();
   page.script = "console.log('lazy');";

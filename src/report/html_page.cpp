@@ -175,9 +175,14 @@ void write_page(const Page& page, std::ostream& out) {
       << "<title>" << escape(page.title) << "</title>\n<style>" << style_sheet << "</style>\n</head>\n<body>\n"
       << "<noscript><p class=\"note\">The plots need JavaScript; the tables hold their numbers.</p></noscript>\n"
       << "<main>\n" << page.body << "\n</main>\n"
-      << "<footer>Made by kbench. Plots drawn by " << escape(library_versions())
-      << ", inlined: this page loads nothing.</footer>\n";
+      << "<footer>Made by kbench. ";
+  // A page without plots (the dashboard's index, an error page) is spared the
+  // 0.8 MB of plotting libraries; kbenchEmbed is then never called.
+  const bool draws = !page.plots.empty() || !page.script.empty();
+  if (draws) out << "Plots drawn by " << escape(library_versions()) << ", inlined: ";
+  out << "this page loads nothing.</footer>\n";
   for (const web::Library& library : web::libraries()) {
+    if (!draws) break;
     out << "<script>/* " << library.name << ' ' << library.version << " */\n";
     write_script_text(library.name, library.script, out);
     out << "\n</script>\n";

@@ -36,7 +36,8 @@ struct Plot {
 struct Page {
   std::string title;
   std::string body;          // HTML fragment inside <main>; must contain <div id="{plot.id}"> per plot
-  std::vector<Plot> plots;   // embedded on load, renderer "svg", actions off
+  std::vector<Plot> plots;   // embedded on load, renderer "svg", actions off; with no plots and
+                             // no script the libraries are left out (a page without drawings)
   nlohmann::json data;       // emitted once as window.kbenchData (for page scripts; null: none)
   std::string script;        // extra inline JS run after the libraries (lazy plots etc.); never
                              // "<script", "</script" or "<!--" (write_page throws invalid_argument)
