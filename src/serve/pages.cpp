@@ -141,6 +141,12 @@ void read_glob(const Query& query, const std::string& name, std::string& into) {
   const std::string value = single(query, name);
   if (!value.empty()) into = cli::parse_glob(name, value);
 }
+// The filters compare and trend share, named as their command-line options.
+void read_sample_filter(const Query& query, store::SampleQuery& filter) {
+  read_glob(query, "benchmark", filter.benchmark_glob);
+  read_glob(query, "sut", filter.sut_glob);
+  read_glob(query, "resultclass", filter.resultclass_glob);
+}
 void read_option(const Query& query, const std::string& name, std::string& into) {
   const std::string value = single(query, name);
   if (!value.empty()) into = value;
@@ -192,9 +198,7 @@ Reply compare_page(const std::string& store_url, const Query& query) {
     if (test == base) throw InputError("parameter 'test': '" + test + "' is the base; pick another swprofile");
     request.profiles.push_back(test);
   }
-  read_glob(query, "benchmark", request.filter.benchmark_glob);
-  read_glob(query, "sut", request.filter.sut_glob);
-  read_glob(query, "resultclass", request.filter.resultclass_glob);
+  read_sample_filter(query, request.filter);
   read_glob(query, "class", request.filter.class_glob);
   read_option(query, "method", request.method);
   read_option(query, "fdr", request.fdr);
@@ -208,10 +212,6 @@ Reply compare_page(const std::string& store_url, const Query& query) {
   return {200, served_report(report.str())};
 }
 
-}  // namespace kbench::serve
-
-namespace kbench::serve {
-
 Reply trend_page(const std::string& store_url, const Query& query) {
   require_known(query, {"swprofile", "benchmark", "sut", "resultclass", "order", "sign", "min-change", "min-segment"});
   cli::TrendRequest request;
@@ -221,9 +221,7 @@ Reply trend_page(const std::string& store_url, const Query& query) {
   if (request.swprofile_glob.empty()) {
     throw InputError("parameter 'swprofile': expected a glob of the swprofiles to follow, e.g. ?swprofile=v6.*");
   }
-  read_glob(query, "benchmark", request.filter.benchmark_glob);
-  read_glob(query, "sut", request.filter.sut_glob);
-  read_glob(query, "resultclass", request.filter.resultclass_glob);
+  read_sample_filter(query, request.filter);
   read_option(query, "order", request.order);
   read_option(query, "sign", request.sign);
   read_option(query, "min-change", request.min_change);

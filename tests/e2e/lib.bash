@@ -3,7 +3,18 @@ set -uo pipefail
 : "${KBENCH:?path to the kbench binary}"
 : "${KBENCH_AGENT:?path to kbench-agent}"
 WORK=$(mktemp -d /tmp/kbench-e2e.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+POSTGRES_DATABASES=()
+SERVER=
+# At exit, whatever failed: a server start_serve started is stopped, the
+# PostgreSQL databases postgres_store made are dropped, WORK is removed.
+cleanup() {
+  if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; fi
+  for db in "${POSTGRES_DATABASES[@]}"; do
+    psql "$KBENCH_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1
+  done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
 FAILURES=0
 CHECKS=0
 
@@ -44,7 +55,6 @@ finish() {
 # starts one). postgres_store VAR PREFIX: a new database, dropped at exit;
 # VAR is set to its store URL. Without a server the script fails, saying how
 # to start one.
-POSTGRES_DATABASES=()
 postgres_store() {
   if [ -z "${KBENCH_TEST_POSTGRES:-}" ]; then
     echo "FAIL: KBENCH_TEST_POSTGRES is not set: start a test server with" \
@@ -54,7 +64,22 @@ postgres_store() {
   local database="${2}_$$_$RANDOM"
   psql "$KBENCH_TEST_POSTGRES" -qc "CREATE DATABASE $database" || { echo "FAIL: cannot create database $database" >&2; exit 1; }
   POSTGRES_DATABASES+=("$database")
-  trap 'for db in "${POSTGRES_DATABASES[@]}"; do psql "$KBENCH_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1; done; rm -rf "$WORK"' EXIT
   local server="${KBENCH_TEST_POSTGRES%%\?*}"
   printf -v "$1" '%s' "${server%/*}/$database"
+}
+
+# start_serve STORE_URL: starts `kbench serve` on a free loopback port in the
+# background; SERVER is its pid, URL the address it printed as its first line.
+# Fails the script (and finishes it) when no URL comes.
+start_serve() {
+  "$KBENCH" serve --store "$1" --listen 127.0.0.1:0 >"$WORK/serve.out" 2>"$WORK/serve.err" &
+  SERVER=$!
+  URL=
+  for _ in $(seq 600); do
+    URL=$(head -1 "$WORK/serve.out")
+    [ -n "$URL" ] && break
+    kill -0 "$SERVER" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -n "$URL" ] || { fail "no URL printed: $(cat "$WORK/serve.err")"; finish; exit 1; }
 }

@@ -20,16 +20,7 @@ JSON
 "$STORE_FIXTURE" "$DB" "$WORK/spec.json" >"$WORK/fixture.out" 2>&1 || { cat "$WORK/fixture.out" >&2; exit 1; }
 before=$(sha256sum <"$DB")
 
-"$KBENCH" serve --store "sqlite://$DB" --listen 127.0.0.1:0 >"$WORK/serve.out" 2>"$WORK/serve.err" &
-SERVER=$!
-# The first stdout line is the URL; the server prints it once it listens.
-for _ in $(seq 600); do
-  URL=$(head -1 "$WORK/serve.out")
-  [ -n "$URL" ] && break
-  kill -0 "$SERVER" 2>/dev/null || break
-  sleep 0.1
-done
-[ -n "$URL" ] || { fail "no URL printed: $(cat "$WORK/serve.err")"; finish; exit 1; }
+start_serve "sqlite://$DB"
 [[ "$URL" =~ ^http://127\.0\.0\.1:[0-9]+/$ ]] && pass || fail "first line is not the URL: $URL"
 
 # fetch PATH [curl options]: the body in $WORK/body, the status echoed.
@@ -87,6 +78,7 @@ expect_status 200 "$(fetch /)" "GET / after the errors"   # still serving
 kill -TERM "$SERVER"
 wait "$SERVER"
 status=$?
+SERVER=
 [ "$status" -eq 0 ] && pass || fail "serve exited $status on SIGTERM: $(cat "$WORK/serve.err")"
 [ "$(sha256sum <"$DB")" = "$before" ] && pass || fail "the store file changed while served"
 

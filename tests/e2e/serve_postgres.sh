@@ -20,15 +20,7 @@ JSON
 "$KBENCH" merge "sqlite://$WORK/fixture.db" "$PG" >"$WORK/merge.out" 2>&1 || { cat "$WORK/merge.out" >&2; exit 1; }
 "$KBENCH" export --store "$PG" --format json >"$WORK/before.json" || fail "export before exited $?"
 
-"$KBENCH" serve --store "$PG" --listen 127.0.0.1:0 >"$WORK/serve.out" 2>"$WORK/serve.err" &
-SERVER=$!
-for _ in $(seq 600); do
-  URL=$(head -1 "$WORK/serve.out")
-  [ -n "$URL" ] && break
-  kill -0 "$SERVER" 2>/dev/null || break
-  sleep 0.1
-done
-[ -n "$URL" ] || { fail "no URL printed: $(cat "$WORK/serve.err")"; finish; exit 1; }
+start_serve "$PG"
 
 status=$(curl -s -o "$WORK/index.html" -w '%{http_code}' "$URL")
 [ "$status" = 200 ] && pass || fail "GET / over PostgreSQL: HTTP $status"
@@ -40,6 +32,7 @@ expect_contains "$WORK/compare.html" "syscall/getpid"
 
 kill -TERM "$SERVER"
 wait "$SERVER" && pass || fail "serve exited $? on SIGTERM: $(cat "$WORK/serve.err")"
+SERVER=
 "$KBENCH" export --store "$PG" --format json >"$WORK/after.json" || fail "export after exited $?"
 cmp -s "$WORK/before.json" "$WORK/after.json" && pass || fail "the PostgreSQL store changed while served"
 finish
