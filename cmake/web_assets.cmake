@@ -1,6 +1,6 @@
 # kbench_web: vega, vega-lite and vega-embed, installed by `npm ci` from
 # web/package-lock.json into the build dir and embedded into kbench (through
-# kbench_report; never the agent). docs/reports.md, "HTML", says why these.
+# kbench_report; never the agent). docs/reports.md, "HTML pages", says why these.
 find_program(KBENCH_NPM npm)
 if(NOT KBENCH_NPM)
   message(FATAL_ERROR "kbench: npm not found: the HTML reports inline vega, vega-lite and vega-embed from the npm registry at build time (scripts/install-deps.sh installs nodejs and npm)")

@@ -2,7 +2,7 @@
 // The page shell every HTML output shares (compare --format html, trend, the
 // serve dashboard): one self-contained document with the plotting libraries
 // inlined, a common style sheet and a small script that embeds the plots.
-// docs/reports.md, "HTML".
+// docs/reports.md, "HTML pages".
 //
 // Contract for page scripts and the browser tests (tests/browser/):
 // - every embedded view is in window.kbenchViews[id]; window.kbenchEmbed(id,

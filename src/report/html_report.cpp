@@ -2,7 +2,7 @@
 // the summary, the grid with its marks and footnotes, the legend, the
 // environment differences, the command that reproduces it, a forest plot of
 // every change with its CI, and per row, on opening it, the samples by
-// session (docs/reports.md, "HTML").
+// session (docs/reports.md, "html").
 //
 // Size: a row's samples travel once, as data (window.kbenchData); one spec
 // template in the page script draws any row's plot when it is opened, so
