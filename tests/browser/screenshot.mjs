@@ -6,14 +6,14 @@
 // report's rows: their sample plots) before the full-page PNG is taken.
 import { resolve } from 'node:path';
 
-import { browserTest, openPage, screenshot } from './lib.mjs';
-
 const [url, out, open = '0'] = process.argv.slice(2);
 if (!url || !out || !/^[0-9]+$/.test(open)) {
   console.error('usage: node tests/browser/screenshot.mjs URL-OR-FILE OUT.png [DETAILS-TO-OPEN]');
   process.exit(2);
 }
+// lib.mjs reads KBENCH_ARTIFACTS when it is loaded: set it first.
 process.env.KBENCH_ARTIFACTS = resolve(out, '..');
+const { browserTest, openPage, screenshot } = await import('./lib.mjs');
 await browserTest(async (browser) => {
   const page = await openPage(browser, url);
   await page.setViewport({ width: 1280, height: 900 });
