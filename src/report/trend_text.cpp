@@ -131,7 +131,8 @@ std::vector<std::string> trend_method_lines(const analysis::TrendReport& trend) 
   lines.push_back(order + ".");
   lines.push_back(fmt::format(
       "Change points: PELT (Killick et al. 2012) for a change in mean of the log session means, one point per "
-      "swprofile, penalty {} ln(swprofiles) per change point, segments of at least {}; the noise of a "
+      "swprofile, penalty {} ln(swprofiles) per change point (raised to an F(1, df) quantile where the noise is "
+      "estimated from the trend itself), segments of at least {}; the noise of a "
       "swprofile's mean is its session noise plus what swprofiles of one segment differ by (docs/statistics.md, "
       "\"Trends\").",
       format_exact(trend.penalty_factor), count_noun(static_cast<int>(trend.min_segment), "swprofile", "swprofiles")));
