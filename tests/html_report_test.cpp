@@ -15,6 +15,7 @@
 #include "analysis/compare.h"
 #include "cli/compare_request.h"
 #include "report/model.h"
+#include "support/report_fixtures.h"
 
 namespace kbench::report {
 namespace {
@@ -29,31 +30,10 @@ std::string render_html(const Report& report) {
   return out.str();
 }
 
-stats::Summary summary_with_mean(double mean) {
-  stats::Summary s;
-  s.count = 6;
-  s.mean = s.median = mean;
-  s.stddev = mean * 0.01;
-  s.cv = 0.01;
-  s.min = mean * 0.98;
-  s.max = mean * 1.02;
-  s.ci95_low = mean * 0.99;
-  s.ci95_high = mean * 1.01;
-  return s;
-}
+using fixtures::summary_with_mean;
 
 Cell tested_cell(double base_mean, double raw_pct, Verdict verdict) {
-  Cell c;
-  c.present = true;
-  c.test = summary_with_mean(base_mean * (1 + raw_pct / 100));
-  c.change_pct = raw_pct;
-  c.change_ci = {true, raw_pct - 1, raw_pct + 1};
-  c.p_value = 0.01;
-  c.q_value = 0.02;
-  c.verdict = verdict;
-  c.base_sessions = 2;
-  c.test_sessions = 2;
-  return c;
+  return fixtures::tested_cell(base_mean, raw_pct, verdict, 2, 0.01, 0.02);
 }
 
 // Two sessions of three repeats on `sut`, the second `shift` higher.

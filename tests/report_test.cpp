@@ -17,6 +17,7 @@
 #include "common/errors.h"
 #include "report/format.h"
 #include "report/model.h"
+#include "support/report_fixtures.h"
 #include "support/test_files.h"
 
 namespace kbench::report {
@@ -38,18 +39,7 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
-stats::Summary summary_with_mean(double mean, std::size_t count = 6) {
-  stats::Summary s;
-  s.count = count;
-  s.mean = s.median = mean;
-  s.stddev = std::fabs(mean) * 0.01;
-  s.cv = 0.01;
-  s.min = mean * 0.98;
-  s.max = mean * 1.02;
-  s.ci95_low = mean * 0.99;
-  s.ci95_high = mean * 1.01;
-  return s;
-}
+using fixtures::summary_with_mean;
 
 ResultClass result_class(const std::string& name, const std::string& unit, Better better) {
   return ResultClass{name, unit, better};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "report/model.h"
+#include "support/report_fixtures.h"
 
 namespace kbench::report {
 namespace {
@@ -26,32 +27,11 @@ std::string render(const Report& report, const std::string& format) {
   return out.str();
 }
 
-stats::Summary summary_with_mean(double mean) {
-  stats::Summary s;
-  s.count = 9;
-  s.mean = s.median = mean;
-  s.stddev = mean * 0.01;
-  s.cv = 0.01;
-  s.min = mean * 0.98;
-  s.max = mean * 1.02;
-  s.ci95_low = mean * 0.99;
-  s.ci95_high = mean * 1.01;
-  return s;
-}
+stats::Summary summary_with_mean(double mean) { return fixtures::summary_with_mean(mean, 9); }
 
 // A tested cell with 3+3 sessions; `raw_pct` the raw change.
 Cell cell(double base_mean, double raw_pct, Verdict verdict) {
-  Cell c;
-  c.present = true;
-  c.test = summary_with_mean(base_mean * (1 + raw_pct / 100));
-  c.change_pct = raw_pct;
-  c.change_ci = {true, raw_pct - 1, raw_pct + 1};
-  c.p_value = 0.2;
-  c.q_value = 0.3;
-  c.verdict = verdict;
-  c.base_sessions = 3;
-  c.test_sessions = 3;
-  return c;
+  return fixtures::tested_cell(base_mean, raw_pct, verdict, 3, 0.2, 0.3, 9);
 }
 
 Row row(const std::string& benchmark, const std::string& name, Cell c) {
