@@ -11,7 +11,10 @@
 #       PGPASSFILE, KBENCH_TEST_POSTGRES_DIR
 #   scripts/pg-test-server.sh stop              stops it and removes the directory
 #
-# `start` while this user's server runs prints the same lines again. The state
+# `start` while this user's server runs prints the same lines again and counts
+# one more user; `stop` counts one user off and stops the server only when the
+# last is gone, so a second `start`/`stop` pair (a developer's, while a CI run
+# holds the server) never stops the server under the first. The state
 # (the directory of the running server) is kept in $KBENCH_PG_TEST_STATE,
 # default ${TMPDIR:-/tmp}/kbench-pg-test.UID. The tests' server runs with
 # fsync off; KBENCH_PG_TEST_FSYNC=on starts one that flushes as a real store
@@ -44,6 +47,7 @@ start() {
     exit 1
   fi
   if [ -f "$state" ] && running "$(cat "$state")"; then
+    echo "$$" >>"$(cat "$state")/users"
     print_exports "$(cat "$state")"
     return
   fi
@@ -67,7 +71,7 @@ start() {
     # fsync off by default: a throw-away cluster need not survive a power cut,
     # and the tests' many small transactions then cost no disk flushes.
     if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${KBENCH_PG_TEST_FSYNC:-off} -c max_connections=200 -c log_lock_waits=on" start >/dev/null; then
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${KBENCH_PG_TEST_FSYNC:-off} -c max_connections=200 -c log_lock_waits=on" start >/dev/null 9>&-; then
       break
     fi
     [ "$attempt" -eq 5 ] && { cat "$dir/server.log" >&2; exit 1; }
@@ -76,6 +80,7 @@ start() {
   as_owner "$bin/psql" -q -h "$dir" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 \
     -c "CREATE ROLE kbench LOGIN CREATEDB PASSWORD '$password'" >/dev/null
   (umask 077 && echo "127.0.0.1:$port:*:kbench:$password" >"$dir/pgpass")
+  echo "$$" >"$dir/users"
   echo "$dir" >"$state"
   print_exports "$dir"
 }
@@ -84,6 +89,10 @@ stop() {
   [ -f "$state" ] || return 0
   local dir
   dir=$(cat "$state")
+  if [ -s "$dir/users" ] && [ "$(wc -l <"$dir/users")" -gt 1 ]; then
+    sed -i '$d' "$dir/users"
+    return 0
+  fi
   if [ -d "$dir/data" ]; then
     as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
   fi
@@ -93,6 +102,11 @@ stop() {
   rm -f "$state"
 }
 
+# One start or stop at a time: the user count is read and written under it.
+# (The server itself is started with the lock's descriptor closed, or it would
+# hold the lock for its whole life.)
+exec 9>"$state.lock"
+flock 9
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
