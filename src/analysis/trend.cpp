@@ -24,12 +24,12 @@ bool read_number(std::string_view text, std::size_t& at, int& value) {
   return true;
 }
 
-struct RowKey {
+struct TrendRowKey {
   std::string sut;
   std::string benchmark;
   std::string params;
   std::string label;
-  bool operator<(const RowKey& other) const {
+  bool operator<(const TrendRowKey& other) const {
     if (sut != other.sut) return natural_less(sut, other.sut);
     if (benchmark != other.benchmark) return benchmark < other.benchmark;
     if (params != other.params) return natural_less(params, other.params);
@@ -140,9 +140,9 @@ TrendReport build_trend(const std::vector<store::SampleRow>& samples, const Tren
     std::vector<std::map<std::int64_t, std::vector<double>>> sessions;  // per trend swprofile
     bool in_trend = false;
   };
-  std::map<RowKey, Gathered> rows;
+  std::map<TrendRowKey, Gathered> rows;
   for (const auto& sample : samples) {
-    auto& row = rows[RowKey{sample.sut, sample.benchmark, report::params_text(sample.params),
+    auto& row = rows[TrendRowKey{sample.sut, sample.benchmark, report::params_text(sample.params),
                             sample.result_class.label()}];
     row.all.push_back(sample);
     const auto found = position.find(sample.swprofile);

@@ -68,6 +68,11 @@ class Registry {
 // checked against its ParamSpec (kbench::resolve_params). Throws InputError.
 Params resolve_params(const Benchmark& benchmark, Size size, const Params& overrides);
 
+// An integer parameter as an int: its range was checked against its ParamSpec.
+inline int int_param(const Params& params, const std::string& key) {
+  return static_cast<int>(param_int(params, key));
+}
+
 struct Registrar {
   Registrar(std::string name, Factory factory) {
     Registry::instance().add(std::move(name), std::move(factory));

@@ -25,6 +25,7 @@
 #include "benchmarks/benchmark.h"
 #include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
+#include "timing/clock.h"
 #include "timing/cycle_counter.h"
 
 namespace kbench::bench {
@@ -145,10 +146,6 @@ struct SwitchCost {
   double ticks = 0;
 };
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 SwitchCost measure(Transport transport, TaskKind kind, long round_trips, int cpu) {
   // A few untimed round trips let the partner get going first.
   constexpr long kWarmup = 100;
@@ -173,11 +170,11 @@ SwitchCost measure(Transport transport, TaskKind kind, long round_trips, int cpu
 
   bool ok = true;
   for (long i = 0; i < kWarmup && ok; ++i) ok = channel.round_trip();
-  const double start = now_seconds();
+  const double start = timing::monotonic_seconds();
   const std::uint64_t start_ticks = timing::counter::begin();
   for (long i = 0; i < round_trips && ok; ++i) ok = channel.round_trip();
   const std::uint64_t end_ticks = timing::counter::end();
-  const double elapsed = now_seconds() - start;
+  const double elapsed = timing::monotonic_seconds() - start;
 
   if (!ok) channel.abandon();
   if (kind == TaskKind::Thread) {

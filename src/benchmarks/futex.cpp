@@ -23,14 +23,10 @@
 #include "benchmarks/benchmark.h"
 #include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
+#include "timing/clock.h"
 
 namespace kbench::bench {
 namespace {
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // std::atomic<uint32_t> has the layout of uint32_t; the kernel sees the word.
 using Word = std::atomic<std::uint32_t>;
@@ -87,9 +83,9 @@ class Waiters {
   // more: perf sleeps 100 ms here, so its clock starts on an idle CPU with
   // cold caches, and the figures are only comparable with the same pause.
   void wait_until_queued(int settle_ms) {
-    const double deadline = now_seconds() + 10;
+    const double deadline = timing::monotonic_seconds() + 10;
     while (ops_.queued(word_) < static_cast<long>(threads_.size())) {
-      if (now_seconds() > deadline) throw RunError("perf/futex: waiters did not block within 10 s");
+      if (timing::monotonic_seconds() > deadline) throw RunError("perf/futex: waiters did not block within 10 s");
       usleep(100);
     }
     if (settle_ms > 0) usleep(static_cast<useconds_t>(settle_ms) * 1000);
@@ -174,11 +170,11 @@ double run_timed(int threads, double seconds, const std::vector<int>& cpus, Loop
       });
     }
     while (ready.load() < threads) std::this_thread::yield();
-    start = now_seconds();
+    start = timing::monotonic_seconds();
     go.store(true);
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
     crew.stop.store(true);
-    end = now_seconds();
+    end = timing::monotonic_seconds();
   }
   std::vector<std::uint64_t> ops_per_thread;
   for (const auto& c : counts) ops_per_thread.push_back(c.ops);
@@ -237,13 +233,13 @@ double run_wake(const FutexOps& ops, int threads, int wakes, const std::vector<i
   Waiters waiters(ops, word, {}, threads, cpus);
   waiters.wait_until_queued(settle_ms);
   long woken = 0;
-  const double start = now_seconds();
+  const double start = timing::monotonic_seconds();
   while (woken < threads) {
     const long r = ops.wake(word, wakes);
     if (r < 0) tasks::throw_errno("perf/futex wake: FUTEX_WAKE");
     woken += r;
   }
-  return (now_seconds() - start) * 1e3;
+  return (timing::monotonic_seconds() - start) * 1e3;
 }
 
 // Mean milliseconds one waker thread spends in its FUTEX_WAKE, all wakers
@@ -266,9 +262,9 @@ double run_wake_parallel(const FutexOps& ops, int blocked, int wakers, const std
         // perf lets the scheduler place the wakers.
         tasks::set_thread_affinity(anywhere);
         start_line.arrive_and_wait();
-        const double t0 = now_seconds();
+        const double t0 = timing::monotonic_seconds();
         woke[static_cast<std::size_t>(i)] = ops.wake(word, share);
-        took[static_cast<std::size_t>(i)] = now_seconds() - t0;
+        took[static_cast<std::size_t>(i)] = timing::monotonic_seconds() - t0;
       });
     }
     for (auto& t : threads) t.join();
@@ -291,13 +287,13 @@ double run_requeue(const FutexOps& ops, int threads, int requeues, const std::ve
   Waiters waiters(ops, from, {&to}, threads, cpus);
   waiters.wait_until_queued(settle_ms);
   long moved = 0;
-  const double start = now_seconds();
+  const double start = timing::monotonic_seconds();
   while (moved < threads) {
     const long r = ops.requeue(from, to, 0, requeues, 0);
     if (r < 0) tasks::throw_errno("perf/futex requeue: FUTEX_CMP_REQUEUE");
     moved += r;
   }
-  const double ms = (now_seconds() - start) * 1e3;
+  const double ms = (timing::monotonic_seconds() - start) * 1e3;
   long woken = 0;
   while (woken < threads) woken += std::max(0L, ops.wake(to, INT_MAX));
   return ms;
@@ -305,19 +301,17 @@ double run_requeue(const FutexOps& ops, int threads, int requeues, const std::ve
 
 // ---------------------------------------------------------------- benchmark
 
-const std::vector<std::string> kAllTests = {"hash", "lock-pi", "wake", "wake-parallel", "requeue"};
+const std::vector<std::string> kFutexTests = {"hash", "lock-pi", "wake", "wake-parallel", "requeue"};
 
-// The tests asked for (validated against kAllTests), in kAllTests' order.
-std::vector<std::string> parse_tests(const Params& params) {
+// The tests asked for (validated against kFutexTests), in kFutexTests' order.
+std::vector<std::string> parse_futex_tests(const Params& params) {
   const auto wanted = param_list(params, "tests");
   std::vector<std::string> ordered;
-  for (const auto& name : kAllTests) {
+  for (const auto& name : kFutexTests) {
     if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) ordered.push_back(name);
   }
   return ordered;
 }
-
-int int_param(const Params& params, const std::string& key) { return static_cast<int>(param_int(params, key)); }
 
 class PerfFutex : public Benchmark {
  public:
@@ -330,7 +324,7 @@ class PerfFutex : public Benchmark {
     return {
         ParamSpec{"tests", "hash,lock-pi,wake,wake-parallel,requeue", "hash,lock-pi,wake,wake-parallel,requeue",
                   "comma list of the tests to run"}
-            .choice(kAllTests)
+            .choice(kFutexTests)
             .list_of(),
         ParamSpec{"threads", "0", "0",
                   "threads (hash, lock-pi) and blocked waiters (wake*, requeue); 0: one per online CPU (perf -t)"}
@@ -355,7 +349,7 @@ class PerfFutex : public Benchmark {
 
   std::vector<ResultClass> result_classes(const Params& params) const override {
     std::vector<ResultClass> classes;
-    for (const auto& test : parse_tests(params)) {
+    for (const auto& test : parse_futex_tests(params)) {
       if (test == "hash" || test == "lock-pi") {
         classes.push_back({test, "ops/sec", Better::Higher});
       } else {
@@ -366,7 +360,7 @@ class PerfFutex : public Benchmark {
   }
 
   void prepare(const Params& params, const Placement&) override {
-    tests_ = parse_tests(params);
+    tests_ = parse_futex_tests(params);
     cpus_ = tasks::online_cpus();
     threads_ = int_param(params, "threads");
     if (threads_ == 0) threads_ = static_cast<int>(cpus_.size());

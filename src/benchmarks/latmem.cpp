@@ -21,24 +21,21 @@
 #include <vector>
 
 #include "benchmarks/benchmark.h"
+#include "benchmarks/mm_probe.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
 
 namespace kbench::bench {
 namespace {
 
-constexpr std::uint64_t kMiB = 1ull << 20;
-constexpr std::uint64_t kGiB = 1ull << 30;
+// Sizes spelled as perf's mem families spell them ("16KB", "1GB").
+using mm::kGiB;
+using mm::kMiB;
+using mm::size_label;
+
 constexpr int kUnroll = 16;
 // Fixed so that every session chases the same chain.
 constexpr std::uint64_t kChainSeed = 0x6c6d62656e6368ull;
-
-std::string size_label(std::uint64_t bytes) {
-  if (bytes % kGiB == 0) return std::to_string(bytes / kGiB) + "GB";
-  if (bytes % kMiB == 0) return std::to_string(bytes / kMiB) + "MB";
-  if (bytes % 1024 == 0) return std::to_string(bytes / 1024) + "KB";
-  return std::to_string(bytes) + "B";
-}
 
 struct LatParams {
   std::vector<std::uint64_t> sizes;

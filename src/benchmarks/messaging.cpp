@@ -15,6 +15,7 @@
 
 #include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
+#include "timing/clock.h"
 
 namespace kbench::bench {
 namespace {
@@ -86,11 +87,6 @@ void release(const StartLine& line) {
   if (!tasks::write_all(line.wake_write.get(), &byte, 1)) tasks::throw_errno("messaging: release");
 }
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 double run_processes(const MessagingSpec& spec, const StartLine& line, const cpu_set_t* cpus) {
   std::vector<char> message(static_cast<std::size_t>(spec.message_bytes), 'm');
   std::vector<char> buffer(static_cast<std::size_t>(spec.message_bytes));
@@ -126,10 +122,10 @@ double run_processes(const MessagingSpec& spec, const StartLine& line, const cpu
     // The group's channels now live in its tasks only.
   }
   wait_until_ready(line, static_cast<long>(children.size()));
-  const double start = now_seconds();
+  const double start = timing::monotonic_seconds();
   release(line);
   const int failed = children.wait_all();
-  const double elapsed = now_seconds() - start;
+  const double elapsed = timing::monotonic_seconds() - start;
   if (failed > 0) {
     throw RunError("messaging: " + std::to_string(failed) + " sender/receiver processes failed");
   }
@@ -222,10 +218,10 @@ double run_threads(const MessagingSpec& spec, const StartLine& line, const cpu_s
     }
   }
   if (create_error != 0) abort.store(true);
-  const double start = now_seconds();
+  const double start = timing::monotonic_seconds();
   release(line);
   for (pthread_t thread : threads) pthread_join(thread, nullptr);
-  elapsed = now_seconds() - start;
+  elapsed = timing::monotonic_seconds() - start;
   if (create_error > 0) {
     throw RunError(std::string("messaging: creating thread ") + std::to_string(threads.size() + 1) +
                    " of " + std::to_string(tasks_list.size()) + ": " + std::strerror(create_error));

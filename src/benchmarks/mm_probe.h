@@ -1,5 +1,5 @@
 #pragma once
-// What the memory-management families (perf/mem, micromm) ask of the kernel
+// What the memory-management families (perf/mem, micromm, lat-mem-rd) ask of the kernel
 // about transparent hugepages, and how they spell sizes in result classes.
 #include <sys/mman.h>
 

@@ -23,6 +23,7 @@
 #include "benchmarks/messaging.h"
 #include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
+#include "timing/clock.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 // Linux 6.6 uapi; older headers lack it while newer kernels support it.
@@ -36,11 +37,6 @@ namespace kbench::bench {
 namespace {
 
 using tasks::Fd;
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Where the two tasks of pipe / seccomp-notify run.
 struct PairPlacement {
@@ -131,11 +127,11 @@ double run_pipe(long loops, bool threads, const PairPlacement& where) {
   bool ok = true;
   double start = 0;
   for (long i = 0; i <= loops && ok; ++i) {
-    if (i == 1) start = now_seconds();
+    if (i == 1) start = timing::monotonic_seconds();
     ok = tasks::write_all(to_partner_write.get(), &value, sizeof(value)) &&
          tasks::read_all(from_partner_read.get(), &value, sizeof(value));
   }
-  const double elapsed = now_seconds() - start;
+  const double elapsed = timing::monotonic_seconds() - start;
   if (threads) {
     if (!ok) {
       // Unblock a partner stuck in read so that it can be joined.
@@ -284,29 +280,27 @@ double run_seccomp_notify(long loops, bool sync_wakeup, const PairPlacement& whe
     if (ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_SEND, &response) != 0) {
       tasks::throw_errno("perf/sched seccomp-notify: SECCOMP_IOCTL_NOTIF_SEND");
     }
-    if (i == 0) start = now_seconds();
+    if (i == 0) start = timing::monotonic_seconds();
   }
-  const double elapsed = now_seconds() - start;
+  const double elapsed = timing::monotonic_seconds() - start;
   if (children.wait_all() != 0) throw RunError("perf/sched seccomp-notify: the notified child failed");
   return static_cast<double>(loops) / elapsed;
 }
 
 // --------------------------------------------------------------- benchmark
 
-const std::vector<std::string> kAllTests = {"pipe", "messaging", "seccomp-notify"};
+const std::vector<std::string> kSchedTests = {"pipe", "messaging", "seccomp-notify"};
 
 // Values were checked against params(); these only convert them.
-std::vector<std::string> parse_tests(const Params& params) {
+std::vector<std::string> parse_sched_tests(const Params& params) {
   const auto tests = param_list(params, "tests");
   // Always in the catalogue's order, whatever the order given.
   std::vector<std::string> ordered;
-  for (const auto& name : kAllTests) {
+  for (const auto& name : kSchedTests) {
     if (std::find(tests.begin(), tests.end(), name) != tests.end()) ordered.push_back(name);
   }
   return ordered;
 }
-
-int int_param(const Params& params, const std::string& key) { return static_cast<int>(param_int(params, key)); }
 
 MessagingSpec messaging_spec(const Params& params) {
   MessagingSpec spec;
@@ -344,7 +338,7 @@ class PerfSched : public Benchmark {
     return {
         ParamSpec{"tests", "pipe,messaging,seccomp-notify", "pipe,messaging,seccomp-notify",
                   "comma list of the tests to run"}
-            .choice(kAllTests)
+            .choice(kSchedTests)
             .list_of(),
         ParamSpec{"loops", "1000000", "20000", "pipe: round trips per repeat (perf -l)"}.integer(1, 1e9),
         ParamSpec{"pipe_tasks", "process", "process", "pipe: partner is a forked 'process' or a 'thread' (perf -T)"}
@@ -372,7 +366,7 @@ class PerfSched : public Benchmark {
 
   std::vector<ResultClass> result_classes(const Params& params) const override {
     std::vector<ResultClass> classes;
-    for (const auto& test : parse_tests(params)) {
+    for (const auto& test : parse_sched_tests(params)) {
       if (test == "pipe") classes.push_back({"pipe", "ops/sec", Better::Higher});
       if (test == "messaging") classes.push_back({messaging_class_name(messaging_spec(params)), "sec", Better::Lower});
       if (test == "seccomp-notify") classes.push_back({"seccomp-notify", "ops/sec", Better::Higher});
@@ -381,7 +375,7 @@ class PerfSched : public Benchmark {
   }
 
   void prepare(const Params& params, const Placement& where) override {
-    tests_ = parse_tests(params);
+    tests_ = parse_sched_tests(params);
     loops_ = param_int(params, "loops");
     pipe_threads_ = param_string(params, "pipe_tasks") == "thread";
     seccomp_loops_ = param_int(params, "seccomp_loops");

@@ -183,7 +183,7 @@ void render_csv(const analysis::NoiseReport& report, std::ostream& out) {
   }
 }
 
-nlohmann::ordered_json number(double value) {
+nlohmann::ordered_json finite_or_null(double value) {
   return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
 
@@ -205,12 +205,12 @@ void render_json(const analysis::NoiseReport& report, std::ostream& out) {
       const bool aa = row.aa.present && row.aa_base_present;
       Json aa_json = nullptr;
       if (aa) {
-        aa_json = {{"change_pct", number(row.aa.change_pct)},
+        aa_json = {{"change_pct", finite_or_null(row.aa.change_pct)},
                    {"change_ci95_pct", row.aa.change_ci.valid
                                            ? Json{{"low", row.aa.change_ci.low}, {"high", row.aa.change_ci.high}}
                                            : Json(nullptr)},
-                   {"p_value", number(row.aa.p_value)},
-                   {"q_value", number(row.aa.q_value)},
+                   {"p_value", finite_or_null(row.aa.p_value)},
+                   {"q_value", finite_or_null(row.aa.q_value)},
                    {"verdict", std::string(verdict_name(row.aa.verdict))},
                    {"session_noisy", row.aa.session_noisy},
                    {"note", row.aa.note}};
@@ -223,27 +223,27 @@ void render_json(const analysis::NoiseReport& report, std::ostream& out) {
                         {"label", row.result_class.label()}}},
                       {"n", row.summary.count},
                       {"sessions", row.sessions},
-                      {"mean", number(row.summary.mean)},
-                      {"cv", number(row.summary.cv)},
-                      {"between_session_cv_pct", number(row.between_cv_pct)},
-                      {"within_session_cv_pct", number(row.within_cv_pct)},
-                      {"between_session_share", number(row.between_share)},
+                      {"mean", finite_or_null(row.summary.mean)},
+                      {"cv", finite_or_null(row.summary.cv)},
+                      {"between_session_cv_pct", finite_or_null(row.between_cv_pct)},
+                      {"within_session_cv_pct", finite_or_null(row.within_cv_pct)},
+                      {"between_session_share", finite_or_null(row.between_share)},
                       {"model",
                        row.model.df > 0 ? Json{{"profiles", row.model.profiles},
                                                {"df", row.model.df},
-                                               {"cv_pct", number(row.model_cv_pct)}}
+                                               {"cv_pct", finite_or_null(row.model_cv_pct)}}
                                         : Json(nullptr)},
                       {"floor_basis", analysis::floor_basis_name(row.floor_basis)},
-                      {"floor_log_variance", number(row.floor_log_variance)},
+                      {"floor_log_variance", finite_or_null(row.floor_log_variance)},
                       {"floor_prior_df", row.floor_prior_df},
-                      {"noise_floor_pct", number(row.floor_pct)},
-                      {"noise_floor_alone_pct", number(row.floor_alone_pct)},
+                      {"noise_floor_pct", finite_or_null(row.floor_pct)},
+                      {"noise_floor_alone_pct", finite_or_null(row.floor_alone_pct)},
                       {"note", row.note},
-                      {"run_noise", row.run_noise.df > 0 ? Json{{"cv_pct", number(row.run_cv_pct)},
+                      {"run_noise", row.run_noise.df > 0 ? Json{{"cv_pct", finite_or_null(row.run_cv_pct)},
                                                                 {"df", row.run_noise.df},
                                                                 {"runs", row.run_noise.runs}}
                                                          : Json(nullptr)},
-                      {"noise_floor_runs_pct", number(row.floor_runs_pct)},
+                      {"noise_floor_runs_pct", finite_or_null(row.floor_runs_pct)},
                       {"aa", aa_json}});
     }
     doc["tables"].push_back({{"sut", table.sut},

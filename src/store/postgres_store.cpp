@@ -29,7 +29,7 @@ constexpr std::int64_t kSchemaLockKey = 0x6b62656e6368;
 constexpr int kTransactionAttempts = 5;
 
 // "$2,$3,..." for an IN list of `count` parameters starting at `first`.
-std::string placeholders(std::size_t count, int first) {
+std::string postgres_placeholders(std::size_t count, int first) {
   std::string text;
   for (std::size_t i = 0; i < count; ++i) {
     if (i) text += ',';
@@ -327,7 +327,7 @@ class PostgresStore final : public ResultStore {
       FROM outcome o JOIN session s ON s.id = o.session_id JOIN sut t ON t.id = s.sut_id
       JOIN swprofile p ON p.id = s.swprofile_id JOIN benchmark b ON b.id = o.benchmark_id
       WHERE o.status = $1)sql";
-    if (!swprofiles.empty()) sql += " AND p.name IN (" + placeholders(swprofiles.size(), 2) + ")";
+    if (!swprofiles.empty()) sql += " AND p.name IN (" + postgres_placeholders(swprofiles.size(), 2) + ")";
     sql += " ORDER BY s.id, b.name, b.id";
     PgParams params;
     params.add(std::string(to_string(status)));
@@ -378,7 +378,7 @@ class PostgresStore final : public ResultStore {
       SELECT s.id, t.name, p.name, s.idx, s.sut_class FROM session s
       JOIN sut t ON t.id = s.sut_id JOIN swprofile p ON p.id = s.swprofile_id
       WHERE t.name ~ $1 AND s.sut_class ~ $2)sql";
-    if (!query.swprofiles.empty()) session_sql += " AND p.name IN (" + placeholders(query.swprofiles.size(), 3) + ")";
+    if (!query.swprofiles.empty()) session_sql += " AND p.name IN (" + postgres_placeholders(query.swprofiles.size(), 3) + ")";
     session_sql += " ORDER BY s.id";
     PgParams session_params;
     session_params.add(glob_to_regex(glob_or_all(query.sut_glob))).add(glob_to_regex(glob_or_all(query.class_glob)));
@@ -453,7 +453,7 @@ class PostgresStore final : public ResultStore {
 
   std::vector<SessionListing> list_sessions(const std::vector<std::string>& swprofiles) override {
     std::string sql = session_listing_sql();
-    if (!swprofiles.empty()) sql += " WHERE p.name IN (" + placeholders(swprofiles.size(), 1) + ")";
+    if (!swprofiles.empty()) sql += " WHERE p.name IN (" + postgres_placeholders(swprofiles.size(), 1) + ")";
     sql += " ORDER BY s.id";
     PgParams params;
     for (const auto& name : swprofiles) params.add(name);
@@ -569,7 +569,7 @@ class PostgresStore final : public ResultStore {
     std::string sql = R"sql(
       SELECT s.fingerprint::jsonb -> 'plan' FROM session s JOIN swprofile w ON w.id = s.swprofile_id
       WHERE s.fingerprint::jsonb #>> '{plan,key}' = $1)sql";
-    if (!swprofiles.empty()) sql += " AND w.name IN (" + placeholders(swprofiles.size(), 2) + ")";
+    if (!swprofiles.empty()) sql += " AND w.name IN (" + postgres_placeholders(swprofiles.size(), 2) + ")";
     sql += " ORDER BY s.id DESC LIMIT 1";
     PgParams params;
     params.add(plan_key);

@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 constexpr std::size_t kInsertBatch = 32;
 
 // "?,?,?" for an IN list of `count` values starting at placeholder `first`.
-std::string placeholders(std::size_t count, int first) {
+std::string sqlite_placeholders(std::size_t count, int first) {
   std::string text;
   for (std::size_t i = 0; i < count; ++i) {
     if (i) text += ',';
@@ -296,7 +296,7 @@ class SqliteStore final : public ResultStore {
       FROM outcome o JOIN session s ON s.id = o.session_id JOIN sut t ON t.id = s.sut_id
       JOIN swprofile p ON p.id = s.swprofile_id JOIN benchmark b ON b.id = o.benchmark_id
       WHERE o.status = ?1)sql";
-    if (!swprofiles.empty()) sql += " AND p.name IN (" + placeholders(swprofiles.size(), 2) + ")";
+    if (!swprofiles.empty()) sql += " AND p.name IN (" + sqlite_placeholders(swprofiles.size(), 2) + ")";
     sql += " ORDER BY s.id, b.name, b.id";
     Statement query(db_, url_, sql);
     query.bind(1, to_string(status));
@@ -350,7 +350,7 @@ class SqliteStore final : public ResultStore {
       FROM session s JOIN sut t ON t.id = s.sut_id JOIN swprofile p ON p.id = s.swprofile_id
       WHERE t.name GLOB ?1 AND class GLOB ?2)sql";
     if (!query.swprofiles.empty()) {
-      session_sql += " AND p.name IN (" + placeholders(query.swprofiles.size(), 3) + ")";
+      session_sql += " AND p.name IN (" + sqlite_placeholders(query.swprofiles.size(), 3) + ")";
     }
     session_sql += " ORDER BY s.id";
     Statement session_query(db_, url_, session_sql);
@@ -423,7 +423,7 @@ class SqliteStore final : public ResultStore {
 
   std::vector<SessionListing> list_sessions(const std::vector<std::string>& swprofiles) override {
     std::string sql = session_listing_sql();
-    if (!swprofiles.empty()) sql += " WHERE p.name IN (" + placeholders(swprofiles.size(), 1) + ")";
+    if (!swprofiles.empty()) sql += " WHERE p.name IN (" + sqlite_placeholders(swprofiles.size(), 1) + ")";
     sql += " ORDER BY s.id";
     Statement query(db_, url_, sql);
     for (std::size_t i = 0; i < swprofiles.size(); ++i) query.bind(static_cast<int>(i) + 1, swprofiles[i]);
@@ -530,7 +530,7 @@ class SqliteStore final : public ResultStore {
     std::string sql = R"sql(
       SELECT json_extract(s.fingerprint, '$.plan') FROM session s JOIN swprofile w ON w.id = s.swprofile_id
       WHERE json_extract(s.fingerprint, '$.plan.key') = ?1)sql";
-    if (!swprofiles.empty()) sql += " AND w.name IN (" + placeholders(swprofiles.size(), 2) + ")";
+    if (!swprofiles.empty()) sql += " AND w.name IN (" + sqlite_placeholders(swprofiles.size(), 2) + ")";
     sql += " ORDER BY s.id DESC LIMIT 1";
     Statement query(db_, url_, sql);
     query.bind(1, plan_key);

@@ -128,7 +128,7 @@ std::chrono::seconds parse_seconds(const std::string& key, const std::string& va
   return std::chrono::seconds(seconds);
 }
 
-QemuParams parse_params(const std::map<std::string, std::string>& params) {
+QemuParams parse_qemu_params(const std::map<std::string, std::string>& params) {
   QemuParams parsed;
   for (const auto& [key, value] : params) {
     if (key == "arch") {
@@ -597,7 +597,7 @@ class QemuConnection final : public Connection {
 std::unique_ptr<Connection> make_qemu_connection(const std::map<std::string, std::string>& params, QemuBoot boot,
                                                  std::string agent_path) {
   if (boot.kernel.empty()) throw InputError("swprofile kernel: expected a kernel image for the qemu connection");
-  QemuParams parsed = parse_params(params);
+  QemuParams parsed = parse_qemu_params(params);
   check_busybox(parsed);
   // The guest runs the agent built for its architecture: the given one when
   // it fits, else kbench-agent-<arch> (agent_for_machine says where it looked).

@@ -57,7 +57,7 @@ struct SshParams {
   std::string connect_timeout = "15";
 };
 
-SshParams parse_params(const std::map<std::string, std::string>& params) {
+SshParams parse_ssh_params(const std::map<std::string, std::string>& params) {
   SshParams parsed;
   for (const auto& [key, value] : params) {
     if (key == "host") {
@@ -214,7 +214,7 @@ class SshConnection final : public Connection, public RemoteShell {
 
 std::unique_ptr<Connection> make_ssh_connection(const std::map<std::string, std::string>& params,
                                                 std::string agent_path) {
-  return std::make_unique<SshConnection>(parse_params(params), std::move(agent_path));
+  return std::make_unique<SshConnection>(parse_ssh_params(params), std::move(agent_path));
 }
 
 RemoteShell* remote_shell(Connection& connection) { return dynamic_cast<SshConnection*>(&connection); }

@@ -57,14 +57,14 @@ std::string hex(unsigned value, int digits) {
   return out.str();
 }
 
-std::string trim(std::string text) {
+std::string strip_blanks(std::string text) {
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) return "";
   return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
 std::optional<unsigned long long> parse_number(const std::string& text) {
-  const std::string value = trim(text);
+  const std::string value = strip_blanks(text);
   if (value.empty()) return std::nullopt;
   try {
     std::size_t used = 0;
@@ -143,13 +143,13 @@ std::vector<Midr> midrs_from_cpuinfo(const std::string& cpuinfo) {
   };
   std::istringstream lines(cpuinfo);
   for (std::string line; std::getline(lines, line);) {
-    if (trim(line).empty()) {
+    if (strip_blanks(line).empty()) {
       finish_block();
       continue;
     }
     const auto colon = line.find(':');
     if (colon == std::string::npos) continue;
-    const std::string key = trim(line.substr(0, colon));
+    const std::string key = strip_blanks(line.substr(0, colon));
     const auto value = parse_number(line.substr(colon + 1));
     if (key == "processor" && (have_implementer || have_part)) finish_block();
     if (!value) continue;
@@ -173,7 +173,7 @@ std::vector<Midr> midrs_from_cpuinfo(const std::string& cpuinfo) {
 }
 
 std::optional<Midr> midr_from_sysfs_text(const std::string& text) {
-  const std::string value = trim(text);
+  const std::string value = strip_blanks(text);
   if (value.rfind("0x", 0) != 0) return std::nullopt;
   const auto number = parse_number(value);
   if (!number) return std::nullopt;
@@ -203,15 +203,15 @@ std::string describe_cores(const std::vector<Midr>& midrs) {
 std::string sut_class_name(const std::string& arch, const std::string& core, int sockets, long cpus,
                            const std::string& sys_vendor, const std::string& product_name,
                            std::int64_t memory_gib) {
-  if (trim(sys_vendor) == "Amazon EC2" && !trim(product_name).empty()) {
-    return "aws-" + lower_dashed(trim(product_name));
+  if (strip_blanks(sys_vendor) == "Amazon EC2" && !strip_blanks(product_name).empty()) {
+    return "aws-" + lower_dashed(strip_blanks(product_name));
   }
-  std::string name = lower_dashed(trim(arch));
+  std::string name = lower_dashed(strip_blanks(arch));
   const auto append = [&name](const std::string& part) {
     name += '-';
     name += part;
   };
-  if (!trim(core).empty()) append(lower_dashed(trim(core)));
+  if (!strip_blanks(core).empty()) append(lower_dashed(strip_blanks(core)));
   if (sockets > 0) append(std::to_string(sockets) + 's');
   if (cpus > 0) append(std::to_string(cpus) + 'c');
   if (memory_gib > 0) append(std::to_string(memory_gib) + 'g');

@@ -178,7 +178,7 @@ CommandResult run_command(const std::vector<std::string>& argv) {
 }
 
 // Where `name` would be executed from, or "" when nowhere.
-std::string find_program(const std::string& name) {
+std::string find_program_or_sbin(const std::string& name) {
   if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
@@ -268,7 +268,7 @@ class Vmalloc final : public Benchmark {
     if (geteuid() != 0) {
       throw SkipBenchmark("loading test_vmalloc needs root (running as uid " + std::to_string(geteuid()) + ")");
     }
-    modprobe_ = find_program(param_string(params, "modprobe"));
+    modprobe_ = find_program_or_sbin(param_string(params, "modprobe"));
     if (modprobe_.empty()) {
       throw SkipBenchmark("modprobe not found ('" + param_string(params, "modprobe") + "' is not an executable in PATH)");
     }
