@@ -96,10 +96,11 @@ Ran kbench_cli(const fs::path& dir, const std::string& arguments) {
 int lines_of(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
 // A version-3 store exactly as a version-3 kbench left it: the current schema
-// without what version 4 added.
+// without what versions 4 and 5 added.
 void downgrade_to_version3(const fs::path& file) {
   run_sql(file, R"sql(
     PRAGMA journal_mode = DELETE;
+    DROP TABLE log;
     DROP INDEX session_by_uid;
     ALTER TABLE session DROP COLUMN uid;
     ALTER TABLE session DROP COLUMN sut_class;

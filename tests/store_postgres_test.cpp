@@ -471,8 +471,8 @@ TEST(PostgresStoreV4, VersionThreeStoreIsMigratedWithUidsAndClasses) {
   auto start = start_of("lab-1", "base");
   start.fingerprint["sut_class"] = "ampere-one";
   open_store(database.url(), OpenMode::CreateIfMissing)->begin_session(start);
-  // Back to version 3: without the columns version 4 added.
-  ASSERT_EQ(run_postgres(database.url(), "DROP INDEX session_by_uid; ALTER TABLE session DROP COLUMN uid, "
+  // Back to version 3: without the columns version 4 added (and the table of version 5).
+  ASSERT_EQ(run_postgres(database.url(), "DROP TABLE log; DROP INDEX session_by_uid; ALTER TABLE session DROP COLUMN uid, "
                                          "DROP COLUMN sut_class; UPDATE kbench_meta SET value = '3' "
                                          "WHERE key = 'schema_version'"),
             "");
