@@ -96,10 +96,11 @@ Ran kbench_cli(const fs::path& dir, const std::string& arguments) {
 int lines_of(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
 // A version-3 store exactly as a version-3 kbench left it: the current schema
-// without what version 4 added.
+// without what versions 4 and 5 added.
 void downgrade_to_version3(const fs::path& file) {
   run_sql(file, R"sql(
     PRAGMA journal_mode = DELETE;
+    DROP TABLE log;
     DROP INDEX session_by_uid;
     ALTER TABLE session DROP COLUMN uid;
     ALTER TABLE session DROP COLUMN sut_class;
@@ -166,7 +167,8 @@ TEST(SchemaVersion4, Version3StoreReadsOnlyAsItIsAndMigratesWithUniqueUidsAndCla
   EXPECT_EQ(read_file(file), before) << "a read-only open never migrates";
 
   { auto store = open_store(file.string(), OpenMode::CreateIfMissing); }
-  EXPECT_EQ(query_text(file, "SELECT value FROM kbench_meta WHERE key = 'schema_version'"), "4");
+  EXPECT_EQ(query_text(file, "SELECT value FROM kbench_meta WHERE key = 'schema_version'"),
+            std::to_string(kSchemaVersion)) << "migrated through 4 to the current version";
   EXPECT_EQ(query_text(file, "SELECT COUNT(DISTINCT uid) FROM session WHERE uid GLOB '" + std::string(32, '?') +
                                  "' AND lower(uid) = uid"),
             "3");

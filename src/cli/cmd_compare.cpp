@@ -119,17 +119,89 @@ std::string equivalent_command(const CompareRequest& request) {
   option("--resultclass", request.filter.resultclass_glob, defaults.filter.resultclass_glob);
   option("--class", request.filter.class_glob, defaults.filter.class_glob);
   if (request.per_sut) words.emplace_back("--per-sut");
+  for (const std::string& scenario : request.scenarios) {
+    words.emplace_back("--scenario");
+    words.push_back(scenario);
+  }
+  option("--fail-on", request.fail_on, defaults.fail_on);
   option("--store", request.store_url, defaults.store_url);
   return shell_command(words);
 }
 
-void write_comparison(const CompareRequest& options, std::ostream& out, std::ostream& notes) {
-  if (options.profiles.size() < 2) {
-    throw InputError("compare: expected a base swprofile and at least one test swprofile");
+namespace {
+
+ComparisonMarks count_marks(const report::Report& report) {
+  ComparisonMarks marks;
+  for (const report::Table& table : report.tables)
+    for (const report::Row& row : table.rows)
+      for (const report::Cell& cell : row.cells) {
+        if (!cell.present) continue;
+        marks.regressions += cell.verdict == report::Verdict::Regression;
+        marks.improvements += cell.verdict == report::Verdict::Improvement;
+      }
+  return marks;
+}
+
+// --scenario LABEL=BASE:TEST taken apart; the label may hold ':' (it ends at
+// the first '='), the swprofile names may not.
+struct ScenarioSpec {
+  std::string label;
+  std::string base;
+  std::string test;
+};
+
+ScenarioSpec parse_scenario(const std::string& text) {
+  const auto equals = text.find('=');
+  const auto colon = equals == std::string::npos ? std::string::npos : text.find(':', equals + 1);
+  if (equals == std::string::npos || equals == 0 || colon == std::string::npos || colon == equals + 1 ||
+      colon + 1 == text.size() || text.find(':', colon + 1) != std::string::npos) {
+    throw InputError("--scenario " + shell_command({text}) +
+                     ": expected LABEL=BASE:TEST, two swprofiles (e.g. gcc=gcc:gcc-spectre_v2)");
   }
+  return {text.substr(0, equals), text.substr(equals + 1, colon - equals - 1), text.substr(colon + 1)};
+}
+
+std::vector<ScenarioSpec> checked_scenarios(const CompareRequest& options) {
+  if (options.scenarios.empty()) {
+    if (options.profiles.size() < 2) {
+      throw InputError("compare: expected a base swprofile and at least one test swprofile");
+    }
+    return {};
+  }
+  if (!options.profiles.empty()) {
+    throw InputError("compare: --scenario names the swprofiles itself; expected either BASE TEST... or --scenario, "
+                     "not both");
+  }
+  if (options.format != "delta") {
+    throw InputError("--scenario: only with --format delta (the per-scenario table), not --format " + options.format);
+  }
+  std::vector<ScenarioSpec> scenarios;
+  for (const std::string& text : options.scenarios) {
+    ScenarioSpec scenario = parse_scenario(text);
+    for (const ScenarioSpec& earlier : scenarios) {
+      if (earlier.label == scenario.label) {
+        throw InputError("--scenario " + shell_command({text}) + ": the label '" + scenario.label +
+                         "' is given twice; expected one row per label");
+      }
+    }
+    scenarios.push_back(std::move(scenario));
+  }
+  return scenarios;
+}
+
+}  // namespace
+
+int gate_status(const std::string& fail_on, const ComparisonMarks& marks) {
+  if (fail_on.empty()) return kExitOk;
+  if (fail_on == "regression") return marks.regressions > 0 ? kExitGate : kExitOk;
+  if (fail_on == "change") return marks.regressions + marks.improvements > 0 ? kExitGate : kExitOk;
+  throw InputError("--fail-on " + shell_command({fail_on}) + ": expected regression or change");
+}
+
+ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& out, std::ostream& notes) {
+  const std::vector<ScenarioSpec> scenarios = checked_scenarios(options);
+  gate_status(options.fail_on, {});  // a bad word is refused before anything is printed
   analysis::CompareOptions compare;
-  compare.base = options.profiles.front();
-  compare.tests.assign(options.profiles.begin() + 1, options.profiles.end());
   compare.method = analysis::parse_test_method(options.method);
   compare.fdr = parse_fdr(options.fdr);
   if (options.sign != "better" && options.sign != "raw") {
@@ -144,8 +216,17 @@ void write_comparison(const CompareRequest& options, std::ostream& out, std::ost
   compare.keep_samples = options.format == "html";
   const auto renderer = report::make_renderer(options.format);
 
+  // Every comparison to make: the profiles as given, or one per scenario.
+  std::vector<std::vector<std::string>> comparisons;
+  if (scenarios.empty()) comparisons.push_back(options.profiles);
+  for (const ScenarioSpec& scenario : scenarios) comparisons.push_back({scenario.base, scenario.test});
+  std::vector<std::string> profiles;  // each once, in the order given
+  for (const auto& compared : comparisons)
+    for (const std::string& profile : compared)
+      if (std::find(profiles.begin(), profiles.end(), profile) == profiles.end()) profiles.push_back(profile);
+
   const OpenedStore opened = open_existing_store(options.store_url);
-  require_swprofiles(opened, options.profiles, KnownProfiles::List);
+  require_swprofiles(opened, profiles, KnownProfiles::List);
   auto& store = opened.store;
   require_class(*store, opened.url, options.filter.class_glob);
   store::SampleQuery query = options.filter;
@@ -153,31 +234,52 @@ void write_comparison(const CompareRequest& options, std::ostream& out, std::ost
   // noise model (the prior of the session test).
   query.settled_only = true;
   const std::vector<store::SampleRow> samples = store->samples(query);
-  // Sides from different runs carry the run-to-run noise: which run and
-  // kernel each session was is in its fingerprint.
-  report::Report result = analysis::build_comparison(samples, compare, analysis::session_origins(*store));
+  const auto origins = analysis::session_origins(*store);
   // No rows is often because the only sessions are incomplete: say so on the same line.
   const auto why_empty = [&] {
     std::ostringstream incomplete;
-    print_incomplete_sessions(*store, options.profiles, incomplete);
+    print_incomplete_sessions(*store, profiles, incomplete);
     std::string why = incomplete.str();
     return why.empty() ? why : "; " + why.substr(0, why.find('\n'));
   };
-  if (result.tables.empty()) {
-    throw InputError("compare: no rows for swprofile '" + compare.base +
-                     "' match --sut/--benchmark/--resultclass" + why_empty());
+  std::vector<report::Report> reports;
+  for (const auto& compared : comparisons) {
+    compare.base = compared.front();
+    compare.tests.assign(compared.begin() + 1, compared.end());
+    // Sides from different runs carry the run-to-run noise: which run and
+    // kernel each session was is in its fingerprint.
+    report::Report result = analysis::build_comparison(samples, compare, origins);
+    if (result.tables.empty()) {
+      throw InputError("compare: no rows for swprofile '" + compare.base +
+                       "' match --sut/--benchmark/--resultclass" + why_empty());
+    }
+    require_shared_sut(samples, compare, why_empty);
+    analysis::add_environment_differences(result, *store);
+    result.command = options.command.empty() ? equivalent_command(options) : options.command;
+    reports.push_back(std::move(result));
   }
-  require_shared_sut(samples, compare, why_empty);
-  analysis::add_environment_differences(result, *store);
-  result.command = options.command.empty() ? equivalent_command(options) : options.command;
 
   // A benchmark that failed has no row, or fewer samples: say so.
   std::ostringstream failures;
-  for (const auto& failed : store->list_outcomes(options.profiles, store::OutcomeStatus::Failed)) {
+  for (const auto& failed : store->list_outcomes(profiles, store::OutcomeStatus::Failed)) {
     failures << "failed: " << failed.benchmark << " (" << failed.swprofile << ", session " << failed.session_number
              << "): " << failed.outcome.reason << "\n";
   }
-  print_incomplete_sessions(*store, options.profiles, failures);
+  print_incomplete_sessions(*store, profiles, failures);
+  ComparisonMarks marks;
+  for (const report::Report& result : reports) {
+    const ComparisonMarks counted = count_marks(result);
+    marks.regressions += counted.regressions;
+    marks.improvements += counted.improvements;
+  }
+  if (!scenarios.empty()) {
+    std::vector<report::Scenario> rendered;
+    for (std::size_t i = 0; i < scenarios.size(); ++i) rendered.push_back({scenarios[i].label, std::move(reports[i])});
+    report::render_scenario_delta(rendered, out);
+    notes << failures.str();
+    return marks;
+  }
+  report::Report& result = reports.front();
   // The page is what gets archived or mailed: it carries them too.
   if (options.format == "html") {
     std::istringstream lines(failures.str());
@@ -185,12 +287,16 @@ void write_comparison(const CompareRequest& options, std::ostream& out, std::ost
   }
   renderer->render(result, out);
   notes << failures.str();
+  return marks;
 }
 
 namespace {
 
+// The whole table first, then the gate: a CI log shows what tripped it.
 void compare_command(const CompareRequest& request) {
-  write_comparison(request, std::cout, is_machine_format(request.format) ? std::cerr : std::cout);
+  const ComparisonMarks marks =
+      write_comparison(request, std::cout, is_machine_format(request.format) ? std::cerr : std::cout);
+  pending_exit_status() = gate_status(request.fail_on, marks);
 }
 
 }  // namespace
@@ -202,7 +308,7 @@ void add_compare_command(CLI::App& app, std::vector<std::string> command_line) {
     options->command = shell_command(command_line);
   }
   CLI::App* cmd = app.add_subcommand("compare", "Compare swprofiles: base value, change %, (I)/(R) marks");
-  cmd->add_option("profiles", options->profiles, "BASE TEST [TEST ...]")->required();
+  cmd->add_option("profiles", options->profiles, "BASE TEST [TEST ...] (or --scenario instead)");
   std::string formats;
   for (const auto& name : report::renderer_names()) formats += (formats.empty() ? "" : "|") + name;
   cmd->add_option("--format", options->format, "output format: " + formats);
@@ -224,6 +330,12 @@ void add_compare_command(CLI::App& app, std::vector<std::string> command_line) {
   cmd->add_flag("--per-sut", options->per_sut,
                 "one table per SUT (machine), as before classes; default: one table per SUT class, pooling its "
                 "machines with the machine as a level of variation");
+  cmd->add_option("--fail-on", options->fail_on,
+                  "CI gate: after printing the whole table, exit 3 when a row is marked (R) (regression) or "
+                  "(R) or (I) (change)");
+  cmd->add_option("--scenario", options->scenarios,
+                  "LABEL=BASE:TEST (repeatable, --format delta, instead of BASE TEST): one line per scenario, "
+                  "old = BASE, new = TEST, each tested as compare BASE TEST would; one table per benchmark row");
   add_store_option(*cmd, options->store_url);
   cmd->footer(
       "Examples:\n"
@@ -233,8 +345,22 @@ void add_compare_command(CLI::App& app, std::vector<std::string> command_line) {
       "  kbench compare base patched --method mwu --fdr off --benchmark 'perf/*'\n"
       "  kbench compare base patched --sessions pooled --resultclass 'p99*' --min-change 1\n"
       "  kbench compare base patched --class 'aws-m7g*'       # one class's table\n"
-      "  kbench compare base patched --per-sut --sut 'lab-*'  # one table per machine");
-  cmd->callback([options] { compare_command(*options); });
+      "  kbench compare base patched --per-sut --sut 'lab-*'  # one table per machine\n"
+      "  kbench compare --format delta --benchmark ctxsw/pipe-threads --resultclass 'switch (ticks)' \\\n"
+      "      --scenario gcc=gcc:gcc-spectre_v2 --scenario clang=clang:clang-spectre_v2\n"
+      "\n"
+      "Exit status: 0 ok (also with marks, without --fail-on); 1 a failure (the store could not be read, output\n"
+      "not written); 2 bad input (one line, nothing printed); 3 --fail-on's gate tripped (the table was printed\n"
+      "in full, as without the option). In a CI job:\n"
+      "  status=0; kbench compare base candidate --format markdown --fail-on regression > report.md || status=$?\n"
+      "  if [ $status = 3 ]; then echo 'performance regression: see report.md'; fi; exit $status");
+  cmd->callback([options, cmd] {
+    // `--fail-on ''` is a typo or an empty CI variable, not "never": refused like any other word.
+    if (cmd->count("--fail-on") > 0 && options->fail_on.empty()) {
+      throw InputError("--fail-on '': expected regression or change (leave the option out for no gate)");
+    }
+    compare_command(*options);
+  });
 }
 
 }  // namespace kbench::cli

@@ -27,7 +27,23 @@ struct CompareRequest {
   // the command line as typed (kbench compare). "": write_comparison shows
   // equivalent_command(request) instead (kbench serve).
   std::string command;
+  // --fail-on: "" (never), regression or change; write_comparison checks the
+  // word, the command turns the marks it counted into exit status 3.
+  std::string fail_on;
+  // --scenario LABEL=BASE:TEST (--format delta, instead of `profiles`): one
+  // row per scenario, each BASE against TEST on its own.
+  std::vector<std::string> scenarios;
 };
+
+// What the gate of --fail-on looks at: the marks of every cell printed.
+struct ComparisonMarks {
+  int regressions = 0;
+  int improvements = 0;
+};
+
+// The exit status --fail-on asks for (kExitGate when it trips, else kExitOk).
+// Throws InputError for a word other than "", regression and change.
+int gate_status(const std::string& fail_on, const ComparisonMarks& marks);
 
 // A `kbench compare` command line that asks for `request`: its profiles and
 // every option that differs from the default, quoted for a POSIX shell.
@@ -39,9 +55,10 @@ std::string equivalent_command(const CompareRequest& request);
 std::string shell_command(const std::vector<std::string>& words);
 
 // The report in request.format on `out`; failed benchmarks and incomplete
-// sessions on `notes`. Throws InputError for bad options or a store without
-// the rows asked for.
-void write_comparison(const CompareRequest& request, std::ostream& out, std::ostream& notes);
+// sessions on `notes`. Throws InputError for bad options (--fail-on too,
+// before anything is printed) or a store without the rows asked for.
+// Returns the marks of the report printed, for the gate.
+ComparisonMarks write_comparison(const CompareRequest& request, std::ostream& out, std::ostream& notes);
 
 // Where `kbench compare` writes its notes: stdout under a table, stderr for
 // the formats whose stdout is one document (csv, json, html; the html page

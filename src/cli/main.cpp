@@ -80,7 +80,8 @@ int finish_output(StdoutBuffer& buffer, int status) {
     return 128 + SIGPIPE;
   }
   std::cerr << "kbench: cannot write to standard output: " << std::strerror(error) << "\n";
-  return status == kbench::kExitOk ? kbench::kExitFailure : status;
+  // A tripped gate (compare --fail-on) promises the table was printed: it was not.
+  return status == kbench::kExitOk || status == kbench::kExitGate ? kbench::kExitFailure : status;
 }
 
 int run(int argc, char** argv) {
@@ -105,6 +106,7 @@ int run(int argc, char** argv) {
   kbench::cli::add_merge_command(app);
   kbench::cli::add_serve_command(app);
   kbench::cli::add_trend_command(app);
+  kbench::cli::add_log_command(app);
   kbench::cli::add_build_command(app);
 
   try {

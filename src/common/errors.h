@@ -25,5 +25,8 @@ struct SkipBenchmark : std::runtime_error {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
+// `kbench compare --fail-on`: the table was printed and holds a mark the CI
+// gate was told to fail on (a regression, or any change).
+constexpr int kExitGate = 3;
 
 }  // namespace kbench

@@ -171,6 +171,20 @@ class Renderer {
 std::unique_ptr<Renderer> make_renderer(const std::string& format);
 std::vector<std::string> renderer_names();
 
+// One scenario of `kbench compare --format delta --scenario LABEL=BASE:TEST`:
+// its label and the report of BASE against TEST alone (one test profile), as
+// `kbench compare BASE TEST` builds it, so its marks are that compare's.
+struct Scenario {
+  std::string label;
+  Report report;
+};
+
+// The seed-003 layout (tests/golden/seed-delta-context-switch.txt): per SUT,
+// one `| test scenario | old | new | delta |` table per benchmark row (its
+// name and class as a caption above it), one line per scenario; below, what
+// old and new are in each scenario, the legend and the footnotes.
+void render_scenario_delta(const std::vector<Scenario>& scenarios, std::ostream& out);
+
 struct ProfileGridOptions {
   // false: Benchmark | Result Class | mean | ±ci95 | cv | count, which fits a
   // terminal; true: also min, ci95min, ci95max and max.

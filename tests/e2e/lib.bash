@@ -51,6 +51,16 @@ finish() {
   [ "$FAILURES" -eq 0 ]
 }
 
+# fixture_store SPEC.json: writes $WORK/store.db from SPEC with store-fixture
+# (tests/support/store_fixture.cpp) and sets STORE to its URL; a failing
+# store-fixture fails the script and ends it.
+fixture_store() {
+  : "${STORE_FIXTURE:?path to store-fixture}"
+  "$STORE_FIXTURE" "$WORK/store.db" "$1" >"$WORK/fixture.out" 2>&1 \
+    || { fail "store-fixture exited $?: $(cat "$WORK/fixture.out")"; finish; exit; }
+  STORE="sqlite://$WORK/store.db"
+}
+
 # PostgreSQL stores on the test server of scripts/pg-test-server.sh (make test
 # starts one). postgres_store VAR PREFIX: a new database, dropped at exit;
 # VAR is set to its store URL. Without a server the script fails, saying how

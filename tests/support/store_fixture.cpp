@@ -14,7 +14,8 @@
 //                      "benchmarks": [{"name": "syscall/getpid", "params": {"k": "v"},
 //                                      "results": [{"class": "mean", "unit": "ns",
 //                                                   "better": "lower",
-//                                                   "values": [one per repeat]}]}]}]}
+//                                                   "values": [one per repeat]}]}]}],
+//        "logs": [{"kind": "bisect", "name": "a..b", "text": "..."}]}   (optional, stored after the sessions)
 // Every result of one benchmark must have the same number of values (one per
 // repeat). Sessions are written in order, each finished, each benchmark "ok".
 #include <cstdio>
@@ -100,6 +101,10 @@ int main(int argc, char** argv) {
     auto store = st::open_store(std::string("sqlite://") + argv[1], st::OpenMode::CreateIfMissing);
     int index = 0;
     for (const auto& session : spec.at("sessions")) write_session(*store, spec, session, index++);
+    for (const auto& log : spec.value("logs", json::array())) {
+      store->add_log(log.at("kind").get<std::string>(), log.at("name").get<std::string>(),
+                     log.at("text").get<std::string>());
+    }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "store-fixture: %s: %s\n", argv[2], error.what());
     return 2;
