@@ -1,5 +1,7 @@
 // kbench plan check|exec: validate or run a YAML plan.
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "analysis/compare.h"
+#include "build/kernel_build.h"
+#include "cli/build_request.h"
 #include "cli/commands.h"
 #include "cli/fleet.h"
 #include "cli/options.h"
@@ -40,7 +44,17 @@ struct PlanOptions {
   std::string max_looks = "4";
   std::vector<std::string> suts;  // --sut NAME: only these of the plan's suts
   bool fleet_worker = false;      // one SUT of a suts: plan, started by execute_fleet
+  std::string build_cache;        // --build-cache DIR for swprofiles with build:
 };
+
+// The kernels of the selected swprofiles with build:, built or found in the
+// cache, before any connection is made (a qemu SUT boots the image).
+void build_kernels(plan::Plan& plan, const PlanOptions& options) {
+  bool any = false;
+  for (const auto& profile : plan.swprofiles) any = any || profile.build.has_value();
+  if (!any) return;
+  build::resolve_builds(plan, options.swprofiles, build_options(options.build_cache));
+}
 
 // The benchmarks with an undecided row in the comparison of the plan's first
 // swprofile against the others, tested at level / looks.
@@ -129,6 +143,13 @@ void check_command(const PlanOptions& options) {
   } else if (!plan.swprofiles.empty() || !options.swprofiles.empty()) {
     runner::select_swprofiles(plan, exec);
   }
+  // Build specs: refs resolve, compilers exist (nothing is built).
+  for (const auto& profile : plan.swprofiles) {
+    const bool selected = options.swprofiles.empty() ||
+                          std::find(options.swprofiles.begin(), options.swprofiles.end(), profile.name) !=
+                              options.swprofiles.end();
+    if (profile.build && selected) build::check_build_spec(*profile.build, profile.name);
+  }
   auto connection = sut::make_local_connection(sut::find_agent_binary());
   const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*connection));
   int repeats = 0;
@@ -140,7 +161,7 @@ void check_command(const PlanOptions& options) {
 }
 
 // Several SUTs: checked here, then measured by one worker process each.
-void exec_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts, const PlanOptions& options,
+void exec_fleet(plan::Plan plan, const std::vector<plan::SutSpec>& suts, const PlanOptions& options,
                 const std::string& plan_key) {
   if (options.until_decided) {
     throw InputError("--until-decided: expected a plan with one SUT (sut:), not a suts: list");
@@ -156,6 +177,8 @@ void exec_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts, 
   check_fleet(plan, suts, fleet);
   auto local = sut::make_local_connection(sut::find_agent_binary());
   const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*local));
+  // Built once here; each worker finds them in the cache.
+  build_kernels(plan, options);
   // Created here, before the workers open it at once.
   auto store = store::open_store(fleet.store_url, store::OpenMode::CreateIfMissing);
   execute_fleet(plan, suts, runs, fleet, *store);
@@ -163,6 +186,8 @@ void exec_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts, 
 
 void exec_command(const PlanOptions& options) {
   const plan::Plan loaded = plan::load_plan(options.path);
+  // Fleet workers (started below) build into the same cache.
+  if (!options.build_cache.empty()) setenv("KBENCH_BUILD_CACHE", options.build_cache.c_str(), 1);
   const std::string plan_key = std::filesystem::absolute(options.path).lexically_normal().string();
   const auto suts = select_suts(loaded, options.suts, options.fleet_worker);
   if (!suts.empty() && !options.fleet_worker) {
@@ -172,7 +197,7 @@ void exec_command(const PlanOptions& options) {
   if (options.fleet_worker && suts.size() != 1) {
     throw InputError("--fleet-worker: expected exactly one --sut of the plan's suts: list");
   }
-  const plan::Plan plan = suts.empty() ? loaded : loaded.for_sut(suts.front());
+  plan::Plan plan = suts.empty() ? loaded : loaded.for_sut(suts.front());
   runner::ExecOptions exec;
   exec.swprofiles = options.swprofiles;
   exec.resume = options.resume;
@@ -186,6 +211,7 @@ void exec_command(const PlanOptions& options) {
   // and asking a qemu SUT would cost a boot.
   auto local = sut::make_local_connection(sut::find_agent_binary());
   const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*local));
+  build_kernels(plan, options);
   const plan::SutSpec* sut_spec = plan.sut ? &*plan.sut : nullptr;
   const bool per_profile = sut_spec && sut_spec->method == "qemu";
   std::map<std::string, std::unique_ptr<sut::Connection>> connections;
@@ -235,7 +261,8 @@ void add_plan_command(CLI::App& app) {
       "  kbench plan check plans/default.yaml\n"
       "  kbench plan exec my-plan.yaml --store sqlite:///srv/kbench.db\n"
       "  kbench plan exec my-plan.yaml --resume     # after an interruption\n"
-      "  kbench plan exec ab.yaml --until-decided --budget 1h");
+      "  kbench plan exec ab.yaml --until-decided --budget 1h\n"
+      "  kbench plan exec gcc-vs-clang.yaml --build-cache /srv/kernels   # swprofiles with build:");
 
   CLI::App* check = cmd->add_subcommand("check", "Validate a plan without running it");
   check->add_option("plan", options->path, "YAML plan file")->required();
@@ -260,6 +287,7 @@ void add_plan_command(CLI::App& app) {
   // that runs them all; not for users).
   exec->add_flag("--fleet-worker", options->fleet_worker)->group("");
   add_execution_options(*exec, options->cpus, options->strict, options->store_url);
+  add_build_cache_option(*exec, options->build_cache);
   exec->footer(
       "Sessions alternate between swprofiles (A B A B) so drift falls on both. Sysctls a\n"
       "swprofile sets are restored afterwards, also after SIGINT/SIGTERM (and, after kill -9,\n"
@@ -271,7 +299,10 @@ void add_plan_command(CLI::App& app) {
       "(docs/deploy.md).\n"
       "A plan with suts: (a list of SUTs, each with name, connection, optional class and boot)\n"
       "measures them in parallel, one worker process each, into the same store; a failing SUT\n"
-      "does not stop the others (exit 1 naming it); --resume continues each SUT's own sessions.");
+      "does not stop the others (exit 1 naming it); --resume continues each SUT's own sessions.\n"
+      "Swprofiles with build: (a kernel built from a source tree) are built first, or found in\n"
+      "the build cache, one progress line each on stderr (kbench build --help, docs/builds.md);\n"
+      "a failed build exits 1 with the tail of its log, before anything is measured.");
   exec->callback([options] { exec_command(*options); });
 }
 

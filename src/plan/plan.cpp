@@ -125,6 +125,11 @@ Plan Plan::for_sut(const SutSpec& one) const {
   return copy;
 }
 
+bool is_config_target(const std::string& config) {
+  static const std::regex target("[A-Za-z0-9_.-]*config");
+  return std::regex_match(config, target);
+}
+
 bool valid_sut_class(const std::string& name) {
   return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](unsigned char c) {
     return std::isalnum(c) || c == '.' || c == '_' || c == '-';
@@ -188,6 +193,112 @@ std::string include_path(const std::string& including_plan, const std::string& n
 }
 
 Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_errors, bool is_include);
+
+// A path of a build spec: relative ones are relative to the plan's directory.
+std::string plan_relative_path(const std::string& plan_file, const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path target(name);
+  const fs::path joined = target.is_absolute() ? target : fs::path(plan_file).parent_path() / target;
+  return fs::absolute(joined).lexically_normal().string();
+}
+
+bool is_readable_file(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && std::ifstream(path).good();
+}
+
+// `build:` of a swprofile. Everything that can be checked without git or
+// make is checked here (src/build/kernel_build.h checks refs and compilers).
+KernelBuildSpec kernel_build_spec(const Context& ctx, const YAML::Node& node) {
+  const std::string at = "swprofiles[].build";
+  ctx.only_keys(node, at, {"source", "ref", "config", "fragments", "compiler", "make_args"});
+  KernelBuildSpec spec;
+  spec.line = node.Mark().line + 1;
+  auto text = [&](const char* key) {
+    const std::string value = ctx.scalar(node[key], at + "." + key);
+    if (is_blank(value) || has_control_characters(value)) {
+      ctx.fail(node[key], at + "." + key, "a non-blank value without control characters");
+    }
+    return value;
+  };
+  if (!node["source"]) ctx.fail(node, at + ".source", "the kernel source tree to build (source: DIR)");
+  spec.source = plan_relative_path(ctx.file, text("source"));
+  {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(spec.source, ec)) {
+      ctx.fail(node["source"], at + ".source", "a directory holding a kernel tree, got '" + spec.source + "'");
+    }
+    if (!fs::is_regular_file(fs::path(spec.source) / "Makefile", ec) ||
+        !fs::is_regular_file(fs::path(spec.source) / "Kconfig", ec)) {
+      ctx.fail(node["source"], at + ".source",
+               "a kernel tree (a directory with a Makefile and a Kconfig), got '" + spec.source + "'");
+    }
+  }
+  if (node["ref"]) {
+    spec.ref = text("ref");
+    // git would read a ref beginning with '-' as an option.
+    if (spec.ref.front() == '-' || spec.ref.find_first_of(" \t") != std::string::npos) {
+      ctx.fail(node["ref"], at + ".ref", "a git ref (commit, tag or branch), got '" + spec.ref + "'");
+    }
+  }
+  if (node["config"]) {
+    spec.config = text("config");
+    if (!is_config_target(spec.config)) {
+      spec.config = plan_relative_path(ctx.file, spec.config);
+      if (!is_readable_file(spec.config)) {
+        ctx.fail(node["config"], at + ".config",
+                 "a make config target (defconfig, tinyconfig, ...) or a readable config file, got '" +
+                     node["config"].as<std::string>() + "'");
+      }
+    }
+  }
+  if (const auto fragments = node["fragments"]) {
+    if (!fragments.IsSequence()) ctx.fail(fragments, at + ".fragments", "a list of fragment files or CONFIG_X=value lines");
+    static const std::regex option_line("CONFIG_[A-Za-z0-9_]+=[^\n]+|# CONFIG_[A-Za-z0-9_]+ is not set");
+    for (const auto& item : fragments) {
+      const std::string value = ctx.scalar(item, at + ".fragments[]");
+      if (std::regex_match(value, option_line)) {
+        spec.fragments.push_back(value);
+      } else if (value.rfind("CONFIG_", 0) == 0) {
+        ctx.fail(item, at + ".fragments[]", "CONFIG_NAME=VALUE (y, m, n, a number or a string), got '" + value + "'");
+      } else {
+        const std::string path = plan_relative_path(ctx.file, value);
+        if (!is_readable_file(path)) {
+          ctx.fail(item, at + ".fragments[]", "a readable fragment file or a CONFIG_X=value line, got '" + value + "'");
+        }
+        spec.fragments.push_back(path);
+      }
+    }
+  }
+  if (node["compiler"]) {
+    spec.compiler = text("compiler");
+    if (spec.compiler != "gcc" && spec.compiler != "clang") {
+      ctx.fail(node["compiler"], at + ".compiler", "gcc or clang, got '" + spec.compiler + "'");
+    }
+  }
+  if (const auto args = node["make_args"]) {
+    if (args.IsScalar()) {
+      std::istringstream words(args.as<std::string>());
+      for (std::string w; words >> w;) spec.make_args.push_back(w);
+    } else if (args.IsSequence()) {
+      for (const auto& w : args) spec.make_args.push_back(ctx.scalar(w, at + ".make_args[]"));
+    } else {
+      ctx.fail(args, at + ".make_args", "a list of make arguments such as KCFLAGS=-O2");
+    }
+    for (const auto& arg : spec.make_args) {
+      // kbench chooses the object directory, the compiler and the job count.
+      for (const char* own : {"O=", "CC=", "LLVM=", "-j", "-C"}) {
+        if (arg.rfind(own, 0) == 0) {
+          ctx.fail(args, at + ".make_args",
+                   std::string("arguments other than O=, CC=, LLVM=, -j and -C (kbench sets them), got '") + arg + "'");
+        }
+      }
+      if (has_control_characters(arg) || arg.empty()) ctx.fail(args, at + ".make_args", "arguments without control characters");
+    }
+  }
+  return spec;
+}
 
 KernelSource kernel_source(const Context& ctx, const YAML::Node& node) {
   KernelSource kernel;
@@ -375,7 +486,7 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
     if (!profiles.IsSequence()) ctx.fail(profiles, "swprofiles", "a list of swprofiles");
     std::set<std::string> seen;
     for (const auto& node : profiles) {
-      ctx.only_keys(node, "swprofiles[]", {"name", "kernel", "cmdline", "cmdline_mode", "sysctl", "initrd"});
+      ctx.only_keys(node, "swprofiles[]", {"name", "kernel", "build", "cmdline", "cmdline_mode", "sysctl", "initrd"});
       SwprofileSpec spec;
       spec.line = node.Mark().line + 1;
       if (!node["name"]) ctx.fail(node, "swprofiles[].name", "a name for every swprofile");
@@ -387,6 +498,10 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
         ctx.fail(node["name"], "swprofiles[].name", "unique names, '" + spec.name + "' appears twice");
       }
       if (const auto kernel = node["kernel"]) spec.kernel = kernel_source(ctx, kernel);
+      if (const auto build = node["build"]) {
+        if (node["kernel"]) ctx.fail(build, "swprofiles[].build", "either kernel (a built kernel) or build, not both");
+        spec.build = kernel_build_spec(ctx, build);
+      }
       if (const auto mode = node["cmdline_mode"]) {
         const std::string text = ctx.scalar(mode, "swprofiles[].cmdline_mode");
         if (text == "append") spec.cmdline_mode = CmdlineMode::Append;

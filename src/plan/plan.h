@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/params.h"
 
 namespace kbench::plan {
@@ -42,6 +44,25 @@ struct KernelSource {
   std::string describe() const;
 };
 
+// A kernel kbench builds from a source tree (`build:` instead of `kernel:`);
+// src/build/kernel_build.h builds it and fills the swprofile's kernel with
+// the result. Paths are absolute after parsing (relative ones are relative
+// to the plan's directory).
+struct KernelBuildSpec {
+  std::string source;                  // the tree: a directory holding Makefile and Kconfig
+  std::string ref;                     // a git ref; empty: the tree as it is (working tree state)
+  std::string config = "defconfig";    // defconfig | tinyconfig | other make *config target | FILE
+  std::vector<std::string> fragments;  // files, or single "CONFIG_X=y|m|n|value" lines
+  std::string compiler = "gcc";        // gcc | clang (clang builds with LLVM=1)
+  std::vector<std::string> make_args;
+  int line = 0;
+};
+
+// Whether a config is a make target (tinyconfig, x86_64_defconfig) rather
+// than a file: a name of letters, digits, '_', '-' and '.' ending in "config"
+// with no '/'.
+bool is_config_target(const std::string& config);
+
 enum class CmdlineMode { Append, Replace };
 
 struct SwprofileSpec {
@@ -53,6 +74,10 @@ struct SwprofileSpec {
   // (append) or are the whole cmdline (replace).
   CmdlineMode cmdline_mode = CmdlineMode::Append;
   std::map<std::string, std::string> sysctl;
+  std::optional<KernelBuildSpec> build;  // never together with a non-empty kernel
+  // What was built (BuiltKernel::info); filled by build::resolve_builds and
+  // stored in the session fingerprint as swprofile.build.
+  nlohmann::json build_info;
   int line = 0;
 };
 

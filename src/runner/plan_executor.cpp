@@ -247,6 +247,11 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
               plan.path, spec.line, spec.name, word));
         }
       }
+      if (spec.build) {
+        throw InputError(fmt::format("{}:{}: swprofile {} builds a kernel; a local SUT measures the running kernel "
+                                     "(use sut.connection.method qemu, or ssh with sut.boot, to boot it)",
+                                     plan.path, spec.line, spec.name));
+      }
       if (!spec.kernel.empty()) {
         throw InputError(fmt::format("{}:{}: swprofile {} names a kernel image; a local SUT measures the running "
                                      "kernel (use sut.connection.method qemu to boot images)",
@@ -277,7 +282,7 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
         throw InputError(fmt::format("{}:{}: swprofile {}: sysctl settings are not applied inside qemu SUTs",
                                      plan.path, spec.line, spec.name));
       }
-      if (plan.sut->method == "ssh" && !spec.kernel.empty()) {
+      if (plan.sut->method == "ssh" && (!spec.kernel.empty() || spec.build)) {
         throw InputError(fmt::format("{}:{}: swprofile {} names a kernel; an ssh SUT installs and boots it only with "
                                      "sut.boot (method kexec or reboot)",
                                      plan.path, spec.line, spec.name));
@@ -453,6 +458,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         // What the swprofile sets on purpose, so compare does not list it as an
         // undeclared environment difference (analysis/environment.h).
         fingerprint["swprofile"] = {{"kernel", profile.kernel.describe()}, {"cmdline", profile.cmdline}};
+        // A kernel kbench built: how (commit, config hash, compiler version, ...).
+        if (!profile.build_info.is_null()) fingerprint["swprofile"]["build"] = profile.build_info;
         std::vector<store::BenchmarkKey> planned;
         for (const auto& run : benchmarks) {
           if (s < run.settings.sessions) planned.push_back({run.name, run.params});

@@ -1,0 +1,1 @@
+int sched(void) { return 1; }

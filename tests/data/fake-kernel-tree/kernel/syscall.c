@@ -1,0 +1,1 @@
+int syscall(void) { return 2; }
