@@ -166,7 +166,8 @@ TEST(SchemaVersion4, Version3StoreReadsOnlyAsItIsAndMigratesWithUniqueUidsAndCla
   EXPECT_EQ(read_file(file), before) << "a read-only open never migrates";
 
   { auto store = open_store(file.string(), OpenMode::CreateIfMissing); }
-  EXPECT_EQ(query_text(file, "SELECT value FROM kbench_meta WHERE key = 'schema_version'"), "4");
+  EXPECT_EQ(query_text(file, "SELECT value FROM kbench_meta WHERE key = 'schema_version'"),
+            std::to_string(kSchemaVersion)) << "migrated through 4 to the current version";
   EXPECT_EQ(query_text(file, "SELECT COUNT(DISTINCT uid) FROM session WHERE uid GLOB '" + std::string(32, '?') +
                                  "' AND lower(uid) = uid"),
             "3");

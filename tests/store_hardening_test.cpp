@@ -208,6 +208,47 @@ TEST(SchemaMigration, ReadOnlyOpenReadsAVersion1StoreWithoutMigratingIt) {
   EXPECT_EQ(read_file(file), before);
 }
 
+// A version-4 store (as kbench wrote it before logs) migrates to version 5
+// keeping every session, sample and uid; a read-only open reads it as it is,
+// with no logs, and leaves the file untouched.
+TEST(SchemaMigration, Version4StoreIsMigratedToVersion5KeepingItsDataAndGetsLogs) {
+  TempDir dir;
+  const fs::path file = dir.path() / "v4.db";
+  {
+    auto store = open_store(file.string(), OpenMode::CreateIfMissing);
+    const auto id = store->begin_session(start_of("base", {kGetpid}));
+    store->add_repeat(id, kGetpid, 0, {sample(10)});
+    store->add_repeat(id, kGetpid, 1, {sample(12)});
+    store->record_outcome(id, kGetpid, Outcome{});
+    store->finish_session(id);
+  }
+  run_sql(file, "PRAGMA journal_mode = DELETE; DROP TABLE log; "
+                "UPDATE kbench_meta SET value = '4' WHERE key = 'schema_version'");
+  const std::string uid = query_text(file, "SELECT uid FROM session");
+  const std::string before = read_file(file);
+  {
+    auto reader = open_store(file.string(), OpenMode::ReadOnly);
+    EXPECT_TRUE(reader->logs("").empty());
+    EXPECT_EQ(reader->samples(SampleQuery{}).size(), 2u);
+  }
+  EXPECT_EQ(read_file(file), before) << "a read-only open never migrates";
+  {
+    auto store = open_store(file.string(), OpenMode::CreateIfMissing);
+    const auto sessions = store->list_sessions({});
+    ASSERT_EQ(sessions.size(), 1u);
+    EXPECT_EQ(sessions[0].uid, uid);
+    EXPECT_TRUE(sessions[0].complete());
+    const auto samples = store->samples(SampleQuery{});
+    ASSERT_EQ(samples.size(), 2u);
+    EXPECT_EQ(samples[1].value, 12);
+    EXPECT_TRUE(store->logs("").empty());
+    store->add_log("bisect", "good..bad", "the log");
+    EXPECT_EQ(store->logs("bisect").at(0).text, "the log");
+  }
+  EXPECT_EQ(query_text(file, "SELECT value FROM kbench_meta WHERE key = 'schema_version'"), "5");
+  EXPECT_EQ(query_text(file, "PRAGMA integrity_check"), "ok");
+}
+
 TEST(SchemaMigration, NewerVersionIsRefusedAndNeverRewritten) {
   TempDir dir;
   const fs::path file = dir.path() / "future.db";

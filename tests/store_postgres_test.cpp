@@ -268,6 +268,37 @@ TEST_P(StoreContract, ReadOnlyStoreRefusesWritesAndMissingStoreIsBadInput) {
   EXPECT_THROW(reader->begin_session(start_of("lab-1", "base")), RunError);
 }
 
+TEST_P(StoreContract, LogsKeepTheirTextExactlyOldestFirstByKind) {
+  const std::string location = url();
+  // Text as a bisect writes it: several lines, a quote, non-ASCII, a tab.
+  const std::string bisect_log = "step 1: 1a2b3c4d good (p=0.001)\n\tbuilt in 41 s, 'cached'\n\u00b5s: \u00e9\n";
+  {
+    auto store = open_store(location, OpenMode::CreateIfMissing);
+    EXPECT_TRUE(store->logs("").empty());
+    const auto first = store->add_log("bisect", "v6.1..v6.2", bisect_log);
+    const auto second = store->add_log("build", "gcc", "one line");
+    const auto third = store->add_log("bisect", "a..b", "");
+    EXPECT_LT(first, second);
+    EXPECT_LT(second, third);
+  }
+  auto reader = open_store(location, OpenMode::ReadOnly);
+  const auto bisects = reader->logs("bisect");
+  ASSERT_EQ(bisects.size(), 2u);
+  EXPECT_EQ(bisects[0].kind, "bisect");
+  EXPECT_EQ(bisects[0].name, "v6.1..v6.2");
+  EXPECT_EQ(bisects[0].text, bisect_log);
+  EXPECT_THAT(bisects[0].created_utc, ::testing::MatchesRegex("20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]Z"));
+  EXPECT_EQ(bisects[1].name, "a..b");
+  EXPECT_EQ(bisects[1].text, "");
+  const auto every = reader->logs("");
+  ASSERT_EQ(every.size(), 3u);
+  EXPECT_EQ(every[1].kind, "build");
+  EXPECT_EQ(every[1].id, bisects[0].id + 1);
+  EXPECT_TRUE(reader->logs("Bisect").empty()) << "kinds are matched exactly";
+  EXPECT_THROW(reader->add_log("bisect", "x", "y"), RunError) << "a read-only store is never written";
+  EXPECT_EQ(reader->logs("").size(), 3u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreContract, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
@@ -451,7 +482,38 @@ TEST(PostgresStoreV4, VersionThreeStoreIsMigratedWithUidsAndClasses) {
   ASSERT_EQ(sessions.size(), 1u);
   EXPECT_EQ(sessions[0].uid.size(), 32u);
   EXPECT_EQ(sessions[0].sut_class, "ampere-one");
-  EXPECT_EQ(query_postgres(database.url(), "SELECT value FROM kbench_meta WHERE key = 'schema_version'"), "4");
+  EXPECT_EQ(query_postgres(database.url(), "SELECT value FROM kbench_meta WHERE key = 'schema_version'"),
+            std::to_string(kSchemaVersion));
+}
+
+// --- schema version 5: stored logs ---------------------------------------------------
+
+TEST(PostgresStoreV5, VersionFourStoreIsMigratedKeepingItsSessionsAndGetsLogs) {
+  PostgresTestDatabase database;
+  ASSERT_TRUE(database.ok());
+  {
+    auto store = open_store(database.url(), OpenMode::CreateIfMissing);
+    const auto s = store->begin_session(start_of("lab-1", "base"));
+    store->add_repeat(s, kGetpid, 0, {sample(kMean, 0.25)});
+    store->finish_session(s);
+  }
+  // Back to version 4: without the table version 5 added.
+  ASSERT_EQ(run_postgres(database.url(),
+                         "DROP TABLE log; UPDATE kbench_meta SET value = '4' WHERE key = 'schema_version'"),
+            "");
+  const std::string uid = query_postgres(database.url(), "SELECT uid FROM session");
+  EXPECT_THROW(open_store(database.url(), OpenMode::ReadOnly), InputError) << "a reader never migrates";
+  auto store = open_store(database.url(), OpenMode::CreateIfMissing);
+  EXPECT_EQ(query_postgres(database.url(), "SELECT value FROM kbench_meta WHERE key = 'schema_version'"), "5");
+  const auto sessions = store->list_sessions({});
+  ASSERT_EQ(sessions.size(), 1u);
+  EXPECT_EQ(sessions[0].uid, uid);
+  const auto samples = store->samples(SampleQuery{});
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].value, 0.25);
+  EXPECT_TRUE(store->logs("").empty());
+  store->add_log("bisect", "a..b", "text");
+  ASSERT_EQ(store->logs("bisect").size(), 1u);
 }
 
 // --- four controllers at once ------------------------------------------------------

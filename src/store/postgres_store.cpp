@@ -665,6 +665,23 @@ class PostgresStore final : public ResultStore {
     return boots;
   }
 
+  std::int64_t add_log(const std::string& kind, const std::string& name, const std::string& text) override {
+    require_writable();
+    auto inserted = db_.query("INSERT INTO log (kind, name, created_utc, text) VALUES ($1, $2, $3, $4) RETURNING id",
+                              PgParams().add(kind).add(name).add(utc_now_iso8601()).add(text));
+    return inserted.integer(0, 0);
+  }
+
+  std::vector<StoredLog> logs(const std::string& kind) override {
+    auto rows = db_.query("SELECT id, kind, name, created_utc, text FROM log WHERE ($1 = '' OR kind = $1) ORDER BY id",
+                          PgParams().add(kind));
+    std::vector<StoredLog> found;
+    for (int i = 0; i < rows.rows(); ++i) {
+      found.push_back({rows.integer(i, 0), rows.text(i, 1), rows.text(i, 2), rows.text(i, 3), rows.text(i, 4)});
+    }
+    return found;
+  }
+
   std::optional<std::int64_t> find_session_by_uid(const std::string& uid) override {
     auto rows = db_.query("SELECT id FROM session WHERE uid = $1", PgParams().add(uid));
     if (rows.rows() == 0) return std::nullopt;

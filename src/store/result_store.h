@@ -19,7 +19,7 @@ namespace kbench::store {
 
 // The schema version this build reads and writes. A store with a higher
 // version is refused (InputError), never rewritten.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // Identity of a system under test. Two sessions belong to the same SUT when
 // all of these agree. memory_gib is MemTotal rounded to whole GiB, because
@@ -167,6 +167,16 @@ struct BootRecord {
   std::optional<std::int64_t> session;  // the session measured in this boot
 };
 
+// A text kept in the store beside the samples: the log of a `kbench bisect`
+// (kind "bisect", name "<good>..<bad>"), shown by `kbench log`.
+struct StoredLog {
+  std::int64_t id;
+  std::string kind;
+  std::string name;
+  std::string created_utc;  // ISO 8601 UTC to the second, as utc_now_iso8601()
+  std::string text;
+};
+
 // Everything a session holds, so `kbench merge` moves it whole between stores.
 struct StoredResult {
   BenchmarkKey benchmark;
@@ -259,6 +269,14 @@ class ResultStore {
   virtual std::int64_t record_boot(const BootRecord& boot) = 0;
   // Boots of one run of a plan (plan_key and run empty: every boot), oldest first.
   virtual std::vector<BootRecord> list_boots(const std::string& plan_key, const std::string& run) = 0;
+
+  // --- stored logs (issue 15, schema version 5) ---
+  // Keeps `text` as a new log of `kind` (e.g. "bisect") named `name`, stamped
+  // with the current UTC time, in one transaction. Returns its id.
+  virtual std::int64_t add_log(const std::string& kind, const std::string& name, const std::string& text) = 0;
+  // The logs of `kind` ("": every kind), oldest first, text included. A
+  // read-only store older than version 5 has none.
+  virtual std::vector<StoredLog> logs(const std::string& kind) = 0;
 
   // --- moving sessions between stores (issue 13, `kbench merge`) ---
   // The session with this uid, if the store has it.

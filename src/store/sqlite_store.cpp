@@ -616,6 +616,27 @@ class SqliteStore final : public ResultStore {
     return boots;
   }
 
+  std::int64_t add_log(const std::string& kind, const std::string& name, const std::string& text) override {
+    require_writable();
+    return in_transaction([&] {
+      Statement insert(db_, url_, "INSERT INTO log (kind, name, created_utc, text) VALUES (?1, ?2, ?3, ?4)");
+      insert.bind(1, kind).bind(2, name).bind(3, utc_now_iso8601()).bind(4, text).run();
+      return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+    });
+  }
+
+  std::vector<StoredLog> logs(const std::string& kind) override {
+    if (version_ < 5) return {};  // read-only, older than logs: it has none
+    Statement query(db_, url_,
+                    "SELECT id, kind, name, created_utc, text FROM log WHERE (?1 = '' OR kind = ?1) ORDER BY id");
+    query.bind(1, kind);
+    std::vector<StoredLog> found;
+    while (query.step()) {
+      found.push_back({query.integer(0), query.text(1), query.text(2), query.text(3), query.text(4)});
+    }
+    return found;
+  }
+
   void discard_outcome(std::int64_t session, const BenchmarkKey& benchmark) override {
     require_writable();
     const auto benchmark_id = find_benchmark_id(benchmark);
