@@ -114,7 +114,7 @@ class OwnedWorktree {
     git(source_, {"worktree", "add", "--detach", "--quiet", dir_, commit});
   }
   ~OwnedWorktree() {
-    git_result(dir_, {"bisect", "reset", "--quiet"});
+    git_result(dir_, {"bisect", "reset"});
     git_result(source_, {"worktree", "remove", "--force", dir_});
   }
   OwnedWorktree(const OwnedWorktree&) = delete;
@@ -214,8 +214,11 @@ class Bisector {
                                : decision == analysis::BisectDecision::Bad ? "bad"
                                                                             : "skip";
       const auto answer = git_result(worktree.dir(), {"bisect", verb, head});
-      if (answer.exit_status != 0) throw RunError("git bisect " + verb + " failed: " + trim(answer.err));
-      output = answer.out;
+      output = answer.out + answer.err;
+      // With only skipped commits left git bisect says so and exits non-zero.
+      if (answer.exit_status != 0 && output.find("only 'skip'ped commits left") == std::string::npos) {
+        throw RunError("git bisect " + verb + " failed: " + trim(output));
+      }
       if (runner::interrupted()) throw RunError("interrupted");
     }
   }
@@ -571,9 +574,9 @@ class Bisector {
       }
       out << "\n";
     }
-    log("");
-    log(out.str());
     std::cout << out.str() << "\nstep log:\n" << text_.str();
+    // The stored log ends with the evidence too.
+    text_ << "\n" << out.str();
     return finish(kExitOk);
   }
 
