@@ -31,6 +31,10 @@ browser_test_packages=(chromium)
 # The PostgreSQL store's tests: a throw-away server (scripts/pg-test-server.sh)
 # and psql. (libpq-dev, the client library, is a build package above.)
 postgres_test_packages=(postgresql)
+# Kernels built from source for swprofiles with build: (docs/builds.md):
+# kbuild's tools, and lld and llvm for clang builds (LLVM=1); git for the
+# build key and worktrees, ccache to make rebuilds cheap.
+kernel_build_packages=(make gcc git ccache flex bison bc libelf-dev libssl-dev lld llvm)
 # The static aarch64 agent for arm64 SUTs (docs/arm64.md), cross-built by the
 # plain build, and qemu-aarch64-static, which tests/e2e/arm64_user.sh runs it
 # under.
@@ -40,7 +44,7 @@ if [ "$(dpkg --print-architecture)" = amd64 ]; then
 fi
 
 missing=()
-for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}" "${browser_test_packages[@]}" "${postgres_test_packages[@]}" "${arm64_packages[@]}"; do
+for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}" "${browser_test_packages[@]}" "${postgres_test_packages[@]}" "${kernel_build_packages[@]}" "${arm64_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 # The build installs the plotting libraries the HTML pages inline (web/) and

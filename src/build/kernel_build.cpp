@@ -342,7 +342,8 @@ std::string config_line(const std::string& name, const std::string& value) {
 void merge_fragments(const std::string& config_path, const ConfigOptions& wanted) {
   std::map<std::string, std::string> pending(wanted.begin(), wanted.end());
   for (const auto& [name, value] : wanted) pending[name] = value;
-  std::istringstream lines(read_file(config_path));
+  const std::string original = read_file(config_path);
+  std::istringstream lines(original);
   std::string merged;
   for (std::string line; std::getline(lines, line);) {
     const auto option = parse_config_line(line);
@@ -359,7 +360,9 @@ void merge_fragments(const std::string& config_path, const ConfigOptions& wanted
       pending.erase(name);
     }
   }
-  std::ofstream(config_path, std::ios::binary | std::ios::trunc) << merged;
+  // An unchanged .config keeps its time, so make sees no config change and
+  // an incremental build stays incremental.
+  if (merged != original) std::ofstream(config_path, std::ios::binary | std::ios::trunc) << merged;
 }
 
 // ---- the cache -----------------------------------------------------------------
@@ -580,7 +583,7 @@ BuiltKernel build_kernel(const plan::KernelBuildSpec& spec, const std::string& p
   auto run_make = [&](const std::vector<std::string>& targets) {
     Command command = make(targets);
     std::string line = "$";
-    for (const auto& word : command.argv) line += " " + word;
+    for (const auto& word : command.argv) line += " " + (word.find(' ') == std::string::npos ? word : "'" + word + "'");
     line += "\n";
     if (write(log_fd, line.data(), line.size()) < 0) {
     }

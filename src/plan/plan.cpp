@@ -126,7 +126,7 @@ Plan Plan::for_sut(const SutSpec& one) const {
 }
 
 bool is_config_target(const std::string& config) {
-  static const std::regex target("[A-Za-z0-9_.-]*config");
+  static const std::regex target("[A-Za-z0-9_-]*config");
   return std::regex_match(config, target);
 }
 

@@ -59,8 +59,8 @@ struct KernelBuildSpec {
 };
 
 // Whether a config is a make target (tinyconfig, x86_64_defconfig) rather
-// than a file: a name of letters, digits, '_', '-' and '.' ending in "config"
-// with no '/'.
+// than a file: a name of letters, digits, '_' and '-' ending in "config"
+// (no '/', no '.': "my.config" and "./myconfig" are files).
 bool is_config_target(const std::string& config);
 
 enum class CmdlineMode { Append, Replace };
