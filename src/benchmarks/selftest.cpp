@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <thread>
 
@@ -98,6 +99,35 @@ class SelfTest final : public Benchmark {
   int repeat_ = 0;
 };
 
+// selftest/sleep-file: sleeps the milliseconds written in a file, read at
+// every repeat. A relative path is taken from $KBENCH_BISECT_TREE (the
+// checkout of the commit kbench bisect measures): on a local SUT the value
+// then depends on the commit as a kernel's cost would, which is what the
+// bisect end-to-end test needs without building a kernel (docs/bisect.md).
+class SleepFile final : public Benchmark {
+ public:
+  std::string name() const override { return "selftest/sleep-file"; }
+  std::string description() const override {
+    return "self-test: sleeps the milliseconds a file holds (relative: in $KBENCH_BISECT_TREE) (KBENCH_SELFTEST=1)";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {ParamSpec{"file", "DELAY_MS", "DELAY_MS", "file holding the milliseconds to sleep"}};
+  }
+  std::vector<ResultClass> result_classes(const Params&) const override { return {{"sleep", "ms", Better::Lower}}; }
+  std::vector<Measurement> run_repeat(const Params& params, const Placement&) override {
+    std::string path = param_string(params, "file");
+    const char* tree = std::getenv("KBENCH_BISECT_TREE");
+    if (!path.empty() && path.front() != '/' && tree && *tree) path = std::string(tree) + "/" + path;
+    std::ifstream in(path);
+    long ms = -1;
+    if (!(in >> ms) || ms < 0 || ms > 3600000) throw RunError("selftest/sleep-file: " + path + ": expected a number of milliseconds");
+    const auto start = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    const double slept = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return {{result_classes(params).front(), slept}};
+  }
+};
+
 struct RegisterSelfTests {
   RegisterSelfTests() {
     if (!selftest_enabled()) return;
@@ -107,6 +137,7 @@ struct RegisterSelfTests {
         {"selftest/hang", Misbehaviour::Hang},          {"selftest/hang-child", Misbehaviour::HangWithChild},
         {"selftest/escape-setsid", Misbehaviour::EscapeSetsid},
     };
+    Registry::instance().add("selftest/sleep-file", [] { return std::make_unique<SleepFile>(); });
     for (const auto& [name, misbehaviour] : all) {
       Registry::instance().add(name, [name = std::string(name), misbehaviour = misbehaviour] {
         return std::make_unique<SelfTest>(name, misbehaviour);

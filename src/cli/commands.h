@@ -24,6 +24,7 @@ void add_serve_command(CLI::App& app);
 void add_trend_command(CLI::App& app);
 void add_log_command(CLI::App& app);
 void add_build_command(CLI::App& app);
+void add_bisect_command(CLI::App& app);
 
 // Shared option helpers.
 void add_store_option(CLI::App& command, std::string& store_url);

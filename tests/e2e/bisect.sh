@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# kbench bisect (issue 15) without a kernel build: a fake kernel tree
+# (tests/data/fake-kernel-tree, whose Makefile "builds" by copying files)
+# in a git history of 6 commits, measured on a local SUT with
+# selftest/sleep-file, which sleeps the milliseconds the commit's DELAY_MS
+# holds ($KBENCH_BISECT_TREE is the commit's checkout). One commit raises the
+# delay from 20 to 60 ms: bisect run and git bisect run ... bisect step must
+# both name it. Covers the build calls, git bisect in a kbench-owned worktree,
+# the endpoint check, sequential sessions, the report and the stored log; not
+# a kernel build or a boot (bench/bisect-kernel does those, docs/bisect.md).
+source "$(dirname "$0")/lib.bash"
+export KBENCH_SELFTEST=1
+export KBENCH_STATE_DIR="$WORK/state"
+export KBENCH_BUILD_CACHE="$WORK/build-cache"
+S="sqlite://$WORK/store.db"
+tree="$WORK/linux"
+cp -r "$KBENCH_SOURCE_DIR/tests/data/fake-kernel-tree" "$tree"
+g() { git -C "$tree" -c user.name=kbench -c user.email=kbench@test.invalid "$@"; }
+echo 20 >"$tree/DELAY_MS"
+g init -q && g add -A && g commit -qm "base" && g tag base
+commit_edit() { echo "/* $1 */" >>"$tree/kernel/$2" && g commit -qam "$1"; }
+commit_edit "one: a comment in syscall.c" syscall.c
+commit_edit "two: a comment in sched.c" sched.c
+echo 60 >"$tree/DELAY_MS" && g commit -qam "three: the planted delay" && g tag planted
+commit_edit "four: another comment" sched.c
+commit_edit "five: yet another comment" syscall.c && g tag last
+planted=$(g rev-parse planted)
+user_head=$(g rev-parse HEAD)
+
+cat >"$WORK/bisect.yaml" <<YAML
+swprofiles:
+  - name: fake
+    build: {source: $tree, config: tinyconfig}
+benchmarks:
+  - {name: selftest/sleep-file, params: {file: DELAY_MS}}
+defaults: {benchmark: {warmups: 0, repeats: 4, timeout: 1m}}
+YAML
+ROW='selftest/sleep-file:sleep (ms)'
+
+# Bad input: one line, exit 2, nothing stored.
+expect_bad_input "--row without a class" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last --row nocolon --store "$S"
+expect_bad_input "--max-sessions below --sessions" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last \
+  --sessions 4 --max-sessions 3 --store "$S"
+expect_bad_input "unknown --good" "$KBENCH" bisect run "$WORK/bisect.yaml" --good no-such-rev --bad last --store "$S"
+expect_bad_input "--alpha 1" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last --alpha 1 --store "$S"
+cat >"$WORK/two.yaml" <<YAML
+swprofiles:
+  - {name: a, build: {source: $tree, config: tinyconfig}}
+  - {name: b, build: {source: $tree, config: tinyconfig}}
+benchmarks: [{name: selftest/sleep-file}]
+YAML
+expect_bad_input "two swprofiles" "$KBENCH" bisect run "$WORK/two.yaml" --good base --bad last --store "$S"
+[ -e "$WORK/store.db" ] && fail "refused bisects wrote the store" || pass
+
+# Endpoints that do not differ: exit 1 with why.
+expect_bad_input "--good and --bad one commit" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad 'last~5' --store "$S"
+"$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad 'planted~1' --row "$ROW" --alpha 0.05 --store "$S" \
+  >"$WORK/same.out" 2>"$WORK/same.err"
+status=$?
+[ "$status" -eq 1 ] && pass || fail "endpoints without a difference: exit $status, expected 1"
+expect_contains "$WORK/same.err" "nothing to bisect"
+
+# bisect run with --row.
+"$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last --row "$ROW" --alpha 0.05 --max-sessions 8 \
+  --store "$S" >"$WORK/run.out" 2>"$WORK/run.err"
+status=$?
+[ "$status" -eq 0 ] && pass || { fail "bisect run exited $status"; tail -30 "$WORK/run.err" >&2; }
+cat "$WORK/run.out"
+expect_contains "$WORK/run.out" "first bad commit: $planted three: the planted delay"
+expect_contains "$WORK/run.out" "parent (good)"
+expect_contains "$WORK/run.out" "bad endpoint"
+expect_contains "$WORK/run.out" "step 1: "
+expect_contains "$WORK/run.out" "endpoints: row $ROW: bad vs good +"
+expect_contains "$WORK/run.out" "build "
+grep -q -- "-> bad: " "$WORK/run.out" && pass || fail "no step decided bad"
+grep -q -- "-> good: " "$WORK/run.out" && pass || fail "no step decided good"
+# The user's checkout is untouched: same HEAD, no bisect in progress, no worktree left.
+[ "$(g rev-parse HEAD)" = "$user_head" ] && pass || fail "bisect run moved the user's HEAD"
+# (the build cache keeps a worktree of its own for refs; bisect's are kbench-bisect-*)
+g worktree list | grep -q kbench-bisect- && fail "a bisect worktree was left: $(g worktree list)" || pass
+g bisect log >/dev/null 2>&1 && fail "a bisect is in progress in the user's tree" || pass
+# The log is stored, and the sessions under bisect-<12 hex>.
+sqlite3 "$WORK/store.db" "select name, text from log where kind = 'bisect'" >"$WORK/logs" 2>&1 || fail "reading the log table failed"
+expect_contains "$WORK/logs" "base..last"
+expect_contains "$WORK/logs" "first bad commit: $planted"
+"$KBENCH" list swprofile --store "$S" >"$WORK/profiles" 2>&1
+expect_contains "$WORK/profiles" "bisect-${planted:0:12}"
+
+# Without --row: the rows compare marks (R) between the endpoints.
+"$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last --alpha 0.05 --max-sessions 8 \
+  --store "$S" >"$WORK/rows.out" 2>"$WORK/rows.err" || fail "bisect run without --row exited $?"
+expect_contains "$WORK/rows.out" "rows marked (R) by compare: $ROW"
+expect_contains "$WORK/rows.out" "first bad commit: $planted"
+
+# git bisect run ... bisect step, in the user's tree.
+g bisect start last base >/dev/null
+(cd "$tree" && git bisect run "$KBENCH" bisect step "$WORK/bisect.yaml" --good base --bad last --row "$ROW" \
+  --alpha 0.05 --max-sessions 8 --store "$S") >"$WORK/step.out" 2>"$WORK/step.err"
+status=$?
+[ "$status" -eq 0 ] && pass || { fail "git bisect run exited $status"; tail -30 "$WORK/step.err" >&2; }
+expect_contains "$WORK/step.out" "$planted is the first bad commit"
+g bisect reset >/dev/null
+finish
