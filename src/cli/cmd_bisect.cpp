@@ -102,6 +102,13 @@ std::string subject_of(const std::string& tree, const std::string& sha) {
 
 std::string short_sha(const std::string& sha) { return sha.substr(0, 12); }
 
+// A fraction as whole percent for the log; rounding to zero from below would
+// print "-0".
+double whole_percent(double fraction) {
+  const double percent = std::round(fraction * 100);
+  return percent == 0 ? 0.0 : percent;
+}
+
 // A worktree of the source owned by kbench (git bisect checks out commits in
 // it; the user's checkout is never touched), removed when done.
 class OwnedWorktree {
@@ -520,8 +527,8 @@ class Bisector {
         continue;
       }
       log(fmt::format("  {}: position {:+.4f} [{:+.4f}, {:+.4f}] ({:.0f}% of the way to bad, {:.0f}% .. {:.0f}%): {}",
-                      names[i], r.position, r.low, r.high, r.fraction * 100, r.fraction_low * 100,
-                      r.fraction_high * 100, analysis::to_string(r.side)));
+                      names[i], r.position, r.low, r.high, whole_percent(r.fraction), whole_percent(r.fraction_low),
+                      whole_percent(r.fraction_high), analysis::to_string(r.side)));
     }
     log(fmt::format("  -> {}: {}", analysis::to_string(verdict.decision), verdict.why));
     last_why_ = verdict.why;
