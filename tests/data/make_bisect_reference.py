@@ -30,19 +30,11 @@ import numpy as np
 import scipy
 import scipy.stats as st
 
+from t_quantile import t_ppf  # shared by the generators
+
 rng = np.random.default_rng(20261201)
 
 
-def t_ppf(p, df):
-    if math.isinf(df):
-        return float(st.norm.ppf(p))
-    x = float(st.t.ppf(p, df))
-    for _ in range(3):
-        if p < 0.5:
-            x -= (st.t.cdf(x, df) - p) / st.t.pdf(x, df)
-        else:
-            x += (st.t.sf(x, df) - (1 - p)) / st.t.pdf(x, df)
-    return float(x)
 
 
 def sessions(n, level, cv):

@@ -56,6 +56,8 @@ import sys
 import numpy as np
 import scipy
 import scipy.stats as st
+
+from t_quantile import t_ppf  # shared by the generators
 import warnings
 
 # "identical sides" makes scipy warn about cancellation in the moments; the
@@ -65,18 +67,6 @@ warnings.filterwarnings("ignore", category=RuntimeWarning)
 rng = np.random.default_rng(20261130)
 
 
-def t_ppf(p, df):
-    if math.isinf(df):
-        return float(st.norm.ppf(p))
-    if p == 0.5:
-        return 0.0
-    x = float(st.t.ppf(p, df))
-    for _ in range(3):
-        if p < 0.5:
-            x -= (st.t.cdf(x, df) - p) / st.t.pdf(x, df)
-        else:
-            x += (st.t.sf(x, df) - (1 - p)) / st.t.pdf(x, df)
-    return float(x)
 
 
 def enc(x):

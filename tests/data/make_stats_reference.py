@@ -46,6 +46,8 @@ import warnings
 import numpy as np
 import scipy
 import scipy.stats as st
+
+from t_quantile import t_ppf  # shared by the generators
 from scipy.stats import _mannwhitneyu as scipy_mwu
 
 # The constant-sample cases make scipy warn about precision loss in the
@@ -55,26 +57,6 @@ warnings.filterwarnings("ignore", category=RuntimeWarning)
 rng = np.random.default_rng(20261129)
 
 
-def t_ppf(p, df):
-    """scipy.stats.t.ppf polished by Newton steps on scipy.stats.t.cdf / t.sf.
-
-    scipy 1.10's t.ppf (cephes stdtrit) is only good to about 2e-9 relative
-    (e.g. t.ppf(0.8, 29) is off by 2.3e-9 against R's qt), above the 1e-9 the
-    tests demand, while t.cdf / t.sf are accurate to rounding; three Newton
-    steps on them give the quantile to rounding. The median is exactly 0 by
-    symmetry (t.ppf returns 8e-17 there). Cross-checked against R's qt below.
-    """
-    if math.isinf(df):
-        return float(st.norm.ppf(p))
-    if p == 0.5:
-        return 0.0
-    x = float(st.t.ppf(p, df))
-    for _ in range(3):
-        if p < 0.5:
-            x -= (st.t.cdf(x, df) - p) / st.t.pdf(x, df)
-        else:
-            x += (st.t.sf(x, df) - (1 - p)) / st.t.pdf(x, df)
-    return float(x)
 
 
 def enc(x):
