@@ -212,6 +212,7 @@ TEST(Agent, MissingHelperParameterIsBadInput) {
 }
 
 struct BadInput {
+  std::string label;  // the ctest name's suffix: gtest would otherwise print the struct's bytes
   std::string args;
   std::string named;  // the part of the input the message must name
 };
@@ -228,15 +229,16 @@ TEST_P(AgentBadInput, ExitsTwoWithOneLineOnStderrAndNothingOnStdout) {
 
 INSTANTIATE_TEST_SUITE_P(
     Inputs, AgentBadInput,
-    ::testing::Values(BadInput{"run --benchmark no/such --repeats 1", "no/such"},
-                      BadInput{"run --benchmark syscall/getpid --param calls --repeats 1", "calls"},
-                      BadInput{"run --benchmark syscall/getpid --param nokey=1 --repeats 1", "nokey"},
-                      BadInput{"run --benchmark syscall/getpid --param calls=abc --repeats 1", "abc"},
-                      BadInput{"run --benchmark syscall/getpid --param calls=0 --repeats 1", "'calls' = '0'"},
-                      BadInput{"run --benchmark syscall/getpid --size huge", "huge"},
-                      BadInput{"run --benchmark syscall/getpid --cpu 99999", "99999"},
-                      BadInput{"run --benchmark syscall/getpid --cpu one", "one"},
-                      BadInput{"run --benchmark syscall/getpid --repeats 0", "repeats"}));
+    ::testing::Values(BadInput{"UnknownBenchmark", "run --benchmark no/such --repeats 1", "no/such"},
+                      BadInput{"ParamWithoutValue", "run --benchmark syscall/getpid --param calls --repeats 1", "calls"},
+                      BadInput{"UnknownParam", "run --benchmark syscall/getpid --param nokey=1 --repeats 1", "nokey"},
+                      BadInput{"NonNumericParam", "run --benchmark syscall/getpid --param calls=abc --repeats 1", "abc"},
+                      BadInput{"ParamOutOfRange", "run --benchmark syscall/getpid --param calls=0 --repeats 1", "'calls' = '0'"},
+                      BadInput{"UnknownSize", "run --benchmark syscall/getpid --size huge", "huge"},
+                      BadInput{"CpuOutOfRange", "run --benchmark syscall/getpid --cpu 99999", "99999"},
+                      BadInput{"CpuNotANumber", "run --benchmark syscall/getpid --cpu one", "one"},
+                      BadInput{"ZeroRepeats", "run --benchmark syscall/getpid --repeats 0", "repeats"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.label; });
 
 TEST(Agent, UnknownBenchmarkListsKnownNames) {
   const auto outcome = run_agent("run --benchmark no/such");
