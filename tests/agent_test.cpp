@@ -172,7 +172,9 @@ TEST(Agent, RunWritesSchemaValidRecords) {
         saw_in_call = true;
         EXPECT_GE(std::stod(record.at("value").get<std::string>()), 0) << record.dump();
       }
-      if (record.at("key") == "timer_cost_subtracted") EXPECT_EQ(record.at("value"), "in_call");
+      if (record.at("key") == "timer_cost_subtracted") {
+        EXPECT_EQ(record.at("value"), "in_call");
+      }
     } else {
       EXPECT_TRUE(type == "benchmark" || type == "end") << record.dump();
     }
