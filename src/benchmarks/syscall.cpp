@@ -5,11 +5,12 @@
 // a call is measured in prepare(), on the same CPU, where it is paid: the same
 // call loop run bare (timed as one block) and bracketed, alternating over 11
 // rounds (timing/bracket_cost.h). That cost, not the cost of an empty
-// bracket, is subtracted from the mean, the median and the percentiles: the
-// empty bracket is ~12 ns dearer on x86-64, because its fences have nothing
-// to wait for after a syscall (docs/benchmarks/syscall.md, "Timer-cost
-// study"). Latencies go into a bounded histogram, so memory does not grow
-// with the number of calls.
+// bracket, is subtracted from the mean, the median and the percentiles. On
+// the x86-64 VM of the study the two agree within ~1.5 ns (the reads cost
+// 12.4-13.1 ns around a getppid, 11.5-11.7 ns empty: docs/benchmarks/syscall.md,
+// "Timer-cost study"); the in-call figure is the one that is right by
+// construction, on any CPU. Latencies go into a bounded histogram, so memory
+// does not grow with the number of calls.
 //
 // The mean is the mean of all calls, as the seed defines it: a rare
 // preemption inside a call (milliseconds against ~100 ns) can lift it above

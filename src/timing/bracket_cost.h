@@ -1,12 +1,11 @@
 #pragma once
 // What the cycle-counter bracket really adds around the code it times.
 //
-// An empty begin()/end() bracket (measure_timer_overhead) overstates the cost
-// of the same reads around a system call: the fences wait for earlier
-// instructions to finish, and after a syscall has returned there is little
-// left in flight to wait for, so part of the empty bracket's cost overlaps
-// with the call. Subtracting the empty bracket then takes away too much
-// (docs/benchmarks/syscall.md, "Timer-cost study").
+// An empty begin()/end() bracket (measure_timer_overhead) is a stand-in for
+// the cost of the same reads around real code: their fences wait for what is
+// still in flight, which differs between an empty bracket and one around a
+// system call, so the two need not cost the same (on the x86-64 VM of the
+// study they differ by ~1 ns; docs/benchmarks/syscall.md, "Timer-cost study").
 //
 // measure_bracket_cost_in_call() measures it where it is paid: the same
 // operation run `calls` times bare, timed as one block, against `calls` times
