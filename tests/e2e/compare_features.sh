@@ -29,9 +29,9 @@ expect_contains "$WORK/cmp.mail" "C: C"
 long=$(awk 'length > 80' "$WORK/cmp.mail" | wc -l)
 [ "$long" -eq 0 ] && pass || fail "mail has $long lines over 80 columns"
 expect_contains "$WORK/cmp.csv" "session_noisy"
-# 2 benchmarks x 3 classes x 2 test columns + header.
+# 2 benchmarks x 4 classes x 2 test columns + header.
 lines=$(wc -l <"$WORK/cmp.csv")
-[ "$lines" -eq 13 ] && pass || fail "compare csv has $lines lines, expected 13"
+[ "$lines" -eq 17 ] && pass || fail "compare csv has $lines lines, expected 17"
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["tables"][0]["test_profiles"]==["B","C"]; assert d["legend"]["method"]=="welch"' \
   "$WORK/cmp.json" && pass || fail "compare json does not parse or lacks its test profiles"
 
@@ -40,7 +40,7 @@ lines=$(wc -l <"$WORK/cmp.csv")
 [ "$(wc -l <"$WORK/f.csv")" -eq 3 ] && pass || fail "--resultclass 'p99 *' gave $(($(wc -l <"$WORK/f.csv") - 1)) rows, expected 2"
 grep -q ',mean,ns,' "$WORK/f.csv" && fail "--resultclass 'p99 *' kept a mean row" || pass
 "$KBENCH" compare A B --benchmark 'syscall/getpid' --format csv >"$WORK/f.csv" 2>&1 || fail "--benchmark exited $?"
-[ "$(wc -l <"$WORK/f.csv")" -eq 4 ] && pass || fail "--benchmark syscall/getpid gave $(($(wc -l <"$WORK/f.csv") - 1)) rows, expected 3"
+[ "$(wc -l <"$WORK/f.csv")" -eq 5 ] && pass || fail "--benchmark syscall/getpid gave $(($(wc -l <"$WORK/f.csv") - 1)) rows, expected 4"
 grep -q getppid "$WORK/f.csv" && fail "--benchmark syscall/getpid kept getppid" || pass
 "$KBENCH" compare A B --sut '*' --format csv >"$WORK/f.csv" 2>&1 && pass || fail "--sut '*' exited $?"
 "$KBENCH" compare A B --min-change 50 >"$WORK/f.out" 2>&1 || fail "--min-change exited $?"
