@@ -68,7 +68,7 @@ grep -q "A/A marks" "$WORK/noise.out" && fail "noise A printed an A/A comparison
 /usr/bin/python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 6, len(rows)
+assert len(rows) == 8, len(rows)  # 2 benchmarks x 4 classes
 for r in rows:
     assert int(r["sessions"]) == 1 and r["floor_basis"] == "model" and float(r["model_df"]) == 2, r
     assert float(r["noise_floor_pct"]) > 0 and float(r["noise_floor_alone_pct"]) >= float(r["noise_floor_pct"]), r
@@ -77,13 +77,13 @@ for r in rows:
 /usr/bin/python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 6, len(rows)
+assert len(rows) == 8, len(rows)  # 2 benchmarks x 4 classes
 for r in rows:
     assert int(r["n"]) == 6 and int(r["sessions"]) == 2 and r["floor_basis"] == "sessions+model", r
     assert float(r["noise_floor_pct"]) > 0 and float(r["noise_floor_alone_pct"]) >= float(r["noise_floor_pct"]), r
 ' "$WORK/noise.csv" && pass || fail "noise csv: wrong rows or floors"
 "$KBENCH" noise B --format json >"$WORK/noise.json" 2>&1 || fail "noise --format json exited $?"
-/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["tables"][0]["rows"]) == 6' \
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["tables"][0]["rows"]) == 8' \
   "$WORK/noise.json" && pass || fail "noise json does not parse or has the wrong rows"
 # The model's query names the SUT literally: a SUT called "lab[1]" is not the glob [1].
 cp "$DB" "$WORK/bracket.db"
@@ -93,7 +93,7 @@ sqlite3 "$WORK/bracket.db" "update sut set name = 'lab[1]'"
 /usr/bin/python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 6 and all(r["sut"] == "lab[1]" and r["floor_basis"] == "model" for r in rows), rows
+assert len(rows) == 8 and all(r["sut"] == "lab[1]" and r["floor_basis"] == "model" for r in rows), rows
 ' "$WORK/noise.csv" && pass || fail "noise on SUT lab[1]: the other profiles were not found"
 # Alone in its store with one session: the between-session noise is unknown.
 ALONE="sqlite://$WORK/alone.db"
