@@ -76,7 +76,7 @@ TEST(Agent, ListIsTheCatalogueWithResultClasses) {
   const auto outcome = run_agent("list");
   ASSERT_EQ(outcome.exit_status, 0) << outcome.err;
   const auto catalogue = nlohmann::json::parse(outcome.out);
-  const std::set<std::string> latency = {"mean (ns)", "p99 (ns)", "p99.9 (ns)"};
+  const std::set<std::string> latency = {"mean (ns)", "median (ns)", "p99 (ns)", "p99.9 (ns)"};
   const std::set<std::string> perf = {"basic (ops/sec)", "getpgid (ops/sec)", "fork (ops/sec)",
                                       "execve (ops/sec)"};
   std::set<std::string> seen;
@@ -144,10 +144,10 @@ TEST(Agent, RunWritesSchemaValidRecords) {
   EXPECT_EQ(records.back().at("type"), "end");
   EXPECT_EQ(records.back().at("status"), "ok");
 
-  const std::set<std::string> declared = {"mean (ns)", "p99 (ns)", "p99.9 (ns)"};
+  const std::set<std::string> declared = {"mean (ns)", "median (ns)", "p99 (ns)", "p99.9 (ns)"};
   std::vector<std::set<std::string>> per_repeat(2);
   std::vector<int> repeat_ends;
-  bool saw_overhead = false;
+  bool saw_overhead = false, saw_in_call = false;
   for (const auto& record : records) {
     EXPECT_EQ(record.at("benchmark"), "syscall/getppid");
     const std::string type = record.at("type");
@@ -167,6 +167,14 @@ TEST(Agent, RunWritesSchemaValidRecords) {
     } else if (type == "info") {
       EXPECT_TRUE(record.at("key").is_string());
       saw_overhead |= record.at("key") == "timer_overhead_ticks";
+      if (record.at("key") == "timer_cost_in_call_ticks") {
+        // What is subtracted: the bracket's measured cost inside the call loop.
+        saw_in_call = true;
+        EXPECT_GE(std::stod(record.at("value").get<std::string>()), 0) << record.dump();
+      }
+      if (record.at("key") == "timer_cost_subtracted") {
+        EXPECT_EQ(record.at("value"), "in_call");
+      }
     } else {
       EXPECT_TRUE(type == "benchmark" || type == "end") << record.dump();
     }
@@ -175,6 +183,7 @@ TEST(Agent, RunWritesSchemaValidRecords) {
   EXPECT_EQ(per_repeat[0], declared);
   EXPECT_EQ(per_repeat[1], declared);
   EXPECT_TRUE(saw_overhead);
+  EXPECT_TRUE(saw_in_call);
 }
 
 TEST(Agent, InvalidSyscallRuns) {

@@ -237,3 +237,47 @@ TEST(SessionFloor, SeparateRunsRaiseItAndMoreSessionsCannotRemoveTheRunTerm) {
 }
 
 }  // namespace
+
+// positive_mean_ci, the per-swprofile CI of `kbench trend`, against
+// tests/data/positive_ci_reference.json (make_positive_ci_reference.py).
+TEST(PositiveMeanCi, MatchesTheReferenceAndNeverGoesBelowZeroOnTheLogScale) {
+  const json data = kbench::test::load_reference("positive_ci_reference.json");
+  EXPECT_EQ(data.at("provenance").at("generator"), "tests/data/make_positive_ci_reference.py");
+  const auto& cases = data.at("positive_mean_ci");
+  ASSERT_GE(cases.size(), 8u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    const auto values = numbers(c.at("values"));
+    const auto ci = st::positive_mean_ci(values, number(c.at("confidence")));
+    EXPECT_EQ(ci.log_scale, c.at("log_scale").get<bool>());
+    EXPECT_REF(ci.low, number(c.at("low")));
+    EXPECT_REF(ci.high, number(c.at("high")));
+    if (ci.log_scale) {
+      EXPECT_GT(ci.low, 0);
+      EXPECT_LE(ci.low, ci.high);
+    }
+  }
+}
+
+TEST(PositiveMeanCi, TheOldTIntervalWentBelowZeroForTheHeavyTailedRow) {
+  // The case that motivated it (issue 14: -56.33 .. 1910.56 ns for p99.9):
+  // ten session means, two lifted by preemption bursts. The plain t-interval
+  // (what trend printed before) reaches below zero; this one does not, and
+  // still holds the arithmetic mean the point prints.
+  const json data = kbench::test::load_reference("positive_ci_reference.json");
+  const json& c = data.at("positive_mean_ci").at(0);
+  ASSERT_EQ(c.at("name"), "heavy right tail, 10 sessions");
+  const auto values = numbers(c.at("values"));
+  const auto old = st::summarize(values);
+  EXPECT_REF(old.ci95_low, number(c.at("t_low")));
+  EXPECT_LT(old.ci95_low, 0);
+  const auto ci = st::positive_mean_ci(values);
+  EXPECT_GT(ci.low, 0);
+  EXPECT_LT(ci.low, old.mean);
+  EXPECT_GT(ci.high, old.mean);
+}
+
+TEST(PositiveMeanCi, FewerThanTwoValuesHaveNoInterval) {
+  EXPECT_TRUE(std::isnan(st::positive_mean_ci(std::vector<double>{5.0}).low));
+  EXPECT_TRUE(std::isnan(st::positive_mean_ci(std::vector<double>{}).high));
+}

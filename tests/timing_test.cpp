@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "timing/affinity.h"
+#include "timing/bracket_cost.h"
 #include "timing/clock.h"
 #include "timing/histogram.h"
 
@@ -147,4 +148,73 @@ TEST(Affinity, PinsToAnAllowedCpuAndRefusesOthers) {
   EXPECT_EQ(pinned, std::vector<int>{before.back()});
   EXPECT_THROW(kbench::timing::pin_to_cpu(-1), kbench::InputError);
   EXPECT_THROW(kbench::timing::pin_to_cpu(100000), kbench::InputError);
+}
+
+// A constant duration read by a counter of whole steps, at a random phase:
+// floor(d / step + U) steps. The mean of those readings is d; the plain median
+// is a whole step; the interpolated median is within a tenth of a step.
+kbench::timing::Histogram quantised(double duration_ticks, std::uint64_t step, int count) {
+  kbench::timing::Histogram h;
+  for (int i = 0; i < count; ++i) {
+    const double phase = (i + 0.5) / count;  // evenly spread: no randomness needed
+    h.record(std::uint64_t(std::floor(duration_ticks / double(step) + phase)) * step);
+  }
+  return h;
+}
+
+TEST(Histogram, InterpolatedMedianResolvesAFractionOfACoarseTick) {
+  // arm64's 25 MHz cntvct_el0: a syscall of 5.3 ticks (212 ns) reads 5 or 6.
+  for (double d : {5.0, 5.3, 5.5, 5.8}) {
+    const auto h = quantised(d, 1, 10000);
+    EXPECT_NEAR(h.interpolated_median(1), d, 0.1) << d;
+    EXPECT_NEAR(h.mean(), d, 1e-3) << d;
+  }
+  EXPECT_EQ(quantised(5.3, 1, 10000).percentile(50), 5.0);  // the plain median: a whole tick off
+}
+
+TEST(Histogram, InterpolatedMedianOfASteppedCounter) {
+  // qemu-user: 62 ticks a step. 31 ticks reads 0 or 62, half each; the plain
+  // median is one of them, the interpolated one is 31.
+  const auto h = quantised(31, 62, 10000);
+  EXPECT_NEAR(h.interpolated_median(62), 31, 6.2);
+  EXPECT_NEAR(quantised(100, 62, 10000).interpolated_median(62), 100, 6.2);
+}
+
+TEST(Histogram, InterpolatedMedianOfFineValuesIsTheMedian) {
+  kbench::timing::Histogram h;
+  for (std::uint64_t v : {200, 201, 203, 207, 250, 9000, 1000000}) h.record(v);
+  EXPECT_NEAR(h.interpolated_median(1), 207, 0.5);
+  EXPECT_EQ(kbench::timing::Histogram().interpolated_median(1), 0);
+}
+
+TEST(BracketCost, MedianOfTheRoundsDifferences) {
+  // Eleven rounds: bracketed calls 4 ticks dearer than bare ones, one round
+  // hit by an interrupt in its bracketed half (ignored by the median).
+  std::vector<kbench::timing::BracketRound> rounds;
+  for (int r = 0; r < 11; ++r) rounds.push_back({300.0 + r, 304.0 + r + (r == 3 ? 500 : 0)});
+  const auto cost = kbench::timing::summarize_bracket_rounds(rounds, 20000);
+  EXPECT_DOUBLE_EQ(cost.cost_ticks, 4.0);
+  EXPECT_DOUBLE_EQ(cost.raw_median_ticks, 4.0);
+  EXPECT_DOUBLE_EQ(cost.bare_ticks_per_call, 305.0);
+  EXPECT_EQ(cost.rounds, 11u);
+  EXPECT_EQ(cost.calls_per_round, 20000u);
+}
+
+TEST(BracketCost, ANegativeMedianIsNoiseAndGivesZero) {
+  const auto cost = kbench::timing::summarize_bracket_rounds({{300.0, 299.5}, {300.0, 299.0}, {300.0, 300.2}}, 100);
+  EXPECT_DOUBLE_EQ(cost.cost_ticks, 0.0);
+  EXPECT_DOUBLE_EQ(cost.raw_median_ticks, -0.5);
+  EXPECT_EQ(kbench::timing::summarize_bracket_rounds({}, 100).rounds, 0u);
+}
+
+TEST(BracketCost, MeasuresWhatTheBracketedHalfAddsOverTheBareBlock) {
+  // An operation that costs nothing bare and whose brackets report 7 ticks
+  // each: the cost in the call is 7 ticks, less a bare block of (almost) no
+  // length spread over 20000 calls.
+  const auto cost = kbench::timing::measure_bracket_cost_in_call(
+      [](std::int64_t) {}, [](std::int64_t n) { return 7.0 * double(n); },
+      kbench::timing::measure_timer_overhead(10000).cost_ticks);
+  EXPECT_EQ(cost.rounds, 11u);
+  EXPECT_DOUBLE_EQ(cost.bracketed_ticks_per_call, 7.0);
+  EXPECT_NEAR(cost.cost_ticks, 7.0, 1.0);
 }

@@ -153,3 +153,38 @@ TEST(Trend, TooFewSwprofilesSaysWhy) {
 }
 
 }  // namespace
+
+// The per-swprofile CI of a heavy-tailed row (a p99.9, ten sessions, two of
+// them lifted by preemption bursts) stays above zero: it is computed on the
+// log scale (stats::positive_mean_ci), where the plain t-interval of the
+// session means read -59.13 .. 2106.03 ns (tests/data/positive_ci_reference.json).
+TEST(Trend, AHeavyTailedPointsCiStaysAboveZero) {
+  const std::vector<double> session_means{412.0, 398.5, 405.2, 1890.0, 401.7, 399.9, 407.3, 403.1, 396.8, 5120.0};
+  std::vector<kbench::store::SampleRow> samples;
+  std::int64_t session = 0;
+  for (const std::string name : {"6.10", "6.11"}) {
+    for (std::size_t s = 0; s < session_means.size(); ++s) {
+      kbench::store::SampleRow row;
+      row.sut = "vm";
+      row.swprofile = name;
+      row.session = ++session;
+      row.session_index = int(s);
+      row.benchmark = "syscall/getpid";
+      row.result_class = {"p99.9", "ns", kbench::Better::Lower};
+      row.repeat = 0;
+      row.value = session_means[s];
+      samples.push_back(row);
+    }
+  }
+  kbench::analysis::TrendOptions options;
+  options.swprofiles = {"6.10", "6.11"};
+  const auto trend = kbench::analysis::build_trend(samples, options);
+  ASSERT_EQ(trend.rows.size(), 1u);
+  ASSERT_EQ(trend.rows.front().points.size(), 2u);
+  const auto& point = trend.rows.front().points.front();
+  EXPECT_EQ(point.sessions, 10u);
+  EXPECT_FALSE(point.ci_of_repeats);
+  EXPECT_NEAR(point.ci_low, 419.494, 0.001);
+  EXPECT_NEAR(point.ci_high, 1947.272, 0.001);
+  EXPECT_GT(point.ci_low, 0);
+}

@@ -54,10 +54,12 @@ TrendPoint summarize_point(const std::string& swprofile, const std::map<std::int
   }
   point.sessions = session_means.size();
   point.samples = stats::summarize(all);
-  const stats::Summary over = point.sessions >= 2 ? stats::summarize(session_means) : point.samples;
   point.ci_of_repeats = point.sessions < 2;
-  point.ci_low = over.ci95_low;
-  point.ci_high = over.ci95_high;
+  // On the log scale (modified Cox, docs/statistics.md): a heavy right tail
+  // across sessions (a p99.9 row) would take a plain t-interval below zero.
+  const stats::MeanInterval ci = stats::positive_mean_ci(point.sessions >= 2 ? session_means : all);
+  point.ci_low = ci.low;
+  point.ci_high = ci.high;
   return point;
 }
 

@@ -80,6 +80,30 @@ std::optional<std::vector<double>> logs_of(std::span<const double> values) {
 
 }  // namespace
 
+MeanInterval positive_mean_ci(std::span<const double> values, double confidence) {
+  MeanInterval interval;
+  const std::size_t n = values.size();
+  if (n < 2 || !(confidence > 0 && confidence < 1)) return interval;
+  const double q = student_t_quantile(0.5 + confidence / 2, static_cast<double>(n - 1));
+  const auto logs = logs_of(values);
+  if (!logs) {
+    const auto m = detail::moments(values.data(), n);
+    const double half = q * std::sqrt(m.sum_squared_deviations / static_cast<double>(n - 1) / static_cast<double>(n));
+    interval.low = m.mean - half;
+    interval.high = m.mean + half;
+    return interval;
+  }
+  const auto m = detail::moments(logs->data(), n);
+  const double variance = m.sum_squared_deviations / static_cast<double>(n - 1);
+  const double centre = m.mean + variance / 2;
+  const double half = q * std::sqrt(variance / static_cast<double>(n) +
+                                    variance * variance / (2 * static_cast<double>(n - 1)));
+  interval.low = std::exp(centre - half);
+  interval.high = std::exp(centre + half);
+  interval.log_scale = true;
+  return interval;
+}
+
 NoisePrior pool_log_session_variance(const std::vector<std::vector<double>>& session_means_per_profile) {
   NoisePrior prior;
   double sum_squares = 0;

@@ -94,6 +94,25 @@ bool session_noisy(const SessionVariance& decomposition);
 // profile is session-noisy).
 std::vector<double> session_means(const std::vector<std::vector<double>>& sessions);
 
+// The confidence interval of the mean of a positive quantity (a per-swprofile
+// point of `kbench trend`: over its session means) that never reaches below
+// zero: the modified Cox interval for the mean of a log-normal sample
+// (Olsson 2005, J. Statistics Education 13(1)), computed on the logs and
+// back-transformed:
+//   exp(ybar + s^2/2 -+ t(0.5 + c/2, n - 1) * sqrt(s^2/n + s^4/(2(n - 1))))
+// with ybar, s^2 the mean and variance (n - 1) of log v. A heavy right tail
+// (one preempted session among ten) makes the plain t-interval mean -+ t s/sqrt(n)
+// go below zero; this one stays positive and, unlike exp(ybar -+ t s/sqrt(n))
+// (an interval of the geometric mean), is centred on the arithmetic mean the
+// point prints. When a value is <= 0 or not finite there is no log scale and
+// the plain t-interval is returned (log_scale false). NaN bounds with n < 2.
+struct MeanInterval {
+  double low = kNaN;
+  double high = kNaN;
+  bool log_scale = false;
+};
+MeanInterval positive_mean_ci(std::span<const double> values, double confidence = 0.95);
+
 // --- the session-level test (docs/statistics.md, "Sessions are the replicates")
 // Repeats inside one session agree far better than sessions minutes apart do,
 // so kbench tests one value per session: the natural log of its mean (changes

@@ -126,6 +126,7 @@ TimerOverhead summarize_timer_brackets(const std::vector<std::uint64_t>& counts_
         break;
       }
     }
+    result.step_ticks = step;
     const std::uint64_t limit =
         std::min<std::uint64_t>(std::max(2 * result.ticks + 2, result.ticks + 2 * step), counts_by_ticks.size() - 1);
     double sum = 0, count = 0;

@@ -33,6 +33,9 @@ struct TimerOverhead {
   // the undisturbed brackets (see summarize_timer_brackets).
   double cost_ticks = 0;
   const char* statistic = "mode";  // "mode" or "mean"
+  // The counter's step: 1, or on a coarse counter the shortest non-zero
+  // bracket (qemu-user's cntvct_el0 advances 62 or 63 ticks at once).
+  std::uint64_t step_ticks = 1;
 };
 
 // The cost of an empty begin()/end() bracket on the calling CPU.

@@ -59,3 +59,36 @@ double Histogram::percentile(double p) const {
 }
 
 }  // namespace kbench::timing
+
+namespace kbench::timing {
+
+double Histogram::interpolated_median(double step) const {
+  if (count_ == 0) return 0.0;
+  if (!(step > 0)) step = 1;
+  struct Mass {
+    double value;
+    double count;
+  };
+  std::vector<Mass> masses;
+  for (std::size_t i = 0; i < kBuckets; ++i) {
+    if (counts_[i] == 0) continue;
+    const double value = i < kExactLimit ? double(i) : double(bucket_lowest(i)) + double(bucket_width(i) - 1) / 2.0;
+    masses.push_back({value, double(counts_[i])});
+  }
+  // F(x) = sum of count * clamp((x - value) / step, 0, 1) rises from 0 at the
+  // smallest value to count at the largest value + step; find F(x) = count/2.
+  const double half = double(count_) / 2;
+  auto mass_below = [&](double x) {
+    double total = 0;
+    for (const Mass& m : masses) total += m.count * std::clamp((x - m.value) / step, 0.0, 1.0);
+    return total;
+  };
+  double low = masses.front().value, high = masses.back().value + step;
+  for (int i = 0; i < 100 && high - low > 1e-9 * std::max(1.0, high); ++i) {
+    const double mid = (low + high) / 2;
+    (mass_below(mid) < half ? low : high) = mid;
+  }
+  return (low + high) / 2 - step / 2;
+}
+
+}  // namespace kbench::timing

@@ -118,7 +118,7 @@ done
 exec 4>&-
 # An ordinary pipe still gets everything, exit 0.
 "$KBENCH" export --store "sqlite://$S" 2>"$WORK/err" | cat >"$WORK/out"
-[ "${PIPESTATUS[0]}" -eq 0 ] && [ "$(wc -l <"$WORK/out")" -eq 13 ] && pass || fail "export through a pipe: $(wc -l <"$WORK/out") lines"
+[ "${PIPESTATUS[0]}" -eq 0 ] && [ "$(wc -l <"$WORK/out")" -eq 17 ] && pass || fail "export through a pipe: $(wc -l <"$WORK/out") lines"
 
 [ "$(md5sum "$S")" = "$before" ] && pass || fail "the store was changed by refused commands"
 

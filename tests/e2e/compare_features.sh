@@ -29,9 +29,9 @@ expect_contains "$WORK/cmp.mail" "C: C"
 long=$(awk 'length > 80' "$WORK/cmp.mail" | wc -l)
 [ "$long" -eq 0 ] && pass || fail "mail has $long lines over 80 columns"
 expect_contains "$WORK/cmp.csv" "session_noisy"
-# 2 benchmarks x 3 classes x 2 test columns + header.
+# 2 benchmarks x 4 classes x 2 test columns + header.
 lines=$(wc -l <"$WORK/cmp.csv")
-[ "$lines" -eq 13 ] && pass || fail "compare csv has $lines lines, expected 13"
+[ "$lines" -eq 17 ] && pass || fail "compare csv has $lines lines, expected 17"
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["tables"][0]["test_profiles"]==["B","C"]; assert d["legend"]["method"]=="welch"' \
   "$WORK/cmp.json" && pass || fail "compare json does not parse or lacks its test profiles"
 
@@ -40,7 +40,7 @@ lines=$(wc -l <"$WORK/cmp.csv")
 [ "$(wc -l <"$WORK/f.csv")" -eq 3 ] && pass || fail "--resultclass 'p99 *' gave $(($(wc -l <"$WORK/f.csv") - 1)) rows, expected 2"
 grep -q ',mean,ns,' "$WORK/f.csv" && fail "--resultclass 'p99 *' kept a mean row" || pass
 "$KBENCH" compare A B --benchmark 'syscall/getpid' --format csv >"$WORK/f.csv" 2>&1 || fail "--benchmark exited $?"
-[ "$(wc -l <"$WORK/f.csv")" -eq 4 ] && pass || fail "--benchmark syscall/getpid gave $(($(wc -l <"$WORK/f.csv") - 1)) rows, expected 3"
+[ "$(wc -l <"$WORK/f.csv")" -eq 5 ] && pass || fail "--benchmark syscall/getpid gave $(($(wc -l <"$WORK/f.csv") - 1)) rows, expected 4"
 grep -q getppid "$WORK/f.csv" && fail "--benchmark syscall/getpid kept getppid" || pass
 "$KBENCH" compare A B --sut '*' --format csv >"$WORK/f.csv" 2>&1 && pass || fail "--sut '*' exited $?"
 "$KBENCH" compare A B --min-change 50 >"$WORK/f.out" 2>&1 || fail "--min-change exited $?"
@@ -68,7 +68,7 @@ grep -q "A/A marks" "$WORK/noise.out" && fail "noise A printed an A/A comparison
 /usr/bin/python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 6, len(rows)
+assert len(rows) == 8, len(rows)  # 2 benchmarks x 4 classes
 for r in rows:
     assert int(r["sessions"]) == 1 and r["floor_basis"] == "model" and float(r["model_df"]) == 2, r
     assert float(r["noise_floor_pct"]) > 0 and float(r["noise_floor_alone_pct"]) >= float(r["noise_floor_pct"]), r
@@ -77,13 +77,13 @@ for r in rows:
 /usr/bin/python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 6, len(rows)
+assert len(rows) == 8, len(rows)  # 2 benchmarks x 4 classes
 for r in rows:
     assert int(r["n"]) == 6 and int(r["sessions"]) == 2 and r["floor_basis"] == "sessions+model", r
     assert float(r["noise_floor_pct"]) > 0 and float(r["noise_floor_alone_pct"]) >= float(r["noise_floor_pct"]), r
 ' "$WORK/noise.csv" && pass || fail "noise csv: wrong rows or floors"
 "$KBENCH" noise B --format json >"$WORK/noise.json" 2>&1 || fail "noise --format json exited $?"
-/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["tables"][0]["rows"]) == 6' \
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["tables"][0]["rows"]) == 8' \
   "$WORK/noise.json" && pass || fail "noise json does not parse or has the wrong rows"
 # The model's query names the SUT literally: a SUT called "lab[1]" is not the glob [1].
 cp "$DB" "$WORK/bracket.db"
@@ -93,7 +93,7 @@ sqlite3 "$WORK/bracket.db" "update sut set name = 'lab[1]'"
 /usr/bin/python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 6 and all(r["sut"] == "lab[1]" and r["floor_basis"] == "model" for r in rows), rows
+assert len(rows) == 8 and all(r["sut"] == "lab[1]" and r["floor_basis"] == "model" for r in rows), rows
 ' "$WORK/noise.csv" && pass || fail "noise on SUT lab[1]: the other profiles were not found"
 # Alone in its store with one session: the between-session noise is unknown.
 ALONE="sqlite://$WORK/alone.db"

@@ -91,25 +91,25 @@ expect_broken() {
 
 # The fake agent itself is faithful when it injects nothing.
 run_with none && pass || fail "the unchanged stream failed: $(tail -2 "$WORK/none.err")"
-[ "$(samples_of_repeat none 1)" -eq 3 ] && pass || fail "the unchanged stream stored $(samples_of_repeat none 1) samples of repeat 1"
+[ "$(samples_of_repeat none 1)" -eq 4 ] && pass || fail "the unchanged stream stored $(samples_of_repeat none 1) samples of repeat 1"
 
-expect_broken no-end "agent exited with status 0 without an 'end' record (after 2 of 2 repeats)" 3 3
-expect_broken other-benchmark "agent wrote a 'sample' record for benchmark 'syscall/getppid' while running 'syscall/getpid'" 3 0
-expect_broken undeclared "agent reported the undeclared result class 'bogus (ns)' (lower is better) in repeat 1" 3 0
-expect_broken negative "agent wrote a bad record: 'sample' record: field 'value': expected a value >= 0 for a quantity in ns" 3 0
-expect_broken fractional "agent wrote a bad record: 'sample' record: field 'repeat': expected an integer" 3 0
-expect_broken duplicate "agent reported 'mean (ns)' twice in repeat 1" 3 0
-expect_broken missing-class "agent ended repeat 1 without the result class 'mean (ns)'" 3 0
-expect_broken renumbered "agent wrote a sample of repeat 2 where repeat 1 was due" 3 0
-expect_broken unknown-type "agent wrote a bad record: a record of unknown type \"telemetry\"" 3 0
-expect_broken not-json "agent wrote a line that is not a JSON record: hello, not JSON" 3 0
-expect_broken short-run "agent ended with status ok after 1 of 2 repeats" 3 0
+expect_broken no-end "agent exited with status 0 without an 'end' record (after 2 of 2 repeats)" 4 4
+expect_broken other-benchmark "agent wrote a 'sample' record for benchmark 'syscall/getppid' while running 'syscall/getpid'" 4 0
+expect_broken undeclared "agent reported the undeclared result class 'bogus (ns)' (lower is better) in repeat 1" 4 0
+expect_broken negative "agent wrote a bad record: 'sample' record: field 'value': expected a value >= 0 for a quantity in ns" 4 0
+expect_broken fractional "agent wrote a bad record: 'sample' record: field 'repeat': expected an integer" 4 0
+expect_broken duplicate "agent reported 'mean (ns)' twice in repeat 1" 4 0
+expect_broken missing-class "agent ended repeat 1 without the result class 'mean (ns)'" 4 0
+expect_broken renumbered "agent wrote a sample of repeat 2 where repeat 1 was due" 4 0
+expect_broken unknown-type "agent wrote a bad record: a record of unknown type \"telemetry\"" 4 0
+expect_broken not-json "agent wrote a line that is not a JSON record: hello, not JSON" 4 0
+expect_broken short-run "agent ended with status ok after 1 of 2 repeats" 4 0
 expect_broken other-unit "agent declares the result class 'mean (ms)' (lower is better), unlike every result class of syscall/getpid in the catalogue" 0 0
 expect_broken other-params "agent ran syscall/getpid with the parameters {calls=20001}, not the {calls=20000} asked for" 0 0
 
 # A 50 MB line is never held whole: under a 256 MiB address-space limit
 # kbench reads past it (it held it three times over before).
-( before=$FAILURES; ulimit -v 262144; expect_broken huge-line "agent wrote a line of more than 1 MiB" 3 0
+( before=$FAILURES; ulimit -v 262144; expect_broken huge-line "agent wrote a line of more than 1 MiB" 4 0
   exit $((FAILURES - before)) )
 FAILURES=$((FAILURES + $?))
 [ "$(wc -c <"$WORK/huge-line.err")" -lt 10000 ] && pass || fail "huge-line: $(wc -c <"$WORK/huge-line.err") bytes on stderr"

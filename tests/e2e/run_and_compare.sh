@@ -19,12 +19,12 @@ for p in A B; do
   done
 done
 
-# Every sample is stored: 3 syscall benchmarks x 3 classes + perf/syscall x 4 classes, 3 repeats each.
+# Every sample is stored: 3 syscall benchmarks x 4 classes (mean, median, p99, p99.9) + perf/syscall x 4 classes, 3 repeats each.
 DB="$WORK/results.db"
 for p in A B; do
   n=$(sqlite3 "$DB" "select count(*) from result r join session s on s.id=r.session_id
                       join swprofile w on w.id=s.swprofile_id where w.name='$p'")
-  [ "$n" -eq 39 ] && pass || fail "swprofile $p has $n samples, expected 39"
+  [ "$n" -eq 48 ] && pass || fail "swprofile $p has $n samples, expected 48"
 done
 
 # A second run of a swprofile is a new session, never an overwrite.
@@ -34,7 +34,7 @@ sessions=$(sqlite3 "$DB" "select count(*) from session s join swprofile w on w.i
 [ "$sessions" -eq 2 ] && pass || fail "swprofile A has $sessions sessions, expected 2"
 n=$(sqlite3 "$DB" "select count(*) from result r join session s on s.id=r.session_id
                     join swprofile w on w.id=s.swprofile_id where w.name='A'")
-[ "$n" -eq 45 ] && pass || fail "swprofile A has $n samples after its second session, expected 45"
+[ "$n" -eq 56 ] && pass || fail "swprofile A has $n samples after its second session, expected 56"
 
 "$KBENCH" compare A B >"$WORK/grid.out" 2>"$WORK/grid.err" || fail "compare exited $?: $(cat "$WORK/grid.err")"
 for text in "Results for SUT " "| Benchmark " "| Result Class " "A (base)" "+=====" \
