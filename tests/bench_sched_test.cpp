@@ -154,9 +154,10 @@ TEST(PerfSched, ResultClassNamesFollowPerfsCommandLine) {
             (std::vector<std::string>{"messaging -p -t -g 2 -l 10000 (sec)"}));
   // Without the perf-sized ballast process mode is another measurement and
   // says so; thread mode forks nothing, so the ballast does not apply.
-  EXPECT_EQ(labels("perf/sched", {{"tests", "messaging"}, {"messaging_ballast", "none"}}),
+  EXPECT_EQ(labels("perf/sched", {{"tests", "messaging"}, {"messaging_ballast", "none"}}, Size::Default),
             (std::vector<std::string>{"messaging -l 100 (small forker) (sec)"}));
-  EXPECT_EQ(labels("perf/sched", {{"tests", "messaging"}, {"messaging_ballast", "none"}, {"messaging_tasks", "thread"}}),
+  EXPECT_EQ(labels("perf/sched", {{"tests", "messaging"}, {"messaging_ballast", "none"}, {"messaging_tasks", "thread"}},
+                   Size::Default),
             (std::vector<std::string>{"messaging -t -l 100 (sec)"}));
   // Order is the catalogue's, whatever the order asked for.
   EXPECT_EQ(labels("perf/sched", {{"tests", "seccomp-notify,pipe"}}),
