@@ -5,6 +5,8 @@
 //   -g N -l N -t -p    as perf: groups (10), loops (100), threads, pipes
 //   -m MB              before forking, allocate and write MB of anonymous
 //                      memory (perf's forked tasks carry ~2.4 MB anonymous)
+//   -S KB              thread mode: stack size (perf, rt-tests: PTHREAD_STACK_MIN;
+//                      kbench: 256)
 //   -V N               before forking, map N extra small private writable
 //                      regions, each written once (perf: ~170 mappings, the
 //                      agent 12)
@@ -27,6 +29,7 @@
 #define DATASIZE 100
 static int use_pipes, thread_mode;
 static unsigned int nr_loops = 100, num_groups = 10;
+static size_t stack_bytes;  // 0: PTHREAD_STACK_MIN (not a constant in glibc 2.34+)
 
 struct sender_context { unsigned int num_fds; int ready_out, wakefd; int out_fds[]; };
 struct receiver_context { unsigned int num_packets; int in_fds[2]; int ready_out, wakefd; };
@@ -83,7 +86,7 @@ static pthread_t create_worker(void* ctx, void* (*func)(void*)) {
   }
   pthread_attr_t attr;
   pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN);
+  pthread_attr_setstacksize(&attr, stack_bytes ? stack_bytes : (size_t)PTHREAD_STACK_MIN);
   if (pthread_create(&id, &attr, func, ctx)) die("pthread_create");
   return id;
 }
@@ -117,7 +120,7 @@ static unsigned int group(pthread_t* pth, unsigned int num_fds, int ready_out, i
 int main(int argc, char** argv) {
   long footprint_mb = 0, extra_maps = 0;
   int opt;
-  while ((opt = getopt(argc, argv, "g:l:tpm:V:")) != -1) {
+  while ((opt = getopt(argc, argv, "g:l:tpm:V:S:")) != -1) {
     switch (opt) {
       case 'g': num_groups = (unsigned)atoi(optarg); break;
       case 'l': nr_loops = (unsigned)atoi(optarg); break;
@@ -125,7 +128,8 @@ int main(int argc, char** argv) {
       case 'p': use_pipes = 1; break;
       case 'm': footprint_mb = atol(optarg); break;
       case 'V': extra_maps = atol(optarg); break;
-      default: fprintf(stderr, "usage: %s [-g N] [-l N] [-t] [-p] [-m MB] [-V N]\n", argv[0]); return 2;
+      case 'S': stack_bytes = (size_t)atol(optarg) << 10; break;
+      default: fprintf(stderr, "usage: %s [-g N] [-l N] [-t] [-p] [-m MB] [-V N] [-S KB]\n", argv[0]); return 2;
     }
   }
   if (footprint_mb > 0) {  // written so every page is present, anonymous and shared copy-on-write after fork
