@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "benchmarks/benchmark.h"
+#include "benchmarks/messaging.h"
 #include "common/errors.h"
 
 namespace kbench::bench {
@@ -151,9 +152,65 @@ TEST(PerfSched, ResultClassNamesFollowPerfsCommandLine) {
   EXPECT_EQ(labels("perf/sched", {{"tests", "messaging"}, {"groups", "2"}, {"messaging_loops", "10000"},
                                   {"messaging_ipc", "pipes"}, {"messaging_tasks", "thread"}}),
             (std::vector<std::string>{"messaging -p -t -g 2 -l 10000 (sec)"}));
+  // Without the perf-sized ballast process mode is another measurement and
+  // says so; thread mode forks nothing, so the ballast does not apply.
+  EXPECT_EQ(labels("perf/sched", {{"tests", "messaging"}, {"messaging_ballast", "none"}}, Size::Default),
+            (std::vector<std::string>{"messaging -l 100 (small forker) (sec)"}));
+  EXPECT_EQ(labels("perf/sched", {{"tests", "messaging"}, {"messaging_ballast", "none"}, {"messaging_tasks", "thread"}},
+                   Size::Default),
+            (std::vector<std::string>{"messaging -t -l 100 (sec)"}));
   // Order is the catalogue's, whatever the order asked for.
   EXPECT_EQ(labels("perf/sched", {{"tests", "seccomp-notify,pipe"}}),
             (std::vector<std::string>{"pipe (ops/sec)", "seccomp-notify (ops/sec)"}));
+}
+
+struct MemoryFootprint {
+  std::size_t mappings = 0;
+  long anonymous_kib = 0;
+};
+
+MemoryFootprint footprint_of(const std::string& pid) {
+  MemoryFootprint f;
+  std::ifstream maps("/proc/" + pid + "/maps");
+  for (std::string line; std::getline(maps, line);) ++f.mappings;
+  std::ifstream rollup("/proc/" + pid + "/smaps_rollup");
+  for (std::string line; std::getline(rollup, line);) {
+    if (line.rfind("Anonymous:", 0) == 0) f.anonymous_kib = std::stol(line.substr(10));
+  }
+  return f;
+}
+
+// The ballast is what perf's forked tasks carry: a forked child sees the
+// mappings and the written (present) anonymous pages; destroying it unmaps them.
+TEST(PerfSched, ForkBallastIsInheritedByForkedTasksAndReleased) {
+  const MemoryFootprint before = footprint_of("self");
+  {
+    ForkBallast ballast(kPerfBallastAnonBytes, kPerfBallastMappings);
+    int to_parent[2];
+    ASSERT_EQ(pipe(to_parent), 0);
+    const pid_t child = fork();
+    if (child == 0) {
+      const MemoryFootprint in_child = footprint_of("self");
+      const long values[2] = {static_cast<long>(in_child.mappings), in_child.anonymous_kib};
+      _exit(write(to_parent[1], values, sizeof(values)) == sizeof(values) ? 0 : 1);
+    }
+    long values[2] = {0, 0};
+    ASSERT_EQ(read(to_parent[0], values, sizeof(values)), static_cast<ssize_t>(sizeof(values)));
+    waitpid(child, nullptr, 0);
+    close(to_parent[0]);
+    close(to_parent[1]);
+    EXPECT_GE(static_cast<std::size_t>(values[0]), before.mappings + 2 * kPerfBallastMappings);
+    EXPECT_GE(values[1], before.anonymous_kib + (kPerfBallastAnonBytes >> 10));
+  }
+  EXPECT_LT(footprint_of("self").mappings, before.mappings + kPerfBallastMappings);
+}
+
+TEST(PerfSched, MessagingRunsWithAndWithoutBallast) {
+  for (const char* ballast : {"perf", "none"}) {
+    SCOPED_TRACE(ballast);
+    run_and_check("perf/sched", {{"tests", "messaging"}, {"groups", "1"}, {"messaging_loops", "10"},
+                                 {"messaging_ballast", ballast}});
+  }
 }
 
 TEST(PerfSched, BadParametersAreInputErrors) {
@@ -165,6 +222,7 @@ TEST(PerfSched, BadParametersAreInputErrors) {
   expect_input_error("perf/sched", {{"groups", "-1"}});
   expect_input_error("perf/sched", {{"messaging_ipc", "carrier-pigeon"}});
   expect_input_error("perf/sched", {{"seccomp_sync", "maybe"}});
+  expect_input_error("perf/sched", {{"messaging_ballast", "huge"}});
 }
 
 TEST(PerfSched, SkipsWhenSeccompUserNotificationIsUnavailable) {
@@ -189,6 +247,34 @@ TEST(PerfFutex, VariantsRun) {
                                {"lockpi_seconds", "0.05"}, {"futexes", "16"}, {"rounds", "1"}});
 }
 
+std::size_t threads_in_this_process() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+// perf's woken waiters leave by pthread_exit() (a forced unwind); kbench does
+// the same by default and can return instead. Either way every waiter must be
+// woken and joined: the process has as many threads afterwards as before.
+TEST(PerfFutex, EveryWaiterExitModeWakesAllAndLeavesNoThread) {
+  for (const char* mode : {"pthread_exit", "return"}) {
+    SCOPED_TRACE(mode);
+    const std::size_t before = threads_in_this_process();
+    run_and_check("perf/futex", {{"tests", "wake,wake-parallel,requeue"}, {"threads", "6"}, {"wakers", "3"},
+                                 {"rounds", "3"}, {"settle_ms", "0"}, {"waiter_exit", mode}});
+    EXPECT_EQ(threads_in_this_process(), before);
+    auto b = make("perf/futex");
+    const Params params = resolve_params(*b, Size::Quick, {{"tests", "wake"}, {"rounds", "1"}, {"waiter_exit", mode}});
+    b->prepare(params, {});
+    b->run_repeat(params, {});
+    const auto notes = b->notes();
+    ASSERT_TRUE(notes.count("waiter exit"));
+    EXPECT_NE(notes.at("waiter exit").find(std::string(mode) == "return" ? "returning" : "pthread_exit"),
+              std::string::npos)
+        << notes.at("waiter exit");
+  }
+}
+
 TEST(PerfFutex, ResultClasses) {
   EXPECT_EQ(labels("perf/futex", {}, Size::Default),
             (std::vector<std::string>{"hash (ops/sec)", "lock-pi (ops/sec)", "wake (ms)", "wake-parallel (ms)",
@@ -202,6 +288,7 @@ TEST(PerfFutex, BadParametersAreInputErrors) {
   expect_input_error("perf/futex", {{"threads", "-2"}});
   expect_input_error("perf/futex", {{"threads", "4"}, {"wakers", "3"}});
   expect_input_error("perf/futex", {{"shared", "2"}});
+  expect_input_error("perf/futex", {{"waiter_exit", "exit"}});
 }
 
 TEST(PerfFutex, LockPiSkipsWhenPiFutexesAreUnavailable) {

@@ -6,6 +6,7 @@
 //   wake-parallel  waker threads each wake their share of the waiters at once
 //   requeue        time to requeue N waiters from one futex to another
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -62,14 +63,58 @@ void pin_to(int cpu) {
   tasks::set_thread_affinity(set);
 }
 
+// How a woken waiter leaves. perf's wake and wake-parallel waiters call
+// pthread_exit() (a forced unwind of the thread's stack), its requeue waiters
+// return. It matters because a woken waiter on the waker's CPU usually
+// preempts the waker and runs its whole exit before the waker reads the
+// clock again: see docs/benchmarks/futex.md "Relation to perf".
+enum class WaiterExit { PthreadExit, Return };
+
+struct WaiterShared {
+  const FutexOps* ops = nullptr;
+  Word* word = nullptr;
+  std::atomic<std::size_t>* finished = nullptr;
+  WaiterExit exit = WaiterExit::Return;
+};
+
+// A plain pthread start routine (no C++ frames with destructors), so that
+// pthread_exit() unwinds only what perf's waiter unwinds.
+void* waiter_main(void* arg) {
+  const auto* shared = static_cast<const WaiterShared*>(arg);
+  long r;
+  do {
+    r = shared->ops->wait(*shared->word, 0);
+  } while (r != 0 && errno == EINTR);
+  shared->finished->fetch_add(1);
+  if (shared->exit == WaiterExit::PthreadExit) pthread_exit(nullptr);
+  return nullptr;
+}
+
+void* leave_by_pthread_exit(void*) { pthread_exit(nullptr); }
+
+// The first pthread_exit() of a process pays once for setting up the
+// unwinder (in the static agent libgcc sorts the binary's unwind tables on
+// first use: milliseconds). perf has its unwinder loaded and ready before it
+// times anything, so kbench pays this once here, outside every clock.
+void warm_up_pthread_exit() {
+  pthread_t thread;
+  if (pthread_create(&thread, nullptr, leave_by_pthread_exit, nullptr) != 0) {
+    tasks::throw_errno("perf/futex: creating the pthread_exit warm-up thread");
+  }
+  pthread_join(thread, nullptr);
+}
+
 // Blocked threads for wake / wake-parallel / requeue. Each waits once on
-// `word` (pinned round-robin over the CPUs, as perf does) and exits when
-// woken. Destruction releases any still blocked and joins all, so no error
-// path leaves a thread behind.
+// `word` and exits when woken. As in perf, thread i is created already
+// pinned to CPU i mod N (pthread_attr_setaffinity_np), so it never runs
+// elsewhere. Destruction releases any still blocked and joins all, so no
+// error path leaves a thread behind.
 class Waiters {
  public:
-  Waiters(const FutexOps& ops, Word& word, std::vector<Word*> extra_words, int count, const std::vector<int>& cpus)
+  Waiters(const FutexOps& ops, Word& word, std::vector<Word*> extra_words, int count, const std::vector<int>& cpus,
+          WaiterExit exit)
       : ops_(ops), word_(word), extra_(std::move(extra_words)) {
+    shared_ = {&ops_, &word_, &finished_, exit};
     threads_.reserve(static_cast<std::size_t>(count));
     try {
       spawn(count, cpus);
@@ -96,15 +141,18 @@ class Waiters {
  private:
   void spawn(int count, const std::vector<int>& cpus) {
     for (int i = 0; i < count; ++i) {
-      const int cpu = cpus[static_cast<std::size_t>(i) % cpus.size()];
-      threads_.emplace_back([this, cpu] {
-        pin_to(cpu);
-        long r;
-        do {
-          r = ops_.wait(word_, 0);
-        } while (r != 0 && errno == EINTR);
-        finished_.fetch_add(1);
-      });
+      const cpu_set_t set = tasks::cpu_set_of({cpus[static_cast<std::size_t>(i) % cpus.size()]});
+      pthread_attr_t attr;
+      pthread_attr_init(&attr);
+      pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+      pthread_t thread;
+      const int error = pthread_create(&thread, &attr, waiter_main, &shared_);
+      pthread_attr_destroy(&attr);
+      if (error != 0) {
+        errno = error;
+        tasks::throw_errno("perf/futex: creating waiter thread " + std::to_string(i + 1));
+      }
+      threads_.push_back(thread);
     }
   }
 
@@ -117,15 +165,16 @@ class Waiters {
       for (Word* w : extra_) ops_.wake(*w, INT_MAX);
       usleep(50);
     }
-    for (auto& t : threads_) t.join();
+    for (pthread_t t : threads_) pthread_join(t, nullptr);
     threads_.clear();
   }
 
   const FutexOps& ops_;
   Word& word_;
   std::vector<Word*> extra_;
-  std::vector<std::thread> threads_;
+  std::vector<pthread_t> threads_;
   std::atomic<std::size_t> finished_{0};
+  WaiterShared shared_;
 };
 
 // Joins on scope exit after raising `stop`: for the timed loops.
@@ -228,9 +277,10 @@ double run_lock_pi(const FutexOps& ops, int threads, double seconds, const std::
 }
 
 // Milliseconds to wake every waiter, `wakes` per call (perf futex wake).
-double run_wake(const FutexOps& ops, int threads, int wakes, const std::vector<int>& cpus, int settle_ms) {
+double run_wake(const FutexOps& ops, int threads, int wakes, const std::vector<int>& cpus, int settle_ms,
+                WaiterExit exit) {
   Word word{0};
-  Waiters waiters(ops, word, {}, threads, cpus);
+  Waiters waiters(ops, word, {}, threads, cpus, exit);
   waiters.wait_until_queued(settle_ms);
   long woken = 0;
   const double start = timing::monotonic_seconds();
@@ -246,9 +296,9 @@ double run_wake(const FutexOps& ops, int threads, int wakes, const std::vector<i
 // starting together (perf futex wake-parallel). Returns the number of waiters
 // the wakers missed in `missed` (they are then woken untimed).
 double run_wake_parallel(const FutexOps& ops, int blocked, int wakers, const std::vector<int>& cpus,
-                         int settle_ms, long& missed) {
+                         int settle_ms, WaiterExit exit, long& missed) {
   Word word{0};
-  Waiters waiters(ops, word, {}, blocked, cpus);
+  Waiters waiters(ops, word, {}, blocked, cpus, exit);
   waiters.wait_until_queued(settle_ms);
   const int share = blocked / wakers;
   std::vector<double> took(static_cast<std::size_t>(wakers));
@@ -281,10 +331,12 @@ double run_wake_parallel(const FutexOps& ops, int blocked, int wakers, const std
 }
 
 // Milliseconds to requeue every waiter from one futex to another, `requeues`
-// per call and none woken (perf futex requeue).
+// per call and none woken (perf futex requeue). The waiters are woken after
+// the clock stopped, so how they leave does not enter the figure; they
+// return, as perf's requeue waiters do.
 double run_requeue(const FutexOps& ops, int threads, int requeues, const std::vector<int>& cpus, int settle_ms) {
   Word from{0}, to{0};
-  Waiters waiters(ops, from, {&to}, threads, cpus);
+  Waiters waiters(ops, from, {&to}, threads, cpus, WaiterExit::Return);
   waiters.wait_until_queued(settle_ms);
   long moved = 0;
   const double start = timing::monotonic_seconds();
@@ -344,6 +396,10 @@ class PerfFutex : public Benchmark {
                   "(perf: 100); 0 measures with warm caches"}
             .integer(0, 10000),
         ParamSpec{"shared", "0", "0", "1: process-shared futexes instead of FUTEX_PRIVATE_FLAG (perf -S)"}.boolean(),
+        ParamSpec{"waiter_exit", "pthread_exit", "pthread_exit",
+                  "wake, wake-parallel: how a woken waiter leaves: pthread_exit (perf) or return; the waiter on "
+                  "the waker's CPU usually runs its exit inside the timed window"}
+            .choice({"pthread_exit", "return"}),
     };
   }
 
@@ -371,6 +427,7 @@ class PerfFutex : public Benchmark {
     wakes_ = int_param(params, "wakes");
     requeues_ = int_param(params, "requeues");
     settle_ms_ = int_param(params, "settle_ms");
+    waiter_exit_ = param_string(params, "waiter_exit") == "return" ? WaiterExit::Return : WaiterExit::PthreadExit;
     wakers_ = int_param(params, "wakers");
     if (wakers_ == 0) wakers_ = threads_;
     if (wakers_ > threads_ || threads_ % wakers_ != 0) {
@@ -394,6 +451,7 @@ class PerfFutex : public Benchmark {
       Word probe{0};
       if (ops_.queued(probe) != 0) tasks::throw_errno("perf/futex: counting waiters with FUTEX_CMP_REQUEUE");
     }
+    if ((has("wake") || has("wake-parallel")) && waiter_exit_ == WaiterExit::PthreadExit) warm_up_pthread_exit();
   }
 
   std::vector<Measurement> run_repeat(const Params& params, const Placement&) override {
@@ -411,10 +469,10 @@ class PerfFutex : public Benchmark {
         double sum = 0;
         for (int round = 0; round < rounds_; ++round) {
           if (rc.name == "wake") {
-            sum += run_wake(ops_, threads_, wakes_, cpus_, settle_ms_);
+            sum += run_wake(ops_, threads_, wakes_, cpus_, settle_ms_, waiter_exit_);
           } else if (rc.name == "wake-parallel") {
             long missed = 0;
-            sum += run_wake_parallel(ops_, threads_, wakers_, cpus_, settle_ms_, missed);
+            sum += run_wake_parallel(ops_, threads_, wakers_, cpus_, settle_ms_, waiter_exit_, missed);
             missed_ += missed;
           } else {
             sum += run_requeue(ops_, threads_, requeues_, cpus_, settle_ms_);
@@ -432,6 +490,9 @@ class PerfFutex : public Benchmark {
     n["placement"] = std::to_string(threads_) + " worker/waiter threads pinned round-robin over CPUs " +
                      tasks::describe_cpus(cpus_) +
                      "; the measuring thread and wake-parallel's wakers unpinned over the same CPUs";
+    n["waiter exit"] = std::string("woken wake/wake-parallel waiters leave by ") +
+                       (waiter_exit_ == WaiterExit::PthreadExit ? "pthread_exit() (as perf)" : "returning") +
+                       "; requeue waiters return (as perf)";
     if (missed_ > 0) {
       n["wake-parallel"] = std::to_string(missed_) +
                            " waiters were not found by their waker (woken afterwards, untimed)";
@@ -450,6 +511,7 @@ class PerfFutex : public Benchmark {
   int threads_ = 0, futexes_ = 0, rounds_ = 0, wakes_ = 0, requeues_ = 0, wakers_ = 0, settle_ms_ = 0;
   double hash_seconds_ = 0, lockpi_seconds_ = 0;
   long missed_ = 0;
+  WaiterExit waiter_exit_ = WaiterExit::PthreadExit;
 };
 
 KBENCH_REGISTER("perf/futex", [] { return std::make_unique<PerfFutex>(); });

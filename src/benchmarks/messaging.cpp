@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -88,6 +89,7 @@ void release(const StartLine& line) {
 }
 
 double run_processes(const MessagingSpec& spec, const StartLine& line, const cpu_set_t* cpus) {
+  const ForkBallast ballast(spec.ballast_anon_bytes, spec.ballast_mappings);
   std::vector<char> message(static_cast<std::size_t>(spec.message_bytes), 'm');
   std::vector<char> buffer(static_cast<std::size_t>(spec.message_bytes));
   const long per_receiver = static_cast<long>(spec.fds) * spec.loops;
@@ -237,6 +239,37 @@ double run_threads(const MessagingSpec& spec, const StartLine& line, const cpu_s
 
 }  // namespace
 
+ForkBallast::ForkBallast(long anon_bytes, int mappings) {
+  try {
+    if (anon_bytes > 0) map(static_cast<std::size_t>(anon_bytes), false);
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    for (int i = 0; i < mappings; ++i) map(2 * page, true);
+  } catch (...) {
+    release();  // the destructor does not run for a throwing constructor
+    throw;
+  }
+}
+
+ForkBallast::~ForkBallast() { release(); }
+
+void ForkBallast::release() {
+  for (const auto& [address, bytes] : regions_) munmap(address, bytes);
+  regions_.clear();
+}
+
+void ForkBallast::map(std::size_t bytes, bool split) {
+  void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (address == MAP_FAILED) tasks::throw_errno("messaging: mapping the fork ballast");
+  regions_.emplace_back(address, bytes);
+  // Written, so every page is present and shared copy-on-write after fork().
+  std::memset(address, 1, split ? bytes / 2 : bytes);
+  // Another protection on the second page keeps neighbouring regions from
+  // being merged into one mapping.
+  if (split && mprotect(static_cast<char*>(address) + bytes / 2, bytes / 2, PROT_READ) != 0) {
+    tasks::throw_errno("messaging: mprotect of the fork ballast");
+  }
+}
+
 void validate_messaging(const MessagingSpec& spec, const std::string& what) {
   auto check = [&](long value, long low, long high, const char* name) {
     if (value < low || value > high) {
@@ -248,6 +281,8 @@ void validate_messaging(const MessagingSpec& spec, const std::string& what) {
   check(spec.fds, 1, 1000, "fds");
   check(spec.loops, 1, 100000000, "loops");
   check(spec.message_bytes, 1, 1 << 20, "message size");
+  check(spec.ballast_anon_bytes, 0, 1L << 34, "ballast bytes");
+  check(spec.ballast_mappings, 0, 100000, "ballast mappings");
 }
 
 void ensure_messaging_fd_budget(const MessagingSpec& spec) {

@@ -8,7 +8,9 @@
 // and every receiver reads fds * loops messages. All tasks are created first
 // and wait; the clock runs from releasing them until the last one finished
 // (processes reaped, threads joined), as perf and hackbench time it.
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbench::bench {
@@ -21,6 +23,37 @@ struct MessagingSpec {
   bool threads = false;  // pthreads in the agent instead of forked processes
   bool pipes = false;    // pipes instead of socketpairs
   std::vector<int> cpus;  // every task may run on any of these (empty: inherit)
+  // Process mode: memory the parent maps and writes before forking, so that
+  // every task carries it (copy-on-write faults, page-table teardown at exit,
+  // both inside the clock). perf's tasks are forks of the perf binary, whose
+  // footprint makes perf's process-mode time ~1.3x that of a small forker:
+  // docs/benchmarks/sched.md "Relation to perf".
+  long ballast_anon_bytes = 0;  // anonymous memory, every page written
+  int ballast_mappings = 0;     // extra small mappings (each split into two VMAs)
+};
+
+// The footprint of a task forked from Debian's perf 6.1 (measured from
+// /proc/PID/smaps_rollup of a `perf bench sched messaging` task: 2.4 MB
+// anonymous, 174 mappings), as the ballast that reproduced perf's time in
+// bench/experiments/messaging-footprint.c.
+constexpr long kPerfBallastAnonBytes = 3L << 20;
+constexpr int kPerfBallastMappings = 160;
+
+// Memory mapped and written on construction, unmapped on destruction; what
+// is mapped while forking is inherited by every forked task. Each of the
+// `mappings` regions is two pages with different protections (two VMAs that
+// the kernel cannot merge with their neighbours). Throws RunError when mmap fails.
+class ForkBallast {
+ public:
+  ForkBallast(long anon_bytes, int mappings);
+  ~ForkBallast();
+  ForkBallast(const ForkBallast&) = delete;
+  ForkBallast& operator=(const ForkBallast&) = delete;
+
+ private:
+  void map(std::size_t bytes, bool split);
+  void release();
+  std::vector<std::pair<void*, std::size_t>> regions_;
 };
 
 // Throws InputError for values out of range (naming `param_prefix`+field).
