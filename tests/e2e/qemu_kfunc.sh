@@ -4,8 +4,9 @@
 # (plans/kfunc-qemu.yaml), each measured through `kbench plan exec --cpus 1`,
 # then compared. nohz_full=1 makes CPU 1, where the ping-pong runs, an
 # adaptive-tick CPU: finish_task_switch then also does the vtime accounting
-# and the tick-dependency check on every switch, which made it 30-50 % slower
-# in every boot of the search (docs/benchmarks/kfunc-cmdline.md). The test
+# and the tick-dependency check on every switch: its median was 46 % higher
+# over 5 boots of each in the search, the boots' ranges apart
+# (docs/benchmarks/kfunc-cmdline.md). The test
 # checks that both profiles have the kfunc rows, that the tracer's floor and
 # overhead rows are there, and that nohz-full is marked a regression (R)
 # against default on the median per call; `compare nohz-full default` marks
