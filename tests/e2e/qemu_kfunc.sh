@@ -13,19 +13,9 @@
 # the same row an improvement (I).
 source "$(dirname "$0")/lib.bash"
 
-if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /bin/busybox ]; then
-  skip "qemu-system-x86_64 or /bin/busybox missing (Debian packages qemu-system-x86, busybox-static)"
-fi
-
 started=$(date +%s)
-# The same cached Debian kernel as the other QEMU tests (make test hands it
-# over in KBENCH_TEST_KERNEL; run alone, the script fetches it).
-kernel=${KBENCH_TEST_KERNEL:-}
-if [ -z "$kernel" ]; then
-  kernel=$("$KBENCH_SOURCE_DIR/scripts/fetch-test-kernel.sh") || { echo "FAIL: could not fetch a test kernel" >&2; exit 1; }
-fi
-[ -f "$kernel" ] || { echo "FAIL: KBENCH_TEST_KERNEL=$kernel is not a file" >&2; exit 1; }
-echo "kernel: $kernel"
+x86_test_kernel
+kernel=$KERNEL
 
 # The shipped plan, with the kernel this machine has (the plan names the one
 # root's cache holds).
