@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "tracing/tracefs.h"
 
 namespace kbench::agent {
 
@@ -311,6 +312,9 @@ int run_contained(const std::function<int()>& body) {
     }
   }
   kill_and_reap_everything(cgroup);
+  // A worker killed with kernel tracing set up (kfunc/*) left the original
+  // settings in a journal: restore them now that it is gone.
+  for (const auto& line : tracing::restore_abandoned_sessions()) std::cerr << "kbench-agent: " << line << '\n';
   if (!cgroup.empty() && !remove_cgroup(cgroup)) {
     std::cerr << "kbench-agent: cannot remove " << cgroup << ": " << std::strerror(errno) << '\n';
   }

@@ -62,10 +62,14 @@ int list_catalogue() {
       entry["label"] = rc.label();
       classes.push_back(entry);
     }
-    benchmarks.push_back({{"name", name},
-                          {"description", benchmark->description()},
-                          {"params", params},
-                          {"result_classes", classes}});
+    json entry = {{"name", name},
+                  {"description", benchmark->description()},
+                  {"params", params},
+                  {"result_classes", classes}};
+    // An open family (kfunc/<function>): every name with this prefix runs,
+    // with this entry's params and result classes.
+    if (const auto prefix = registry.family_prefix(name)) entry["family"] = *prefix;
+    benchmarks.push_back(entry);
   }
   std::cout << json{{"benchmarks", benchmarks}}.dump(2) << '\n' << std::flush;
   return kbench::kExitOk;

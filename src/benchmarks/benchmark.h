@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,17 +52,28 @@ class Benchmark {
 };
 
 using Factory = std::function<std::unique_ptr<Benchmark>()>;
+// Makes the benchmark of one name of an open family (kfunc/<function>).
+using NamedFactory = std::function<std::unique_ptr<Benchmark>(const std::string& name)>;
 
 class Registry {
  public:
   static Registry& instance();
   void add(std::string name, Factory factory);
+  // An open family: every name `prefix<anything>` resolves through `factory`
+  // (which throws InputError for a suffix it cannot take); the catalogue
+  // lists `listed` (e.g. kfunc/finish_task_switch) as the family's default.
+  void add_family(std::string prefix, std::string listed, NamedFactory factory);
   std::vector<std::string> names() const;  // sorted
+  // The prefix of the open family whose listed name is `name` ("kfunc/" for
+  // kfunc/finish_task_switch), nullopt for a benchmark of its own.
+  std::optional<std::string> family_prefix(const std::string& name) const;
   // nullptr when unknown.
   std::unique_ptr<Benchmark> create(const std::string& name) const;
 
  private:
   std::vector<std::pair<std::string, Factory>> entries_;
+  std::vector<std::pair<std::string, NamedFactory>> families_;
+  std::map<std::string, std::string> listed_prefixes_;  // listed name -> prefix
 };
 
 // Complete parameters for `size`, with `overrides` applied and every value
@@ -77,6 +89,9 @@ struct Registrar {
   Registrar(std::string name, Factory factory) {
     Registry::instance().add(std::move(name), std::move(factory));
   }
+  Registrar(std::string prefix, std::string listed, NamedFactory factory) {
+    Registry::instance().add_family(std::move(prefix), std::move(listed), std::move(factory));
+  }
 };
 
 }  // namespace kbench::bench
@@ -86,3 +101,7 @@ struct Registrar {
 // KBENCH_REGISTER("syscall/getpid", [] { return std::make_unique<Getpid>(); });
 #define KBENCH_REGISTER(name, factory) \
   static const ::kbench::bench::Registrar KBENCH_CONCAT(kbench_registrar_, __LINE__)(name, factory)
+// KBENCH_REGISTER_FAMILY("kfunc/", "kfunc/finish_task_switch",
+//                        [](const std::string& name) { return std::make_unique<Kfunc>(name); });
+#define KBENCH_REGISTER_FAMILY(prefix, listed, factory) \
+  static const ::kbench::bench::Registrar KBENCH_CONCAT(kbench_registrar_, __LINE__)(prefix, listed, factory)

@@ -16,15 +16,30 @@ void Registry::add(std::string name, Factory factory) {
             [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
+void Registry::add_family(std::string prefix, std::string listed, NamedFactory factory) {
+  add(listed, [factory, listed] { return factory(listed); });
+  listed_prefixes_[listed] = prefix;
+  families_.emplace_back(std::move(prefix), std::move(factory));
+}
+
 std::vector<std::string> Registry::names() const {
   std::vector<std::string> out;
   for (const auto& [name, factory] : entries_) out.push_back(name);
   return out;
 }
 
+std::optional<std::string> Registry::family_prefix(const std::string& name) const {
+  const auto it = listed_prefixes_.find(name);
+  if (it == listed_prefixes_.end()) return std::nullopt;
+  return it->second;
+}
+
 std::unique_ptr<Benchmark> Registry::create(const std::string& name) const {
   for (const auto& [entry_name, factory] : entries_) {
     if (entry_name == name) return factory();
+  }
+  for (const auto& [prefix, factory] : families_) {
+    if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0) return factory(name);
   }
   return nullptr;
 }

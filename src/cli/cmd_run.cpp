@@ -79,10 +79,10 @@ plan::Plan build_run_plan(const RunOptions& options, const plan::Plan& suite, co
     // --param applies to every benchmark selected; resolve_benchmarks refuses
     // a key one of them does not have, naming it and its known keys.
     for (const auto& [key, value] : overrides) entry.params[key] = value;
-    const auto listed = catalogue.entries.find(entry.name);
-    if (!overrides.empty() && listed != catalogue.entries.end()) {
+    const auto listed = catalogue.find(entry.name);
+    if (!overrides.empty() && listed) {
       try {
-        listed->second.effective_params(settings.size, entry.params);
+        listed->effective_params(settings.size, entry.params);
       } catch (const InputError& bad) {
         throw InputError(std::string("--param: ") + bad.what());
       }

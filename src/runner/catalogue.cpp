@@ -16,6 +16,8 @@ std::vector<std::string> Catalogue::matching(const std::string& glob) const {
   for (const auto& [name, entry] : entries) {
     if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) out.push_back(name);
   }
+  // A plain name of an open family (kfunc/schedule) is a benchmark too.
+  if (out.empty() && glob.find_first_of("*?[") == std::string::npos && find(glob)) out.push_back(glob);
   return out;
 }
 
@@ -23,6 +25,19 @@ std::string Catalogue::known_names() const {
   std::string out;
   for (const auto& [name, entry] : entries) out += (out.empty() ? "" : ", ") + name;
   return out;
+}
+
+std::optional<CatalogueEntry> Catalogue::find(const std::string& name) const {
+  if (const auto it = entries.find(name); it != entries.end()) return it->second;
+  for (const auto& [prefix, listed] : families) {
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const auto it = entries.find(listed);
+    if (it == entries.end()) continue;
+    CatalogueEntry entry = it->second;
+    entry.name = name;
+    return entry;
+  }
+  return std::nullopt;
 }
 
 Params CatalogueEntry::effective_params(const std::string& size, const Params& overrides) const {
@@ -52,6 +67,9 @@ Catalogue parse_catalogue(const nlohmann::json& document) {
           throw RunError(entry.name + ": " + bad.what());
         }
       }
+    }
+    if (const auto family = item.find("family"); family != item.end() && family->is_string() && !entry.name.empty()) {
+      catalogue.families[family->get<std::string>()] = entry.name;
     }
     if (!entry.name.empty()) catalogue.entries[entry.name] = std::move(entry);
   }

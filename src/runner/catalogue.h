@@ -5,6 +5,7 @@
 // result classes it reports.
 #include <map>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,14 @@ struct CatalogueEntry {
 
 struct Catalogue {
   std::map<std::string, CatalogueEntry> entries;
+  // Open families: prefix ("kfunc/") -> the listed entry's name
+  // ("kfunc/finish_task_switch"); any `prefix<x>` is a benchmark with that
+  // entry's params and result classes.
+  std::map<std::string, std::string> families;
 
-  bool contains(const std::string& name) const { return entries.count(name) > 0; }
+  // The entry of `name`: listed, or made from its open family's entry.
+  std::optional<CatalogueEntry> find(const std::string& name) const;
+  bool contains(const std::string& name) const { return find(name).has_value(); }
   // Names matching a shell glob, sorted.
   std::vector<std::string> matching(const std::string& glob) const;
   std::string known_names() const;  // "a, b, c" for error messages

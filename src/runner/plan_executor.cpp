@@ -295,16 +295,15 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
 std::vector<BenchmarkRun> resolve_benchmarks(const plan::Plan& plan, const Catalogue& catalogue) {
   std::vector<BenchmarkRun> runs;
   for (const auto& entry : plan.benchmarks) {
-    const auto it = catalogue.entries.find(entry.name);
-    if (it == catalogue.entries.end()) {
+    const auto it = catalogue.find(entry.name);
+    if (!it) {
       throw InputError(fmt::format("{}:{}: benchmark '{}' is not in kbench-agent's catalogue (known: {})",
                                    entry.file.empty() ? plan.path : entry.file, entry.line, entry.name,
                                    catalogue.known_names()));
     }
     const auto settings = plan.settings_for(entry);
     try {
-      runs.push_back({entry.name, it->second.effective_params(settings.size, entry.params), settings,
-                      it->second.result_classes});
+      runs.push_back({entry.name, it->effective_params(settings.size, entry.params), settings, it->result_classes});
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}:{}: params: {}", entry.file.empty() ? plan.path : entry.file, entry.line, e.what()));
     }

@@ -93,3 +93,22 @@ start_serve() {
   done
   [ -n "$URL" ] || { fail "no URL printed: $(cat "$WORK/serve.err")"; finish; exit 1; }
 }
+
+# x86_test_kernel: for the scripts that boot the Debian test kernel on
+# qemu-system-x86_64. Skips the script without QEMU or /bin/busybox (the VM's
+# initramfs); else sets KERNEL: `make test` fetches the kernel once and hands
+# it to every test in KBENCH_TEST_KERNEL (the QemuBoot tests of sut_qemu_test
+# boot it too); run alone, a script fetches it through the same script.
+x86_test_kernel() {
+  if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /bin/busybox ]; then
+    skip "qemu-system-x86_64 or /bin/busybox missing (Debian packages qemu-system-x86, busybox-static)"
+  fi
+  local started
+  started=$(date +%s)
+  KERNEL=${KBENCH_TEST_KERNEL:-}
+  if [ -z "$KERNEL" ]; then
+    KERNEL=$("$KBENCH_SOURCE_DIR/scripts/fetch-test-kernel.sh") || { echo "FAIL: could not fetch a test kernel" >&2; exit 1; }
+  fi
+  [ -f "$KERNEL" ] || { echo "FAIL: KBENCH_TEST_KERNEL=$KERNEL is not a file" >&2; exit 1; }
+  echo "kernel: $KERNEL (found in $(( $(date +%s) - started ))s)"
+}

@@ -7,20 +7,9 @@
 # cost under TCG is lost in the noise).
 source "$(dirname "$0")/lib.bash"
 
-if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /bin/busybox ]; then
-  skip "qemu-system-x86_64 or /bin/busybox missing (Debian packages qemu-system-x86, busybox-static)"
-fi
-
 started=$(date +%s)
-# `make test` fetches the kernel once and hands it to every test in
-# KBENCH_TEST_KERNEL (the QemuBoot tests of sut_qemu_test boot it too); run
-# alone, this script fetches it through the same script.
-kernel=${KBENCH_TEST_KERNEL:-}
-if [ -z "$kernel" ]; then
-  kernel=$("$KBENCH_SOURCE_DIR/scripts/fetch-test-kernel.sh") || { echo "FAIL: could not fetch a test kernel" >&2; exit 1; }
-fi
-[ -f "$kernel" ] || { echo "FAIL: KBENCH_TEST_KERNEL=$kernel is not a file" >&2; exit 1; }
-echo "kernel: $kernel (found in $(( $(date +%s) - started ))s)"
+x86_test_kernel
+kernel=$KERNEL
 
 store="sqlite://$WORK/qemu.db"
 KBENCH_TEST_CPU=${KBENCH_TEST_CPU:-max,vendor=GenuineIntel}

@@ -1,0 +1,313 @@
+// kfunc/<function>: the time spent in one kernel function per call, while a
+// workload drives it (docs/benchmarks/kfunc.md).
+//
+// The kernel's function_graph tracer times the function: set_graph_function
+// and set_ftrace_filter name it, max_graph_depth 1 keeps its callees out,
+// tracing_cpumask keeps the trace to the workload's CPU and that CPU's buffer
+// is sized for one repeat's calls. The workload runs with tracing on; the
+// durations are read from per_cpu/cpuN/trace after tracing stopped (nothing
+// reads the trace while the workload runs). Lost events (the CPU's stats
+// overrun) fail the repeat: a mean over the calls that survived is biased.
+//
+// The tracer costs time inside the measured interval too. Each repeat also
+// reports, measured in the same repeat:
+//   - tracer floor: the traced duration of a trivial function (the getppid
+//     system call's handler) driven by getppid(): what the tracer itself adds
+//     to every traced duration;
+//   - tracer overhead per switch: the workload's ns per iteration with
+//     tracing on minus with tracing off.
+//
+// The workload for every function is a ping-pong of two threads pinned to
+// one CPU passing a byte over pipes: each pass blocks one thread and wakes
+// the other, so every pass is a context switch (finish_task_switch, schedule,
+// pipe_read and pipe_write each run once per pass).
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <numeric>
+#include <optional>
+
+#include "benchmarks/benchmark.h"
+#include "benchmarks/sched_tasks.h"
+#include "common/errors.h"
+#include "timing/affinity.h"
+#include "timing/clock.h"
+#include "timing/cycle_counter.h"
+#include "tracing/tracefs.h"
+
+namespace kbench::bench {
+namespace {
+
+using tasks::Fd;
+
+constexpr const char* kPrefix = "kfunc/";
+
+// The getppid handler's name per architecture: the syscall wrappers
+// (CONFIG_ARCH_HAS_SYSCALL_WRAPPER) first, the plain names of older kernels
+// after.
+std::vector<std::string> floor_candidates() {
+#if defined(__x86_64__)
+  return {"__x64_sys_getppid", "__do_sys_getppid", "sys_getppid"};
+#elif defined(__aarch64__)
+  return {"__arm64_sys_getppid", "__do_sys_getppid", "sys_getppid"};
+#else
+  return {"sys_getppid"};
+#endif
+}
+
+// Bytes of ring buffer one traced call takes: an entry and a return event
+// (about 24 + 48 bytes with headers), rounded up for the page headers.
+constexpr long kBytesPerTracedCall = 128;
+
+// Two threads on one CPU passing a byte over two pipes.
+class PingPong {
+ public:
+  explicit PingPong(int cpu) : cpu_(cpu) {}
+
+  // Runs `passes` passes (context switches); returns ns per pass.
+  double run(long passes) {
+    Fd ping_read, ping_write, pong_read, pong_write;
+    tasks::make_pipe(ping_read, ping_write, "kfunc ping");
+    tasks::make_pipe(pong_read, pong_write, "kfunc pong");
+    const long round_trips = std::max(1L, passes / 2);
+    constexpr long kWarmup = 50;
+    Partner partner{ping_read.get(), pong_write.get(), round_trips + kWarmup, cpu_};
+    pthread_t thread{};
+    if (int error = pthread_create(&thread, nullptr, serve, &partner)) {
+      errno = error;
+      tasks::throw_errno("kfunc: pthread_create");
+    }
+    bool ok = true;
+    char token = 't';
+    for (long i = 0; i < kWarmup && ok; ++i) {
+      ok = tasks::write_all(ping_write.get(), &token, 1) && tasks::read_all(pong_read.get(), &token, 1);
+    }
+    const double start = timing::monotonic_seconds();
+    for (long i = 0; i < round_trips && ok; ++i) {
+      ok = tasks::write_all(ping_write.get(), &token, 1) && tasks::read_all(pong_read.get(), &token, 1);
+    }
+    const double elapsed = timing::monotonic_seconds() - start;
+    if (!ok) ping_write.reset();  // the partner sees EOF and returns
+    pthread_join(thread, nullptr);
+    if (!ok || partner.result != 0) throw RunError("kfunc: the ping-pong partner thread failed");
+    return elapsed * 1e9 / (2.0 * static_cast<double>(round_trips));
+  }
+
+ private:
+  struct Partner {
+    int in, out;
+    long count;
+    int cpu;
+    int result = 0;
+  };
+  static void* serve(void* arg) {
+    auto* p = static_cast<Partner*>(arg);
+    if (!tasks::set_thread_affinity(tasks::cpu_set_of({p->cpu}))) {
+      p->result = 2;
+      return nullptr;
+    }
+    char token;
+    for (long i = 0; i < p->count; ++i) {
+      if (!tasks::read_all(p->in, &token, 1) || !tasks::write_all(p->out, &token, 1)) {
+        p->result = 1;
+        return nullptr;
+      }
+    }
+    return nullptr;
+  }
+  int cpu_;
+};
+
+std::vector<double> durations_of(const tracing::GraphTrace& trace, const std::string& function, int cpu) {
+  std::vector<double> out;
+  for (const auto& call : trace.calls) {
+    if (call.function == function && (call.cpu < 0 || call.cpu == cpu)) out.push_back(call.duration_ns);
+  }
+  return out;
+}
+
+double mean_of(const std::vector<double>& values) {
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+double median_of(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<long>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  const double upper = *middle;
+  const double lower = *std::max_element(values.begin(), middle);
+  return (lower + upper) / 2;
+}
+
+class Kfunc : public Benchmark {
+ public:
+  explicit Kfunc(std::string name) : name_(std::move(name)), function_(name_.substr(std::string(kPrefix).size())) {
+    const bool valid = !function_.empty() && std::all_of(function_.begin(), function_.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    });
+    if (!valid) {
+      throw InputError("benchmark '" + name_ + "': expected kfunc/<kernel function>, the function named with " +
+                       "letters, digits, '_' and '.'");
+    }
+  }
+
+  std::string name() const override { return name_; }
+  std::string description() const override {
+    return "time in the kernel function " + function_ +
+           " per call, traced by function_graph (depth 1, one CPU) while two threads on that CPU ping-pong "
+           "over pipes; with the tracer's floor and overhead measured in the same repeat";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {
+        ParamSpec{"workload", "pingpong", "pingpong",
+                  "what drives the function: pingpong = two threads on one CPU passing a byte over pipes"}
+            .choice({"pingpong"}),
+        ParamSpec{"calls", "20000", "2000", "context switches the workload makes per repeat (traced and untraced)"}
+            .integer(2, 5e6),
+        ParamSpec{"floor_calls", "20000", "2000", "getppid() calls per repeat that time the tracer floor"}.integer(
+            1, 5e6),
+    };
+  }
+  std::vector<ResultClass> result_classes(const Params&) const override {
+    return {{"time per call", "ns", Better::Lower},
+            {"median per call", "ns", Better::Lower},
+            {"time per call", "ticks", Better::Lower},
+            {"tracer floor", "ns", Better::Lower},
+            {"tracer overhead per switch", "ns", Better::Lower}};
+  }
+
+  void prepare(const Params& params, const Placement& where) override {
+    calls_ = param_int(params, "calls");
+    floor_calls_ = param_int(params, "floor_calls");
+    // The last CPU by default: CPU 0 takes most of the housekeeping work.
+    const auto allowed = timing::current_affinity();
+    cpu_ = where.cpu >= 0 ? where.cpu : (allowed.empty() ? tasks::online_cpus().back() : allowed.back());
+
+    // A run killed with the tracer set up left its originals in a journal:
+    // put them back first (its function_graph would read as "in use").
+    abandoned_ = tracing::restore_abandoned_sessions();
+    tracefs_.emplace(tracing::open_tracefs());
+    if (const auto reason = tracing::function_graph_unavailable(*tracefs_)) throw SkipBenchmark(*reason);
+    const auto functions =
+        tracing::parse_filter_functions(tracefs_->read("available_filter_functions").value_or(""));
+    const auto symbol = tracing::resolve_symbol(functions, function_);
+    if (!symbol) {
+      throw SkipBenchmark(function_ + " is not traceable here: not in " +
+                          tracefs_->path("available_filter_functions") +
+                          " (inlined, notrace, or not in this kernel)");
+    }
+    symbol_ = *symbol;
+    floor_symbol_.clear();
+    for (const auto& candidate : floor_candidates()) {
+      if (const auto found = tracing::resolve_symbol(functions, candidate)) {
+        floor_symbol_ = *found;
+        break;
+      }
+    }
+    if (floor_symbol_.empty()) {
+      throw SkipBenchmark("no getppid handler (" + floor_candidates().front() +
+                          ") is traceable here to measure the tracer floor");
+    }
+    if (floor_symbol_ == symbol_) throw InputError(name_ + ": the function is the tracer floor's own calibration function");
+
+    // Ticks: function_graph's durations are ns of the kernel's local trace
+    // clock whatever trace_clock says; the cycle counter's rate converts.
+    ticks_per_ns_ = timing::calibration().ticks_per_second / 1e9;
+
+    const long traced_calls = calls_ + floor_calls_ + 1000;  // + the CPU's other switches
+    const long buffer_kb = (traced_calls * kBytesPerTracedCall * 2) / 1024 + 1024;
+    session_.emplace(*tracefs_, tracing::FunctionGraphSession::Options{{symbol_, floor_symbol_}, cpu_, buffer_kb});
+    tracer_setup_ = session_->describe();
+  }
+
+  std::vector<Measurement> run_repeat(const Params& params, const Placement&) override {
+    tasks::ScopedAffinity pin({cpu_});
+    PingPong workload(cpu_);
+
+    const double untraced_ns = workload.run(calls_);
+    session_->clear();
+    session_->start();
+    double traced_ns = 0;
+    try {
+      traced_ns = workload.run(calls_);
+      for (long i = 0; i < floor_calls_; ++i) syscall(SYS_getppid);
+    } catch (...) {
+      session_->stop();
+      throw;
+    }
+    session_->stop();
+    const std::uint64_t lost = session_->lost_since_clear();
+    const auto trace = tracing::parse_graph_trace(session_->read_trace());
+    if (lost > 0 || trace.lost_events > 0) {
+      throw RunError(name_ + ": the trace buffer of cpu" + std::to_string(cpu_) + " lost " +
+                     std::to_string(std::max<std::uint64_t>(lost, trace.lost_events)) +
+                     " events in this repeat; a mean over the rest would be biased (lower calls)");
+    }
+    const auto calls = durations_of(trace, symbol_, cpu_);
+    const auto floor = durations_of(trace, floor_symbol_, cpu_);
+    if (calls.empty()) {
+      throw RunError(name_ + ": no call of " + symbol_ + " was traced on cpu" + std::to_string(cpu_) +
+                     " while the workload ran (the workload does not reach it)");
+    }
+    if (floor.empty()) throw RunError(name_ + ": no call of " + floor_symbol_ + " was traced for the tracer floor");
+    last_counts_ = std::to_string(calls.size()) + " calls of " + symbol_ + ", " + std::to_string(floor.size()) +
+                   " of " + floor_symbol_ + " in the last repeat";
+
+    const double mean = mean_of(calls);
+    const auto classes = result_classes(params);
+    return {{classes[0], mean},
+            {classes[1], median_of(calls)},
+            {classes[2], mean * ticks_per_ns_},
+            {classes[3], mean_of(floor)},
+            // The two loops' difference is lost in the noise where the tracer
+            // adds little (under QEMU TCG the untraced loop, run first, came
+            // out 2-10 us per switch slower): a negative value would fail the
+            // whole run (no negative times), so it is reported as 0.
+            {classes[4], std::max(0.0, traced_ns - untraced_ns)}};
+  }
+
+  void finish() override {
+    session_.reset();  // restores every tracefs setting it changed
+  }
+
+  std::map<std::string, std::string> notes() const override {
+    std::map<std::string, std::string> out{
+        {"placement", "both ping-pong threads and the getppid loop on cpu" + std::to_string(cpu_)}};
+    if (!symbol_.empty()) {
+      out["function"] = symbol_ == function_ ? symbol_ : function_ + " traced as " + symbol_;
+      out["tracer floor function"] = floor_symbol_;
+      out["tracer"] = tracer_setup_;
+      out["ticks"] = std::string("function_graph durations are ns of the kernel's local trace clock; ticks = ns x ") +
+                     timing::counter::kName + " rate calibrated against CLOCK_MONOTONIC (" +
+                     std::to_string(ticks_per_ns_) + " ticks/ns)";
+    }
+    if (!last_counts_.empty()) out["traced calls"] = last_counts_;
+    std::string abandoned;
+    for (const auto& line : abandoned_) abandoned += (abandoned.empty() ? "" : "; ") + line;
+    if (!abandoned.empty()) out["tracefs restored"] = abandoned;
+    return out;
+  }
+
+ private:
+  std::string name_;
+  std::string function_;
+  std::string symbol_, floor_symbol_;
+  long calls_ = 0, floor_calls_ = 0;
+  int cpu_ = 0;
+  double ticks_per_ns_ = 0;
+  std::string tracer_setup_, last_counts_;
+  std::vector<std::string> abandoned_;
+  std::optional<tracing::Tracefs> tracefs_;
+  std::optional<tracing::FunctionGraphSession> session_;
+};
+
+KBENCH_REGISTER_FAMILY(kPrefix, "kfunc/finish_task_switch",
+                       [](const std::string& name) { return std::make_unique<Kfunc>(name); });
+
+}  // namespace
+}  // namespace kbench::bench

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# kfunc/finish_task_switch end to end: one stock Debian kernel booted in QEMU
+# (TCG, 2 vCPUs) under two command lines, the default and nohz_full=1
+# (plans/kfunc-qemu.yaml), each measured through `kbench plan exec --cpus 1`,
+# then compared. nohz_full=1 makes CPU 1, where the ping-pong runs, an
+# adaptive-tick CPU: finish_task_switch then also does the vtime accounting
+# and the tick-dependency check on every switch: its median was 46 % higher
+# over 5 boots of each in the search, the boots' ranges apart
+# (docs/benchmarks/kfunc-cmdline.md). The test
+# checks that both profiles have the kfunc rows, that the tracer's floor and
+# overhead rows are there, and that nohz-full is marked a regression (R)
+# against default on the median per call; `compare nohz-full default` marks
+# the same row an improvement (I).
+source "$(dirname "$0")/lib.bash"
+
+started=$(date +%s)
+x86_test_kernel
+kernel=$KERNEL
+
+# The shipped plan, with the kernel this machine has (the plan names the one
+# root's cache holds).
+plan="$WORK/kfunc-qemu.yaml"
+sed -e "s|&kernel /[^}]*}|\\&kernel $kernel}|" \
+  "$KBENCH_SOURCE_DIR/plans/kfunc-qemu.yaml" >"$plan"
+grep -qF "&kernel $kernel}" "$plan" || { echo "FAIL: could not put the kernel path into the plan" >&2; exit 1; }
+cat "$plan"
+
+store="sqlite://$WORK/kfunc.db"
+"$KBENCH" plan check "$plan" >"$WORK/check.out" 2>&1 && pass || { fail "plan check refused the plan"; cat "$WORK/check.out" >&2; }
+plan_started=$(date +%s)
+if "$KBENCH" plan exec "$plan" --cpus 1 --store "$store" >"$WORK/plan.out" 2>"$WORK/plan.err"; then pass; else
+  fail "kbench plan exec of the kfunc plan exited $?"; tail -40 "$WORK/plan.err" >&2
+fi
+cat "$WORK/plan.err"
+echo "plan exec (two boots): $(( $(date +%s) - plan_started ))s"
+
+# The nohz_full boot really had it on its command line (/proc/cmdline, taken
+# inside the VM).
+nohz=$(sqlite3 "$WORK/kfunc.db" "select count(*) from session where json_extract(fingerprint, '$.cmdline') like '%nohz_full=1%'")
+[ "$nohz" -eq 1 ] && pass || fail "the nohz-full session's /proc/cmdline lacks nohz_full=1 ($nohz sessions have it)"
+
+# One boot per profile: the repeats inside each boot are tested (--sessions
+# pooled), as qemu.sh does. The grid for the marks, csv for the sample counts.
+compare() {  # compare BASE TEST NAME: $WORK/NAME.grid and $WORK/NAME.csv
+  local format
+  for format in grid csv; do
+    "$KBENCH" compare --store "$store" "$1" "$2" --sessions pooled --benchmark 'kfunc/*' --format "$format" \
+      >"$WORK/$3.$format" 2>&1 || { fail "kbench compare $1 $2 --format $format exited $?"; cat "$WORK/$3.$format" >&2; }
+  done
+  cat "$WORK/$3.grid"
+}
+compare default nohz-full forward
+compare nohz-full default reverse
+
+# Every result class of the row, with samples of both profiles (csv columns:
+# benchmark 4, result_class 5, unit 6, base_n 8, test_n 17).
+for class in 'time per call,ns' 'median per call,ns' 'tracer floor,ns' 'tracer overhead per switch,ns'; do
+  counts=$(awk -F, -v want="kfunc/finish_task_switch,$class" '$4 "," $5 "," $6 == want {print $8 " " $17; exit}' "$WORK/forward.csv")
+  read -r base_n test_n <<<"$counts"
+  if [ -z "$counts" ]; then fail "compare default nohz-full has no row '${class/,/ (}')"
+  elif [ "${base_n:-0}" -gt 0 ] && [ "${test_n:-0}" -gt 0 ]; then pass
+  else fail "row '${class/,/ (}') lacks samples of a profile: default $base_n, nohz-full $test_n"; fi
+done
+
+# mark FILE CLASS: the (R)/(I) mark of that kfunc row in a grid, or nothing.
+mark() { grep -E "^\| kfunc/finish_task_switch +\| $2 " "$WORK/$1.grid" | grep -oE '\((R|I)\)' | head -n 1; }
+[ "$(mark forward 'median per call \(ns\)')" = "(R)" ] && pass ||
+  fail "nohz-full is not marked (R) against default on kfunc/finish_task_switch median per call"
+[ "$(mark reverse 'median per call \(ns\)')" = "(I)" ] && pass ||
+  fail "default is not marked (I) against nohz-full on kfunc/finish_task_switch median per call"
+# The mean has the heavier tail (docs/benchmarks/kfunc-cmdline.md): it must
+# not point the other way.
+[ "$(mark forward 'time per call \(ns\)')" != "(I)" ] && pass ||
+  fail "nohz-full is marked an improvement (I) on kfunc/finish_task_switch time per call"
+echo "qemu kfunc e2e took $(( $(date +%s) - started ))s"
+finish
