@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -312,16 +313,21 @@ struct Outcome {
   std::string out;
 };
 
+// The agent's stdout (stderr dropped) and exit status; `env` prefixes the
+// command ("KBENCH_TRACEFS_ROOT=/tmp/x").
 Outcome run_agent(const std::string& args, const std::string& env = "") {
-  const std::string command = env + " " KBENCH_BINARY_DIR "/kbench-agent " + args + " 2>/dev/null";
+  char out_path[] = "/tmp/kbench-kfunc-agent-XXXXXX";
+  const int fd = mkstemp(out_path);
+  if (fd >= 0) close(fd);
+  const int status =
+      std::system((env + " " KBENCH_BINARY_DIR "/kbench-agent " + args + " >" + out_path + " 2>/dev/null").c_str());
   Outcome outcome;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return outcome;
-  char buffer[4096];
-  std::size_t got;
-  while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.out.append(buffer, got);
-  const int status = pclose(pipe);
   outcome.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(out_path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  outcome.out = text.str();
+  unlink(out_path);
   return outcome;
 }
 
