@@ -206,7 +206,8 @@ class FakeTracefs {
     put("max_graph_depth", "0\n");
     put("tracing_cpumask", "3\n");
     put("tracing_on", "1\n");
-    put("per_cpu/cpu1/buffer_size_kb", "7 (expanded: 1408)\n");
+    put("buffer_size_kb", "7 (expanded: 1408)\n");
+    put("per_cpu/cpu1/buffer_size_kb", "1408\n");
     put("per_cpu/cpu1/stats", "entries: 0\noverrun: 4\ndropped events: 0\n");
     put("per_cpu/cpu1/trace", "# tracer: nop\n");
   }
@@ -261,7 +262,9 @@ TEST(KfuncTracefs, SessionWritesItsSettingsAndRestoresEveryOne) {
   EXPECT_EQ(fake.get("max_graph_depth"), "0");
   EXPECT_EQ(fake.get("tracing_cpumask"), "3");
   EXPECT_EQ(fake.get("tracing_on"), "1");
-  EXPECT_EQ(fake.get("per_cpu/cpu1/buffer_size_kb"), "1408");  // the expanded size, not 7
+  EXPECT_EQ(fake.get("per_cpu/cpu1/buffer_size_kb"), "1408");
+  // Expanded once, as any tracer start does, so that no CPU is left minimal.
+  EXPECT_EQ(fake.get("buffer_size_kb"), "1408");
 }
 
 TEST(KfuncTracefs, FailedSetUpRestoresWhatItChanged) {
