@@ -369,7 +369,9 @@ TEST(KfuncAgent, FinishTaskSwitchIsSkippedWithAReasonOrMeasuredWithTheDeclaredCl
       EXPECT_GT(record["value"].get<double>(), 0) << record;
     }
   }
-  if (!skipped) EXPECT_EQ(sampled, kDeclared) << outcome.out;
+  if (!skipped) {
+    EXPECT_EQ(sampled, kDeclared) << outcome.out;
+  }
 }
 
 TEST(KfuncAgent, TracefsWithoutFunctionGraphIsSkippedNamingTheTracers) {
@@ -390,7 +392,8 @@ TEST(KfuncAgent, AnyFunctionNameResolvesAndTheDefaultIsListed) {
   const auto listed = run_agent("list");
   ASSERT_EQ(listed.exit_status, 0);
   std::vector<std::string> kfuncs;
-  for (const auto& entry : nlohmann::json::parse(listed.out)["benchmarks"]) {
+  const auto catalogue = nlohmann::json::parse(listed.out);
+  for (const auto& entry : catalogue.at("benchmarks")) {
     const auto name = entry["name"].get<std::string>();
     if (name.rfind("kfunc/", 0) == 0) kfuncs.push_back(name);
   }
