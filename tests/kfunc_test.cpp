@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -205,7 +206,8 @@ class FakeTracefs {
     put("max_graph_depth", "0\n");
     put("tracing_cpumask", "3\n");
     put("tracing_on", "1\n");
-    put("per_cpu/cpu1/buffer_size_kb", "7 (expanded: 1408)\n");
+    put("buffer_size_kb", "7 (expanded: 1408)\n");
+    put("per_cpu/cpu1/buffer_size_kb", "1408\n");
     put("per_cpu/cpu1/stats", "entries: 0\noverrun: 4\ndropped events: 0\n");
     put("per_cpu/cpu1/trace", "# tracer: nop\n");
   }
@@ -260,7 +262,9 @@ TEST(KfuncTracefs, SessionWritesItsSettingsAndRestoresEveryOne) {
   EXPECT_EQ(fake.get("max_graph_depth"), "0");
   EXPECT_EQ(fake.get("tracing_cpumask"), "3");
   EXPECT_EQ(fake.get("tracing_on"), "1");
-  EXPECT_EQ(fake.get("per_cpu/cpu1/buffer_size_kb"), "1408");  // the expanded size, not 7
+  EXPECT_EQ(fake.get("per_cpu/cpu1/buffer_size_kb"), "1408");
+  // Expanded once, as any tracer start does, so that no CPU is left minimal.
+  EXPECT_EQ(fake.get("buffer_size_kb"), "1408");
 }
 
 TEST(KfuncTracefs, FailedSetUpRestoresWhatItChanged) {
@@ -312,16 +316,21 @@ struct Outcome {
   std::string out;
 };
 
+// The agent's stdout (stderr dropped) and exit status; `env` prefixes the
+// command ("KBENCH_TRACEFS_ROOT=/tmp/x").
 Outcome run_agent(const std::string& args, const std::string& env = "") {
-  const std::string command = env + " " KBENCH_BINARY_DIR "/kbench-agent " + args + " 2>/dev/null";
+  char out_path[] = "/tmp/kbench-kfunc-agent-XXXXXX";
+  const int fd = mkstemp(out_path);
+  if (fd >= 0) close(fd);
+  const int status =
+      std::system((env + " " KBENCH_BINARY_DIR "/kbench-agent " + args + " >" + out_path + " 2>/dev/null").c_str());
   Outcome outcome;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return outcome;
-  char buffer[4096];
-  std::size_t got;
-  while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.out.append(buffer, got);
-  const int status = pclose(pipe);
   outcome.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(out_path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  outcome.out = text.str();
+  unlink(out_path);
   return outcome;
 }
 
@@ -360,7 +369,9 @@ TEST(KfuncAgent, FinishTaskSwitchIsSkippedWithAReasonOrMeasuredWithTheDeclaredCl
       EXPECT_GT(record["value"].get<double>(), 0) << record;
     }
   }
-  if (!skipped) EXPECT_EQ(sampled, kDeclared) << outcome.out;
+  if (!skipped) {
+    EXPECT_EQ(sampled, kDeclared) << outcome.out;
+  }
 }
 
 TEST(KfuncAgent, TracefsWithoutFunctionGraphIsSkippedNamingTheTracers) {
@@ -381,7 +392,8 @@ TEST(KfuncAgent, AnyFunctionNameResolvesAndTheDefaultIsListed) {
   const auto listed = run_agent("list");
   ASSERT_EQ(listed.exit_status, 0);
   std::vector<std::string> kfuncs;
-  for (const auto& entry : nlohmann::json::parse(listed.out)["benchmarks"]) {
+  const auto catalogue = nlohmann::json::parse(listed.out);
+  for (const auto& entry : catalogue.at("benchmarks")) {
     const auto name = entry["name"].get<std::string>();
     if (name.rfind("kfunc/", 0) == 0) kfuncs.push_back(name);
   }

@@ -322,6 +322,14 @@ FunctionGraphSession::FunctionGraphSession(const Tracefs& tracefs, Options optio
     change("set_graph_function", functions);
     change("max_graph_depth", "1");
     change("tracing_cpumask", cpumask_of(options_.cpu));
+    // Before the first tracer ever ran, the buffers are minimal ("7
+    // (expanded: 1408)") and starting a tracer expands them all. Resizing
+    // one CPU would count as that expansion and leave the others minimal
+    // (and this one minimal again after the restore): expand them all first,
+    // as any tracer start does. That one change is not undone.
+    if (const auto top = tracefs_.read("buffer_size_kb"); top && top->find("expanded:") != std::string::npos) {
+      if (const auto expanded = parse_buffer_size_kb(*top)) tracefs_.write("buffer_size_kb", std::to_string(*expanded));
+    }
     const std::string buffer = cpu_dir() + "/buffer_size_kb";
     const long current = parse_buffer_size_kb(tracefs_.read(buffer).value_or("")).value_or(0);
     if (options_.buffer_kb > current) change(buffer, std::to_string(options_.buffer_kb));
