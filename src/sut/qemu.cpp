@@ -144,8 +144,8 @@ QemuParams parse_qemu_params(const std::map<std::string, std::string>& params) {
       }
       parsed.cpus = value;
     } else if (key == "accel") {
-      if (value != "auto" && value != "kvm" && value != "tcg") {
-        throw InputError("sut.connection.params.accel: expected auto, kvm or tcg, got '" + value + "'");
+      if (value != "auto" && value != "kvm" && value != "tcg" && value != "tcg-single") {
+        throw InputError("sut.connection.params.accel: expected auto, kvm, tcg or tcg-single, got '" + value + "'");
       }
       parsed.accel = value;
     } else if (key == "cpu") {
@@ -302,7 +302,13 @@ class QemuConnection final : public Connection {
       // tested here: this project's machines are x86-64).
       argv.insert(argv.end(), {"-machine", accel == "kvm" ? "virt,gic-version=host" : "virt"});
     }
-    argv.insert(argv.end(), {"-m", params_.memory, "-smp", params_.cpus, "-cpu", params_.cpu_model, "-accel", accel,
+    // tcg-single: one host thread runs every vCPU in turn. Multi-threaded
+    // TCG can let one vCPU execute a site another is patching through an
+    // int3 (text_poke_bp) after the int3 handler's state is gone: a Debian
+    // 6.12 guest with 2 vCPUs oopsed at boot ("Oops: int3") in about one
+    // boot of three (docs/benchmarks/kfunc-cmdline.md).
+    const std::string accel_arg = accel == "tcg-single" ? "tcg,thread=single" : accel;
+    argv.insert(argv.end(), {"-m", params_.memory, "-smp", params_.cpus, "-cpu", params_.cpu_model, "-accel", accel_arg,
                              "-kernel", boot_.kernel, "-initrd", initramfs, "-append", append,
                              "-serial", "file:" + console_log});
     if (arm) {

@@ -379,6 +379,8 @@ void FunctionGraphSession::clear() {
 
 void FunctionGraphSession::start() { tracefs_.write("tracing_on", "1"); }
 void FunctionGraphSession::stop() { tracefs_.write("tracing_on", "0"); }
+void FunctionGraphSession::detach() { tracefs_.write("current_tracer", "nop"); }
+void FunctionGraphSession::attach() { tracefs_.write("current_tracer", "function_graph"); }
 
 std::uint64_t FunctionGraphSession::lost_since_clear() const {
   const auto stats = tracefs_.read(cpu_dir() + "/stats");

@@ -120,6 +120,11 @@ class FunctionGraphSession {
   void clear();
   void start();  // tracing_on = 1
   void stop();   // tracing_on = 0
+  // current_tracer nop / function_graph. With tracing_on 0 alone the tracer's
+  // hooks stay patched into the traced functions and still cost time, so an
+  // untraced baseline needs the tracer removed. Attaching empties the buffer.
+  void detach();
+  void attach();
   // Events lost on the CPU since clear() (stats overrun + dropped events).
   std::uint64_t lost_since_clear() const;
   // This CPU's `trace` text (read while stopped; it is not consumed).

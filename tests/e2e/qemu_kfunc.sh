@@ -54,7 +54,7 @@ compare nohz-full default reverse
 
 # Every result class of the row, with samples of both profiles (csv columns:
 # benchmark 4, result_class 5, unit 6, base_n 8, test_n 17).
-for class in 'time per call,ns' 'median per call,ns' 'tracer floor,ns' 'tracer overhead per switch,ns'; do
+for class in 'time per call,ns' 'median per call,ns' 'tracer floor,ns' 'tracer overhead per switch,%'; do
   counts=$(awk -F, -v want="kfunc/finish_task_switch,$class" '$4 "," $5 "," $6 == want {print $8 " " $17; exit}' "$WORK/forward.csv")
   read -r base_n test_n <<<"$counts"
   if [ -z "$counts" ]; then fail "compare default nohz-full has no row '${class/,/ (}')"
