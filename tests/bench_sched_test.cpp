@@ -199,7 +199,11 @@ TEST(PerfSched, ForkBallastIsInheritedByForkedTasksAndReleased) {
     waitpid(child, nullptr, 0);
     close(to_parent[0]);
     close(to_parent[1]);
-    EXPECT_GE(static_cast<std::size_t>(values[0]), before.mappings + 2 * kPerfBallastMappings);
+    // The kernel may merge a ballast mapping with a neighbouring one of the
+    // same protection (the ASan build's address space has more of those: CI
+    // saw 643 against 644), so a few fewer areas than made still show it.
+    constexpr std::size_t kMergedAtEdges = 8;
+    EXPECT_GE(static_cast<std::size_t>(values[0]), before.mappings + 2 * kPerfBallastMappings - kMergedAtEdges);
     EXPECT_GE(values[1], before.anonymous_kib + (kPerfBallastAnonBytes >> 10));
   }
   EXPECT_LT(footprint_of("self").mappings, before.mappings + kPerfBallastMappings);
