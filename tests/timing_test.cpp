@@ -214,7 +214,8 @@ TEST(BracketCost, MeasuresWhatTheBracketedHalfAddsOverTheBareBlock) {
   const auto cost = kbench::timing::measure_bracket_cost_in_call(
       [](std::int64_t) {}, [](std::int64_t n) { return 7.0 * double(n); },
       kbench::timing::measure_timer_overhead(10000).cost_ticks);
-  EXPECT_EQ(cost.rounds, 11u);
+  EXPECT_EQ(cost.rounds, 101u);
+  EXPECT_EQ(cost.calls_per_round, 2000u);
   EXPECT_DOUBLE_EQ(cost.bracketed_ticks_per_call, 7.0);
   EXPECT_NEAR(cost.cost_ticks, 7.0, 1.0);
 }
