@@ -22,6 +22,8 @@
 #include <climits>
 #include <cstring>
 
+#include "benchmarks/ctxsw.h"
+
 #include "benchmarks/benchmark.h"
 #include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
@@ -32,9 +34,6 @@ namespace kbench::bench {
 namespace {
 
 using tasks::Fd;
-
-enum class Transport { Pipe, Futex };
-enum class TaskKind { Thread, Process };
 
 // The token channel. Pipes: two pipes. Futex: one word in memory both tasks
 // share (anonymous MAP_SHARED, so processes see it too) holding whose turn
@@ -141,12 +140,9 @@ void* partner_thread(void* arg) {
   return nullptr;
 }
 
-struct SwitchCost {
-  double ns = 0;
-  double ticks = 0;
-};
+}  // namespace
 
-SwitchCost measure(Transport transport, TaskKind kind, long round_trips, int cpu) {
+SwitchCost measure_context_switch(Transport transport, TaskKind kind, long round_trips, int cpu) {
   // A few untimed round trips let the partner get going first.
   constexpr long kWarmup = 100;
   Channel channel(transport, kind);
@@ -187,6 +183,8 @@ SwitchCost measure(Transport transport, TaskKind kind, long round_trips, int cpu
   return {elapsed * 1e9 / switches, static_cast<double>(end_ticks - start_ticks) / switches};
 }
 
+namespace {
+
 class ContextSwitch : public Benchmark {
  public:
   ContextSwitch(std::string name, Transport transport, TaskKind kind)
@@ -214,7 +212,7 @@ class ContextSwitch : public Benchmark {
     }
   }
   std::vector<Measurement> run_repeat(const Params& params, const Placement&) override {
-    const SwitchCost cost = measure(transport_, kind_, loops_, cpu_);
+    const SwitchCost cost = measure_context_switch(transport_, kind_, loops_, cpu_);
     const auto classes = result_classes(params);
     return {{classes[0], cost.ns}, {classes[1], cost.ticks}};
   }

@@ -22,19 +22,18 @@
 // The workload for every function is a ping-pong of two threads pinned to
 // one CPU passing a byte over pipes: each pass blocks one thread and wakes
 // the other, so every pass is a context switch (finish_task_switch, schedule,
-// pipe_read and pipe_write each run once per pass).
-#include <pthread.h>
+// pipe_read and pipe_write each run once per pass): ctxsw/pipe-threads'
+// loop (benchmarks/ctxsw.h).
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cmath>
 #include <numeric>
 #include <optional>
 
 #include "benchmarks/benchmark.h"
+#include "benchmarks/ctxsw.h"
 #include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
@@ -44,8 +43,6 @@
 
 namespace kbench::bench {
 namespace {
-
-using tasks::Fd;
 
 constexpr const char* kPrefix = "kfunc/";
 
@@ -65,65 +62,6 @@ std::vector<std::string> floor_candidates() {
 // Bytes of ring buffer one traced call takes: an entry and a return event
 // (about 24 + 48 bytes with headers), rounded up for the page headers.
 constexpr long kBytesPerTracedCall = 128;
-
-// Two threads on one CPU passing a byte over two pipes.
-class PingPong {
- public:
-  explicit PingPong(int cpu) : cpu_(cpu) {}
-
-  // Runs `passes` passes (context switches); returns ns per pass.
-  double run(long passes) {
-    Fd ping_read, ping_write, pong_read, pong_write;
-    tasks::make_pipe(ping_read, ping_write, "kfunc ping");
-    tasks::make_pipe(pong_read, pong_write, "kfunc pong");
-    const long round_trips = std::max(1L, passes / 2);
-    constexpr long kWarmup = 50;
-    Partner partner{ping_read.get(), pong_write.get(), round_trips + kWarmup, cpu_};
-    pthread_t thread{};
-    if (int error = pthread_create(&thread, nullptr, serve, &partner)) {
-      errno = error;
-      tasks::throw_errno("kfunc: pthread_create");
-    }
-    bool ok = true;
-    char token = 't';
-    for (long i = 0; i < kWarmup && ok; ++i) {
-      ok = tasks::write_all(ping_write.get(), &token, 1) && tasks::read_all(pong_read.get(), &token, 1);
-    }
-    const double start = timing::monotonic_seconds();
-    for (long i = 0; i < round_trips && ok; ++i) {
-      ok = tasks::write_all(ping_write.get(), &token, 1) && tasks::read_all(pong_read.get(), &token, 1);
-    }
-    const double elapsed = timing::monotonic_seconds() - start;
-    if (!ok) ping_write.reset();  // the partner sees EOF and returns
-    pthread_join(thread, nullptr);
-    if (!ok || partner.result != 0) throw RunError("kfunc: the ping-pong partner thread failed");
-    return elapsed * 1e9 / (2.0 * static_cast<double>(round_trips));
-  }
-
- private:
-  struct Partner {
-    int in, out;
-    long count;
-    int cpu;
-    int result = 0;
-  };
-  static void* serve(void* arg) {
-    auto* p = static_cast<Partner*>(arg);
-    if (!tasks::set_thread_affinity(tasks::cpu_set_of({p->cpu}))) {
-      p->result = 2;
-      return nullptr;
-    }
-    char token;
-    for (long i = 0; i < p->count; ++i) {
-      if (!tasks::read_all(p->in, &token, 1) || !tasks::write_all(p->out, &token, 1)) {
-        p->result = 1;
-        return nullptr;
-      }
-    }
-    return nullptr;
-  }
-  int cpu_;
-};
 
 std::vector<double> durations_of(const tracing::GraphTrace& trace, const std::string& function, int cpu) {
   std::vector<double> out;
@@ -228,17 +166,20 @@ class Kfunc : public Benchmark {
   }
 
   std::vector<Measurement> run_repeat(const Params& params, const Placement&) override {
-    tasks::ScopedAffinity pin({cpu_});
-    PingPong workload(cpu_);
+    tasks::ScopedAffinity pin({cpu_});  // the getppid loop of the floor runs here too
+    const long round_trips = std::max(1L, calls_ / 2);
+    const auto workload_ns = [&] {
+      return measure_context_switch(Transport::Pipe, TaskKind::Thread, round_trips, cpu_).ns;
+    };
 
     session_->detach();
-    const double untraced_before_ns = workload.run(calls_);
+    const double untraced_before_ns = workload_ns();
     session_->attach();
     session_->clear();
     session_->start();
     double traced_ns = 0;
     try {
-      traced_ns = workload.run(calls_);
+      traced_ns = workload_ns();
       for (long i = 0; i < floor_calls_; ++i) syscall(SYS_getppid);
     } catch (...) {
       session_->stop();
@@ -248,7 +189,7 @@ class Kfunc : public Benchmark {
     const std::uint64_t lost = session_->lost_since_clear();
     const auto trace = tracing::parse_graph_trace(session_->read_trace());
     session_->detach();
-    const double untraced_ns = (untraced_before_ns + workload.run(calls_)) / 2;
+    const double untraced_ns = (untraced_before_ns + workload_ns()) / 2;
     session_->attach();
     last_overhead_ = "traced " + std::to_string(traced_ns) + " ns, untraced " + std::to_string(untraced_ns) +
                      " ns per switch in the last repeat";
