@@ -36,6 +36,7 @@
 #include "benchmarks/ctxsw.h"
 #include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
+#include "common/median.h"
 #include "timing/affinity.h"
 #include "timing/clock.h"
 #include "timing/cycle_counter.h"
@@ -73,15 +74,6 @@ std::vector<double> durations_of(const tracing::GraphTrace& trace, const std::st
 
 double mean_of(const std::vector<double>& values) {
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-}
-
-double median_of(std::vector<double> values) {
-  const auto middle = values.begin() + static_cast<long>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  if (values.size() % 2 == 1) return *middle;
-  const double upper = *middle;
-  const double lower = *std::max_element(values.begin(), middle);
-  return (lower + upper) / 2;
 }
 
 class Kfunc : public Benchmark {

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/median.h"
 #include "stats/distributions.h"
 #include "stats/stats.h"
 
@@ -104,17 +105,7 @@ Summary summarize(std::span<const double> values) {
   s.min = *lo;
   s.max = *hi;
 
-  std::vector<double> sorted(values.begin(), values.end());
-  const std::size_t mid = sorted.size() / 2;
-  std::nth_element(sorted.begin(), sorted.begin() + mid, sorted.end());
-  if (sorted.size() % 2 == 1) {
-    s.median = sorted[mid];
-  } else {
-    const double upper = sorted[mid];
-    const double lower = *std::max_element(sorted.begin(), sorted.begin() + mid);
-    // Halve before adding so two values near DBL_MAX do not overflow.
-    s.median = lower / 2 + upper / 2;
-  }
+  s.median = median_of(std::vector<double>(values.begin(), values.end()));
 
   if (s.count < 2) return s;
   s.stddev = std::sqrt(ssd / static_cast<double>(s.count - 1));

@@ -2,17 +2,9 @@
 
 #include <algorithm>
 
+#include "common/median.h"
+
 namespace kbench::timing {
-
-namespace {
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-}  // namespace
 
 BracketCostInCall summarize_bracket_rounds(const std::vector<BracketRound>& rounds, std::uint64_t calls_per_round) {
   BracketCostInCall result;
@@ -27,10 +19,10 @@ BracketCostInCall summarize_bracket_rounds(const std::vector<BracketRound>& roun
     bare.push_back(round.bare_ticks_per_call);
     bracketed.push_back(round.bracketed_ticks_per_call);
   }
-  result.raw_median_ticks = median(differences);
+  result.raw_median_ticks = median_of(differences);
   result.cost_ticks = std::max(0.0, result.raw_median_ticks);
-  result.bare_ticks_per_call = median(bare);
-  result.bracketed_ticks_per_call = median(bracketed);
+  result.bare_ticks_per_call = median_of(bare);
+  result.bracketed_ticks_per_call = median_of(bracketed);
   return result;
 }
 
