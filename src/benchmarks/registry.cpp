@@ -39,7 +39,7 @@ std::unique_ptr<Benchmark> Registry::create(const std::string& name) const {
     if (entry_name == name) return factory();
   }
   for (const auto& [prefix, factory] : families_) {
-    if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0) return factory(name);
+    if (name.size() > prefix.size() && name.starts_with(prefix)) return factory(name);
   }
   return nullptr;
 }

@@ -3,8 +3,8 @@
 //
 // Each call is bracketed by counter::begin()/end(). What the bracket adds to
 // a call is measured in prepare(), on the same CPU, where it is paid: the same
-// call loop run bare (timed as one block) and bracketed, alternating over 11
-// rounds (timing/bracket_cost.h). That cost, not the cost of an empty
+// call loop run bare (timed as one block) and bracketed, alternating over
+// many short rounds (timing/bracket_cost.h). That cost, not the cost of an empty
 // bracket, is subtracted from the mean, the median and the percentiles. On
 // the x86-64 VM of the study the two agree within ~1.5 ns (the reads cost
 // 12.4-13.1 ns around a getppid, 11.5-11.7 ns empty: docs/benchmarks/syscall.md,

@@ -30,7 +30,7 @@ std::string Catalogue::known_names() const {
 std::optional<CatalogueEntry> Catalogue::find(const std::string& name) const {
   if (const auto it = entries.find(name); it != entries.end()) return it->second;
   for (const auto& [prefix, listed] : families) {
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    if (name.size() <= prefix.size() || !name.starts_with(prefix)) continue;
     const auto it = entries.find(listed);
     if (it == entries.end()) continue;
     CatalogueEntry entry = it->second;

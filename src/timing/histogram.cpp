@@ -58,10 +58,6 @@ double Histogram::percentile(double p) const {
   return double(max_);
 }
 
-}  // namespace kbench::timing
-
-namespace kbench::timing {
-
 double Histogram::interpolated_median(double step) const {
   if (count_ == 0) return 0.0;
   if (!(step > 0)) step = 1;

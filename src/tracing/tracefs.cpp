@@ -182,7 +182,7 @@ std::optional<std::string> resolve_symbol(const std::vector<std::string>& functi
     if (name == function) return name;
     // GCC's clones keep the name and add ".<kind>.<n>" (isra, constprop,
     // part, and combinations); ".cold" parts are not entry points.
-    if (name.size() > function.size() + 1 && name.compare(0, function.size(), function) == 0 &&
+    if (name.size() > function.size() + 1 && name.starts_with(function) &&
         name[function.size()] == '.' && name.find(".cold") == std::string::npos &&
         std::find(suffixed.begin(), suffixed.end(), name) == suffixed.end()) {
       suffixed.push_back(name);
@@ -438,8 +438,7 @@ std::vector<std::string> restore_abandoned_sessions() noexcept {
     const std::string prefix = "kbench-tracefs-", suffix = ".journal";
     for (const auto& entry : std::filesystem::directory_iterator(journal_directory())) {
       const std::string file = entry.path().filename().string();
-      if (file.size() <= prefix.size() + suffix.size() || file.compare(0, prefix.size(), prefix) != 0 ||
-          file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      if (file.size() <= prefix.size() + suffix.size() || !file.starts_with(prefix) || !file.ends_with(suffix)) {
         continue;
       }
       const std::string pid_text = file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
