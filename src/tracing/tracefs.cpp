@@ -307,7 +307,8 @@ std::string cpumask_of(int cpu) {
     char buffer[16];
     const unsigned value = group == cpu / 32 ? 1u << (cpu % 32) : 0u;
     std::snprintf(buffer, sizeof buffer, group == groups - 1 ? "%x" : "%08x", value);
-    out += (out.empty() ? "" : ",") + std::string(buffer);
+    if (!out.empty()) out += ',';
+    out += buffer;
   }
   return out;
 }
