@@ -47,6 +47,17 @@ std::string join(const std::vector<std::string>& words, const char* separator) {
   return out;
 }
 
+// Writes the saved originals back, last change first; a setting that cannot
+// be written does not stop the others.
+void write_back(const Tracefs& tracefs, const std::vector<std::pair<std::string, std::string>>& saved) noexcept {
+  for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+    try {
+      tracefs.write(it->first, it->second);
+    } catch (...) {
+    }
+  }
+}
+
 bool is_tracefs_root(const std::string& dir) {
   struct stat st {};
   return ::stat((dir + "/available_tracers").c_str(), &st) == 0 || ::stat((dir + "/tracing_on").c_str(), &st) == 0;
@@ -410,13 +421,7 @@ std::string FunctionGraphSession::describe() const {
 }
 
 void FunctionGraphSession::restore() noexcept {
-  for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-    try {
-      tracefs_.write(it->first, it->second);
-    } catch (...) {
-      // Best effort: the other settings are still restored.
-    }
-  }
+  write_back(tracefs_, saved_);
   // The changes made the buffer hold our calls; leave it as empty as found.
   if (!saved_.empty()) {
     try {
@@ -453,13 +458,7 @@ std::vector<std::string> restore_abandoned_sessions() noexcept {
         const auto tab = line.find('\t');
         if (tab != std::string::npos) saved.emplace_back(line.substr(0, tab), line.substr(tab + 1));
       }
-      const Tracefs tracefs(root);
-      for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
-        try {
-          tracefs.write(it->first, it->second);
-        } catch (...) {
-        }
-      }
+      write_back(Tracefs(root), saved);
       ::unlink(entry.path().c_str());
       restored.push_back("restored " + std::to_string(saved.size()) + " tracefs settings of " + root +
                          " left by pid " + pid_text);
