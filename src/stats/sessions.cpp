@@ -84,15 +84,16 @@ MeanInterval positive_mean_ci(std::span<const double> values, double confidence)
   MeanInterval interval;
   const std::size_t n = values.size();
   if (n < 2 || !(confidence > 0 && confidence < 1)) return interval;
-  const double q = student_t_quantile(0.5 + confidence / 2, static_cast<double>(n - 1));
   const auto logs = logs_of(values);
   if (!logs) {
     const auto m = detail::moments(values.data(), n);
-    const double half = q * std::sqrt(m.sum_squared_deviations / static_cast<double>(n - 1) / static_cast<double>(n));
+    const double half =
+        mean_ci_halfwidth(std::sqrt(m.sum_squared_deviations / static_cast<double>(n - 1)), n, confidence);
     interval.low = m.mean - half;
     interval.high = m.mean + half;
     return interval;
   }
+  const double q = student_t_quantile(0.5 + confidence / 2, static_cast<double>(n - 1));
   const auto m = detail::moments(logs->data(), n);
   const double variance = m.sum_squared_deviations / static_cast<double>(n - 1);
   const double centre = m.mean + variance / 2;
