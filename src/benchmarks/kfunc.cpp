@@ -181,8 +181,9 @@ class Kfunc : public Benchmark {
     const std::uint64_t lost = session_->lost_since_clear();
     const auto trace = tracing::parse_graph_trace(session_->read_trace());
     session_->detach();
+    // Left detached: the next repeat starts untraced, and finish() restores
+    // the tracer found at the start.
     const double untraced_ns = (untraced_before_ns + workload_ns()) / 2;
-    session_->attach();
     last_overhead_ = "traced " + std::to_string(traced_ns) + " ns, untraced " + std::to_string(untraced_ns) +
                      " ns per switch in the last repeat";
     if (lost > 0 || trace.lost_events > 0) {
