@@ -255,6 +255,12 @@ TEST(KfuncTracefs, SessionWritesItsSettingsAndRestoresEveryOne) {
     session.start();
     EXPECT_EQ(fake.get("tracing_on"), "1");
     session.stop();
+    // The untraced baseline runs with the tracer removed, not just stopped.
+    session.detach();
+    EXPECT_EQ(fake.get("current_tracer"), "nop");
+    session.attach();
+    EXPECT_EQ(fake.get("current_tracer"), "function_graph");
+    session.detach();  // restore() must not depend on the tracer being attached
   }
   EXPECT_EQ(fake.get("current_tracer"), "nop");
   EXPECT_EQ(fake.get("set_ftrace_filter"), "");  // empty: all functions again
