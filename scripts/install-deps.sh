@@ -6,7 +6,7 @@ set -euo pipefail
 build_packages=(
   build-essential cmake pkg-config file
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libsqlite3-dev sqlite3 libboost-dev libboost-math-dev libpq-dev zlib1g-dev
+  libsqlite3-dev sqlite3 libboost-dev libboost-math-dev libeigen3-dev libpq-dev zlib1g-dev
   libgtest-dev googletest
   # kbench serve's HTTP server.
   libcpp-httplib-dev

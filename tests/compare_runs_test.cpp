@@ -27,7 +27,8 @@ struct Store {
   std::int64_t next_session = 1;
 
   // One session of `profile`: three repeats around `mean`.
-  void session(const std::string& profile, const std::string& run, const std::string& kernel, double mean) {
+  void session(const std::string& profile, const std::string& run, const std::string& kernel, double mean,
+               const std::string& benchmark = "syscall/getpid") {
     const std::int64_t id = next_session++;
     origins[id] = {run, kernel};
     int repeat = 0;
@@ -36,7 +37,7 @@ struct Store {
       row.sut = "vm";
       row.swprofile = profile;
       row.session = id;
-      row.benchmark = "syscall/getpid";
+      row.benchmark = benchmark;
       row.result_class = {"mean", "ns", Better::Lower};
       row.repeat = repeat++;
       row.value = mean * (1 + wobble);
@@ -45,8 +46,8 @@ struct Store {
   }
   // A run of `profile`: sessions at these means.
   void run(const std::string& profile, const std::string& run, const std::string& kernel,
-           const std::vector<double>& means) {
-    for (const double m : means) session(profile, run, kernel, m);
+           const std::vector<double>& means, const std::string& benchmark = "syscall/getpid") {
+    for (const double m : means) session(profile, run, kernel, m, benchmark);
   }
 };
 
@@ -211,6 +212,109 @@ TEST(Fingerprint, SeccompStateFromProcStatus) {
   // fingerprint says it.
   const auto state = kbench::sysinfo::fingerprint().at("seccomp");
   EXPECT_TRUE(state.is_string()) << state.dump();
+}
+
+}  // namespace
+
+namespace {
+
+int marks(const kbench::report::Report& report) {
+  int count = 0;
+  for (const auto& table : report.tables) {
+    for (const auto& column : table.columns) count += column.improvements + column.regressions;
+  }
+  return count;
+}
+
+TEST(CompareRuns, AMixedHistoryIsWeighedByItsRunsNotMarkedForTheOldRunsDrift) {
+  // One kernel throughout: the base has 4 sessions in an old run 10 % slower
+  // and 1 in the interleaved run it shares with the test. Counting the shared
+  // run as "the sides share a run" dropped the run term and marked every row
+  // about +7.8 %; the model weighs the base's old run by what its run
+  // variance says (10 % between the base's own runs) and marks nothing.
+  Store store;
+  for (int row = 0; row < 6; ++row) {
+    const std::string benchmark = "bench/" + std::to_string(row);
+    const double level = 100.0 * (row + 1);
+    store.run("A", "run-old", "kernel-a", {level * 1.10, level * 1.102, level * 1.098, level * 1.101}, benchmark);
+    store.session("A", "run-plan", "kernel-a", level * 1.001, benchmark);
+    store.run("B", "run-plan", "kernel-a", {level * 0.999, level * 1.002, level * 1.0, level * 0.998}, benchmark);
+  }
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  EXPECT_EQ(marks(report), 0);
+  for (const auto& row : report.tables.at(0).rows) {
+    const auto& cell = row.cells.at(0);
+    SCOPED_TRACE(row.benchmark);
+    EXPECT_NEAR(cell.change_pct, 0.0, 1.0) << "the estimate leans on the shared run";
+  }
+}
+
+TEST(CompareRuns, ABaseWhoseTwoRunsHappenToAgreeBorrowsTheMachinesRunNoise) {
+  // The base measured twice and a same-kernel run a day later 8 % faster on
+  // every row (the machine's drift). On five rows the base's two runs differ
+  // as much as runs do here; on one they happen to agree. Believing that row
+  // alone made its run noise ~0 and marked the drift; the machine's rows
+  // share one drift, so that row is tested with their pooled run noise.
+  Store store;
+  const double drifts[] = {1.08, 0.93, 1.07, 0.92, 1.09, 1.0005};
+  for (int row = 0; row < 6; ++row) {
+    const std::string benchmark = "bench/" + std::to_string(row);
+    const double level = 100.0 * (row + 1);
+    store.run("A", "run-1", "kernel-a", {level, level * 1.002, level * 0.999}, benchmark);
+    store.run("A", "run-2", "kernel-a", {level * drifts[row], level * drifts[row] * 1.001}, benchmark);
+    store.run("B", "run-3", "kernel-a", {level * 0.92, level * 0.921, level * 0.919}, benchmark);
+  }
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  EXPECT_EQ(marks(report), 0);
+  const auto& agreeing = report.tables.at(0).rows.at(5).cells.at(0);
+  EXPECT_EQ(agreeing.run_df, 1);
+  EXPECT_EQ(agreeing.verdict, Verdict::Undecided) << agreeing.note;
+}
+
+TEST(CompareRuns, ACalibratedMachineDecidesARealChangeBetweenSeparateRuns) {
+  // kbench calibrate measured the running kernel in 8 paused sessions (each
+  // a run); runs differ by about 1 %. The base and the test come from a
+  // run each, the test 12 % slower on every row: marked, with the run df the
+  // calibration gave.
+  Store store;
+  const double calibration[] = {1.0, 1.012, 0.991, 1.004, 0.986, 1.009, 0.997, 1.015};
+  for (int row = 0; row < 4; ++row) {
+    const std::string benchmark = "bench/" + std::to_string(row);
+    const double level = 100.0 * (row + 1);
+    for (int c = 0; c < 8; ++c) {
+      store.session("calibrate", "block-" + std::to_string(c), "kernel-a", level * calibration[(c + row) % 8],
+                    benchmark);
+    }
+    store.run("A", "run-a", "kernel-a", {level * 1.003, level * 0.998, level * 1.001}, benchmark);
+    store.run("B", "run-b", "kernel-b", {level * 1.12, level * 1.118, level * 1.123}, benchmark);
+  }
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  for (const auto& row : report.tables.at(0).rows) {
+    const auto& cell = row.cells.at(0);
+    SCOPED_TRACE(row.benchmark);
+    EXPECT_EQ(cell.run_df, 7);
+    EXPECT_EQ(cell.verdict, Verdict::Regression) << cell.note;
+  }
+}
+
+TEST(CompareRuns, TheMarksDirectionAgreesWithItsCi) {
+  // Test sessions 100 / 100.1 / 200 against a base at 130 with a large
+  // noise model: the arithmetic mean rose 2.6 %, the tested log means fell
+  // 3.1 %. The mark, its direction, its CI and the margin use one change.
+  Store store;
+  store.run("A", "run-1", "kernel-a", {130.0, 130.1, 129.9});
+  store.run("B", "run-1", "kernel-b", {100.0, 100.1, 200.0});
+  for (int p = 0; p < 10; ++p) {
+    store.run("P" + std::to_string(p), "run-1", "kernel-p" + std::to_string(p), {50.0, 80.0, 65.0});
+  }
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  const auto& cell = only_cell(report);
+  ASSERT_TRUE(cell.change_ci.valid);
+  EXPECT_LT(cell.change_ci.low, cell.change_pct);
+  EXPECT_GT(cell.change_ci.high, cell.change_pct);
+  EXPECT_NEAR(cell.change_pct, (std::cbrt(100.0 * 100.1 * 200.0) / 130.0 - 1) * 100, 0.05);
+  if (cell.verdict == Verdict::Regression) EXPECT_GT(cell.change_ci.low, 0);
+  if (cell.verdict == Verdict::Improvement) EXPECT_LT(cell.change_ci.high, 0);
 }
 
 }  // namespace

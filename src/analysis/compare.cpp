@@ -13,6 +13,7 @@
 #include "common/errors.h"
 #include "report/format.h"
 #include "stats/distributions.h"
+#include "stats/run_model.h"
 #include "stats/stats.h"
 
 namespace kbench::analysis {
@@ -152,67 +153,103 @@ class Origins {
   const std::optional<SessionOrigins>& origins_;
 };
 
-// A profile's session means of one row, grouped by the run they came from.
-std::map<std::string, std::vector<double>> session_means_by_run(const std::string& profile,
-                                                                const ProfileSamples& samples,
-                                                                const Origins& origins) {
-  std::map<std::string, std::vector<double>> by_run;
-  for (const auto& [session, values] : samples.by_session) {
-    if (!values.empty()) by_run[origins.run(session, profile)].push_back(stats::summarize(values).mean);
-  }
-  return by_run;
-}
+// One row's sessions on one SUT as the run model sees them
+// (docs/statistics.md, "The run model"): each compared profile is a group of
+// its own; the other profiles are grouped by kernel, so every kernel the SUT
+// measured, in however many runs, teaches the session and the run noise.
+struct RowModel {
+  stats::RunModelData data;
+  std::map<std::string, std::size_t> group_of;  // compared profile -> its group
+  std::set<std::string> nonpositive;            // compared profiles with a session mean <= 0
+  stats::RunModelFit fit;
+};
 
-// The SUT's noise model of one row: the profiles not being compared that have
-// two or more sessions of it in one run (docs/statistics.md, "The noise
-// model"). Sessions of different runs would carry the run effect into it.
-stats::NoisePrior noise_prior(const RowSamples& row, const std::set<std::string>& compared, const Origins& origins) {
-  std::vector<std::vector<double>> per_run;
-  for (const auto& [profile, samples] : row.by_profile) {
-    if (compared.count(profile) || samples.by_session.size() < 2) continue;
-    for (auto& [run, means] : session_means_by_run(profile, samples, origins)) per_run.push_back(std::move(means));
-  }
-  return stats::pool_log_session_variance(per_run);
-}
-
-// The SUT's run-to-run noise of one row: kernels measured in two or more
-// runs (docs/statistics.md, "Runs"). A compared profile measured in several
-// runs counts on its own, never pooled with another profile: the spread of
-// its run means is independent of their mean, as a side's own variance is in
-// a t-test, so a baseline measured twice teaches its own comparison.
-stats::RunNoise run_noise(const RowSamples& row, const std::set<std::string>& compared, const Origins& origins) {
-  // kernel -> run -> session means; profiles of one kernel in one run (a
-  // plan's identical swprofiles) are one run, not two.
-  std::map<std::string, std::map<std::string, std::vector<double>>> kernels;
+RowModel row_model(const RowSamples& row, const std::set<std::string>& compared, const Origins& origins) {
+  RowModel model;
+  std::map<std::string, std::size_t> groups, runs;
+  const auto index = [](std::map<std::string, std::size_t>& names, const std::string& name) {
+    return names.emplace(name, names.size()).first->second;
+  };
   for (const auto& [profile, samples] : row.by_profile) {
     const bool own = compared.count(profile) > 0;
+    if (own) {
+      const bool positive = std::all_of(samples.by_session.begin(), samples.by_session.end(), [](const auto& entry) {
+        const double mean = entry.second.empty() ? 1.0 : stats::summarize(entry.second).mean;
+        return mean > 0 && std::isfinite(mean);
+      });
+      if (!positive) {
+        model.nonpositive.insert(profile);
+        continue;
+      }
+    }
+    struct Session {
+      std::string group, run;
+      double log_mean;
+    };
+    std::vector<Session> sessions;
     for (const auto& [session, values] : samples.by_session) {
       if (values.empty()) continue;
-      const std::string kernel = own ? "compared:" + profile : origins.kernel(session, profile);
-      kernels[kernel][origins.run(session, profile)].push_back(stats::summarize(values).mean);
+      const double mean = stats::summarize(values).mean;
+      // A profile of the noise model whose means have no log scale teaches nothing.
+      if (!(mean > 0) || !std::isfinite(mean)) {
+        sessions.clear();
+        break;
+      }
+      sessions.push_back({own ? "compared:" + profile : "kernel:" + origins.kernel(session, profile),
+                          origins.run(session, profile), std::log(mean)});
+    }
+    for (const auto& session : sessions) {
+      const std::size_t group = index(groups, session.group);
+      if (own) model.group_of[profile] = group;
+      model.data.log_means.push_back(session.log_mean);
+      model.data.group.push_back(group);
+      model.data.run.push_back(index(runs, session.run));
     }
   }
-  std::vector<std::vector<std::vector<double>>> per_kernel;
-  for (auto& [kernel, runs] : kernels) {
-    auto& out = per_kernel.emplace_back();
-    for (auto& [run, means] : runs) out.push_back(std::move(means));
-  }
-  return stats::pool_run_variance(per_kernel);
+  model.data.groups = groups.size();
+  model.data.runs = runs.size();
+  model.fit = stats::fit_run_model(model.data);
+  return model;
 }
 
-std::set<std::string> runs_of(const std::string& profile, const ProfileSamples& samples, const Origins& origins) {
-  std::set<std::string> runs;
-  for (const auto& [session, values] : samples.by_session) {
-    if (!values.empty()) runs.insert(origins.run(session, profile));
+// What the SUT's rows together know of its run-to-run drift. Rows share the
+// machine's drift (whole runs faster on most rows at once), so a row whose
+// own runs happen to agree must not be believed alone: its run variance is
+// pulled toward the rows' pooled one, and never below its own estimate.
+// The rows' estimates come from the same runs, so pooling them adds no
+// degrees of freedom beyond the best-covered row's: df = max over rows.
+struct MachineRuns {
+  double variance = 0;  // pooled REML run variance, weights: each row's run df
+  double df = 0;        // the most run df any row has
+};
+
+MachineRuns machine_runs(const std::vector<const stats::RunModelFit*>& fits) {
+  MachineRuns machine;
+  double weighted = 0, weights = 0;
+  for (const auto* fit : fits) {
+    if (!fit->valid || !(fit->run_df > 0)) continue;
+    weighted += fit->run_df * fit->run_variance;
+    weights += fit->run_df;
+    machine.df = std::max(machine.df, fit->run_df);
   }
-  return runs;
+  if (weights > 0) machine.variance = weighted / weights;
+  return machine;
+}
+
+// The run variance one row is tested with: its own REML estimate shrunk
+// toward the machine's with weights of their df, and never below its own.
+double row_run_variance(const stats::RunModelFit& fit, const MachineRuns& machine) {
+  const double own = fit.valid && fit.run_df > 0 ? fit.run_variance : 0;
+  if (!(machine.df > 0)) return own;
+  const double shrunk = (machine.df * machine.variance + fit.run_df * own) / (machine.df + fit.run_df);
+  return std::max(own, shrunk);
 }
 
 // What one row knows of its SUT's noise, for every cell of the row.
 struct RowNoise {
-  stats::NoisePrior prior;
-  stats::RunNoise runs;
-  const Origins* origins = nullptr;
+  const RowModel* model = nullptr;
+  MachineRuns machine;
+  bool runs_modelled = false;
 };
 
 // A mean carried by a few extreme repeats: values beyond 5 scaled MADs of the
@@ -309,48 +346,58 @@ bool test_pooled(const Values& base, const Values& test, const CompareOptions& o
   return false;
 }
 
-// Tests one cell on its sessions: one log mean per session, with the SUT's
-// noise model as prior. The change CI always comes from the session test (it
-// decides "unchanged"); --method picks what gives the p-value.
+// Tests one cell on its sessions with the run model: the change is the
+// contrast of the two profiles' groups, its variance the sessions' part plus
+// the runs' part that the design does not cancel. The change CI always comes
+// from it (it decides "unchanged"); --method picks what gives the p-value.
 bool test_sessions(const std::string& base_profile, const ProfileSamples& base, const std::string& test_profile,
                    const ProfileSamples& test, const RowNoise& noise, const CompareOptions& options, double level,
                    report::Cell& cell, stats::SessionTest& result) {
   const auto base_means = means_of_sessions(base);
   const auto test_means = means_of_sessions(test);
-  // Sides measured in the same runs (interleaved: plan exec alternates
-  // swprofiles within a run) share the runs' effects; sides measured in
-  // different runs differ by them too.
-  std::optional<stats::RunTerm> run_term;
-  if (noise.origins->modelled()) {
-    const auto base_runs = runs_of(base_profile, base, *noise.origins);
-    const auto test_runs = runs_of(test_profile, test, *noise.origins);
-    const bool shared = std::any_of(base_runs.begin(), base_runs.end(),
-                                    [&](const std::string& run) { return test_runs.count(run) > 0; });
-    if (!shared) {
-      if (!(noise.runs.df > 0)) {
-        cell.base_sessions = base_means.size();
-        cell.test_sessions = test_means.size();
-        cell.note = "the sides come from different runs and no kernel on this SUT was measured in 2 runs of this "
-                    "row: the run-to-run noise is unknown (kbench calibrate, or a second run of the base, "
-                    "measures it)";
-        return false;
-      }
-      run_term = stats::RunTerm{noise.runs, base_runs.size(), test_runs.size()};
-    }
+  cell.base_sessions = base_means.size();
+  cell.test_sessions = test_means.size();
+  const RowModel& model = *noise.model;
+  if (model.nonpositive.count(base_profile) || model.nonpositive.count(test_profile)) {
+    cell.note = "a session mean is <= 0: no relative test";
+    return false;
   }
-  result = stats::session_test(base_means, test_means, noise.prior, 0.95, run_term ? &*run_term : nullptr);
-  cell.base_sessions = result.base_sessions;
-  cell.test_sessions = result.test_sessions;
+  if (!model.fit.valid) {
+    cell.note = "1 session a side and no noise model of this row on this SUT: run another session, or kbench calibrate";
+    return false;
+  }
+  const auto base_group = model.group_of.find(base_profile), test_group = model.group_of.find(test_profile);
+  if (base_group == model.group_of.end() || test_group == model.group_of.end()) {
+    cell.note = "no session on one side";
+    return false;
+  }
+  const double run_variance = noise.runs_modelled ? row_run_variance(model.fit, noise.machine) : 0;
+  auto contrast = stats::run_contrast(model.data, base_group->second, test_group->second, model.fit.session_variance, run_variance);
+  // Sides measured side by side in every run (plan exec alternating them)
+  // cancel the runs' drift; otherwise the drift is part of the change.
+  const bool exposed = noise.runs_modelled && contrast.run_exposure > 1e-9;
+  if (!exposed) {
+    contrast.run_part = 0;
+    contrast.session_part = contrast.variance;
+  } else if (!(noise.machine.df > 0)) {
+    cell.note = "the sides come from different runs and no kernel on this SUT was measured in 2 runs: the "
+                "run-to-run noise is unknown (kbench calibrate, or a second run of the base, measures it)";
+    return false;
+  }
+  result = stats::run_model_test(contrast, model.fit.session_df, noise.machine.df, base_means.size(),
+                                 test_means.size());
   if (!result.valid) {
     cell.note = result.reason;
     return false;
   }
+  // One change for the row: the one tested, whose CI and mark it carries.
+  cell.change_pct = std::expm1(result.log_change) * 100;
   cell.prior_df = result.prior_df;
   cell.run_df = result.run_df;
   cell.change_ci = {true, result.ci_low_pct, result.ci_high_pct};
   // A rank test or the CI-overlap rule on session means sees only the
   // sessions: across runs it would mark the machine's drift.
-  if (run_term && options.method != TestMethod::Welch) {
+  if (exposed && options.method != TestMethod::Welch) {
     cell.note = fmt::format("the sides come from different runs: --method {} cannot carry the run-to-run noise "
                             "(welch does, or interleave the sides with plan exec)",
                             method_name(options.method));
@@ -693,10 +740,22 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   for (const auto& [sut_key, rows] : grouped) {
     if (table_index >= out.tables.size() || table_samples[table_index] != &rows) continue;
     report::Table& table = out.tables[table_index++];
+    const auto compared_here = [&](const RowSamples& row_samples) {
+      return std::any_of(compared.begin(), compared.end(),
+                         [&](const auto& p) { return row_samples.by_profile.count(p) > 0; });
+    };
+    // Every row's model first: the machine's run noise pools them all.
+    std::map<RowKey, RowModel> models;
+    std::vector<const stats::RunModelFit*> fits;
+    if (options.sessions == SessionMode::Sessions) {
+      for (const auto& [key, row_samples] : rows) {
+        if (!compared_here(row_samples)) continue;
+        fits.push_back(&models.emplace(key, row_model(row_samples, compared, origins)).first->second.fit);
+      }
+    }
+    const MachineRuns machine = origins.modelled() ? machine_runs(fits) : MachineRuns{};
     for (const auto& [key, row_samples] : rows) {
-      const bool compared_here = std::any_of(compared.begin(), compared.end(),
-                                             [&](const auto& p) { return row_samples.by_profile.count(p) > 0; });
-      if (!compared_here) continue;
+      if (!compared_here(row_samples)) continue;
       report::Row& row = table.rows.emplace_back();
       row.benchmark = key.benchmark;
       row.params = row_samples.params;
@@ -714,9 +773,9 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
         }
       }
       RowNoise noise;
-      noise.origins = &origins;
-      noise.prior = noise_prior(row_samples, compared, origins);
-      if (origins.modelled()) noise.runs = run_noise(row_samples, compared, origins);
+      noise.model = models.count(key) ? &models.at(key) : nullptr;
+      noise.machine = machine;
+      noise.runs_modelled = origins.modelled();
       for (std::size_t c = 0; c < options.tests.size(); ++c) {
         const auto test_it = row_samples.by_profile.find(options.tests[c]);
         if (test_it == row_samples.by_profile.end()) continue;
@@ -783,6 +842,21 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   }
 
   const double min_change = options.min_change_pct;
+  // "Unchanged" is an equivalence test (two one-sided tests at 2.5 %), split
+  // over the looks as the marks' level is: each look's CI is at 1 - 0.05/looks.
+  const double equivalence_confidence = 1 - 0.05 / looks;
+  const auto inside_margin = [&](const report::Cell& cell) {
+    if (!(min_change > 0)) return false;
+    const auto found = session_results.find(&cell);
+    if (found == session_results.end() || looks == 1) {
+      return cell.change_ci.valid && cell.change_ci.low >= -min_change && cell.change_ci.high <= min_change;
+    }
+    const auto& t = found->second;
+    const double half = stats::student_t_quantile(0.5 + equivalence_confidence / 2, t.test_df) * t.standard_error;
+    return std::expm1(t.log_change - half) * 100 >= -min_change && std::expm1(t.log_change + half) * 100 <= min_change;
+  };
+  std::vector<report::Cell*> undecided;
+  int marks = 0;
   for (auto& table : out.tables) {
     flag_means_above_p99(table);
     table.columns.assign(table.test_profiles.size(), {});
@@ -799,29 +873,38 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
           const bool significant = gives_p_values(options.method)
                                        ? std::isfinite(cell.q_value) && cell.q_value <= level
                                        : disjoint.count(&cell) > 0;
-          const bool inside_margin = min_change > 0 && cell.change_ci.valid && cell.change_ci.low >= -min_change &&
-                                     cell.change_ci.high <= min_change;
           if (significant && std::isfinite(better) && std::abs(cell.change_pct) >= min_change &&
               cell.change_pct != 0) {
             cell.verdict = better > 0 ? report::Verdict::Improvement : report::Verdict::Regression;
             if (cell.verdict == report::Verdict::Improvement) ++column.improvements;
             else ++column.regressions;
-          } else if (inside_margin) {
+            ++marks;
+          } else if (inside_margin(cell)) {
             cell.verdict = report::Verdict::Unchanged;
             ++column.unchanged;
           } else {
             cell.verdict = report::Verdict::Undecided;
             ++column.undecided;
-            const auto found = session_results.find(&cell);
-            if (found != session_results.end()) {
-              cell.sessions_to_decide =
-                  stats::sessions_to_decide(found->second, min_change, 1 - level, report::kSessionsToDecideLimit);
-            }
+            undecided.push_back(&cell);
           }
         }
       }
     }
     fill_geomeans(table);
+  }
+  // More sessions decide a row when its p-value would pass the marks' rule:
+  // under Benjamini-Hochberg, p <= level (R + 1) / m marks it beside the R
+  // marks there are (the step-up keeps them), so that is the level the
+  // projection uses; a row whose 95 % CI already excludes 0 but misses it
+  // still needs sessions, and says how many.
+  const double tested_cells = std::max(1, out.legend.rows_tested);
+  const double mark_level =
+      options.fdr && gives_p_values(options.method) ? std::min(level, level * (marks + 1) / tested_cells) : level;
+  for (report::Cell* cell : undecided) {
+    const auto found = session_results.find(cell);
+    if (found == session_results.end()) continue;
+    cell->sessions_to_decide = stats::sessions_to_decide(found->second, min_change, 1 - mark_level,
+                                                         report::kSessionsToDecideLimit, equivalence_confidence);
   }
   return out;
 }

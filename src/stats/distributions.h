@@ -22,6 +22,10 @@ double student_t_upper_tail(double t, double df);
 // P(Z > z) for the standard normal distribution.
 double normal_upper_tail(double z);
 
+// Welch-Satterthwaite df of a variance made of two independent parts, each
+// with its own df (the session part and the run part of a change).
+double combined_df(double part_a, double df_a, double part_b, double df_b);
+
 // Mean and sum of squared deviations with the corrected two-pass algorithm
 // (the second pass removes the rounding error of the first pass's mean).
 struct Moments {

@@ -120,16 +120,14 @@ NoisePrior pool_log_session_variance(const std::vector<std::vector<double>>& ses
   return prior;
 }
 
-namespace {
+namespace detail {
 
-// Welch-Satterthwaite df of a variance made of two independent parts, each
-// with its own df: the session part and the run term.
 double combined_df(double part_a, double df_a, double part_b, double df_b) {
   const double total = part_a + part_b;
   return total * total / (part_a * part_a / df_a + part_b * part_b / df_b);
 }
 
-}  // namespace
+}  // namespace detail
 
 RunNoise pool_run_variance(const std::vector<std::vector<std::vector<double>>>& kernels) {
   RunNoise noise;
@@ -187,7 +185,7 @@ SessionTest session_test(std::span<const double> base_session_means, std::span<c
     r.run_variance = run->noise.variance * (1.0 / static_cast<double>(std::max<std::size_t>(1, run->base_runs)) +
                                             1.0 / static_cast<double>(std::max<std::size_t>(1, run->test_runs)));
     r.run_df = run->noise.df;
-    test_df = combined_df(session_part, r.df, r.run_variance, r.run_df);
+    test_df = detail::combined_df(session_part, r.df, r.run_variance, r.run_df);
   }
   r.test_df = test_df;
   r.standard_error = std::sqrt(session_part + r.run_variance);
@@ -207,7 +205,9 @@ SessionTest session_test(std::span<const double> base_session_means, std::span<c
   return r;
 }
 
-int sessions_to_decide(const SessionTest& test, double min_change_pct, double confidence, int limit) {
+int sessions_to_decide(const SessionTest& test, double min_change_pct, double confidence, int limit,
+                       double equivalence_confidence) {
+  if (std::isnan(equivalence_confidence)) equivalence_confidence = confidence;
   if (!test.valid) return limit + 1;
   // The same margin compare applies to the percent CI: exp(low) - 1 >= -m and
   // exp(high) - 1 <= m, i.e. low >= log(1 - m) and high <= log(1 + m).
@@ -220,11 +220,15 @@ int sessions_to_decide(const SessionTest& test, double min_change_pct, double co
     // More sessions shrink the session part only: the run term stays.
     const double session_part = test.variance * (1 / nb + 1 / nt);
     double df = test.df + 2.0 * k;
-    if (test.run_variance > 0) df = combined_df(session_part, df, test.run_variance, test.run_df);
-    const double half = student_t_quantile(0.5 + confidence / 2, df) * std::sqrt(session_part + test.run_variance);
+    if (test.run_variance > 0) df = detail::combined_df(session_part, df, test.run_variance, test.run_df);
+    const double se = std::sqrt(session_part + test.run_variance);
+    const double half = student_t_quantile(0.5 + confidence / 2, df) * se;
     const double low = test.log_change - half, high = test.log_change + half;
+    const double equivalence_half = student_t_quantile(0.5 + equivalence_confidence / 2, df) * se;
     const bool excludes_zero = low > 0 || high < 0;
-    if ((excludes_zero && big_enough && min_change_pct >= 0) || (min_change_pct > 0 && low >= lower_bound && high <= upper_bound)) {
+    const bool inside_margin = test.log_change - equivalence_half >= lower_bound &&
+                               test.log_change + equivalence_half <= upper_bound;
+    if ((excludes_zero && big_enough && min_change_pct >= 0) || (min_change_pct > 0 && inside_margin)) {
       return k;
     }
   }
@@ -253,7 +257,7 @@ double session_floor_runs_percent(std::size_t sessions_per_side, double log_vari
   }
   const double session_part = log_variance * 2 / n;
   const double run_part = 2 * run.variance;
-  const double df = run_part > 0 ? combined_df(session_part, session_df, run_part, run.df) : session_df;
+  const double df = run_part > 0 ? detail::combined_df(session_part, session_df, run_part, run.df) : session_df;
   const double z = student_t_quantile(1 - alpha / 2, df) + student_t_quantile(power, df);
   return std::expm1(z * std::sqrt(session_part + run_part)) * 100;
 }

@@ -193,9 +193,11 @@ SessionTest session_test(std::span<const double> base_session_means, std::span<c
 
 // How many more sessions per side would decide a row, if the change stayed
 // what it is now: the smallest k <= limit with which the CI at `confidence`
-// either excludes 0 with |change| >= min_change_pct (a mark), or lies inside
-// +-min_change_pct (unchanged). 0: already decided; limit + 1: not within limit.
-int sessions_to_decide(const SessionTest& test, double min_change_pct, double confidence = 0.95, int limit = 50);
+// excludes 0 with |change| >= min_change_pct (a mark), or the CI at
+// `equivalence_confidence` lies inside +-min_change_pct (unchanged); NaN
+// there: `confidence` for both. 0: already decided; limit + 1: not within limit.
+int sessions_to_decide(const SessionTest& test, double min_change_pct, double confidence = 0.95, int limit = 50,
+                       double equivalence_confidence = kNaN);
 
 // The smallest relative change (percent) the session test detects at two-sided
 // level alpha with probability `power`, with n sessions a side and the given

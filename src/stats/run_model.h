@@ -1,0 +1,84 @@
+#pragma once
+// Sessions nested in runs: a linear mixed model of one row's log session
+// means on one SUT (docs/statistics.md, "The run model").
+//
+//   y_i = beta_g(i) + u_r(i) + e_i,   u_r ~ N(0, run_variance),
+//                                     e_i ~ N(0, session_variance)
+//
+// y is the natural log of a session's mean, g the session's group (a compared
+// swprofile, or a kernel measured by other swprofiles), r its run (sessions
+// measured back to back). The groups are fixed effects, the runs a random
+// one, so a run holding sessions of several groups (an interleaved plan)
+// cancels its own drift between them, a run of one group does not, and a
+// group measured in several runs bridges them, as the data say.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "stats/stats.h"
+
+namespace kbench::stats {
+
+struct RunModelData {
+  std::vector<double> log_means;  // one per session
+  std::vector<std::size_t> group; // 0 .. groups - 1
+  std::vector<std::size_t> run;   // 0 .. runs - 1
+  std::size_t groups = 0;
+  std::size_t runs = 0;
+};
+
+// The REML fit: variance components and their degrees of freedom.
+struct RunModelFit {
+  bool valid = false;
+  std::string reason;
+  double session_variance = kNaN;  // sigma_s^2 (REML)
+  double run_variance = kNaN;      // sigma_r^2 (REML); 0 where the likelihood peaks at the boundary
+  // Residual df of the sessions: sessions - rank([groups runs]).
+  double session_df = 0;
+  // What the data can say about the run variance: runs minus the connected
+  // components of the group-run graph (a group measured in one run of its
+  // own carries nothing about it). 0: the run variance is not identified.
+  double run_df = 0;
+  std::vector<double> group_means;  // beta (GLS at the REML estimate)
+  double reml_log_likelihood = kNaN;
+};
+
+// Restricted maximum likelihood (Patterson & Thompson 1971) for the two
+// variance components, profiled over their ratio; matches statsmodels'
+// MixedLM(reml=True) with the run as the grouping factor and one fixed
+// intercept per group (tests/data/run_model_reference.json). Needs at least
+// one residual df.
+RunModelFit fit_run_model(const RunModelData& data);
+
+// The contrast beta_test - beta_base by generalised least squares with the
+// given components, and its variance split into what the sessions and what
+// the runs contribute (the variance is homogeneous of degree 1 in the two
+// components, so the parts add up to it exactly).
+struct RunContrast {
+  bool valid = false;
+  double estimate = kNaN;     // log of the ratio test / base
+  double variance = kNaN;
+  double session_part = kNaN; // session_variance * d var / d session_variance
+  double run_part = kNaN;     // run_variance * d var / d run_variance
+  // The run part per unit of run variance at these components: > 0 when the
+  // two groups are not measured side by side in every run (separate runs
+  // expose the contrast to the machine's drift).
+  double run_exposure = 0;
+};
+RunContrast run_contrast(const RunModelData& data, std::size_t base_group, std::size_t test_group,
+                         double session_variance, double run_variance);
+
+// The t-test of a contrast: t = estimate / sqrt(variance) with the
+// Welch-Satterthwaite df of its two parts, session_df for the session part
+// and run_df for the run part,
+//   df = variance^2 / (session_part^2 / session_df + run_part^2 / run_df),
+// and the CI exp(estimate -+ t(0.5 + c/2, df) se) - 1 in percent. Filled in
+// as a SessionTest, so sessions_to_decide can project it: `variance` is the
+// session part per (1/n_b + 1/n_t), `run_variance` the run part (more
+// sessions shrink the first only). Not valid when session_df < 1, when a run
+// part has no df, or when both sides are constant and equal (nothing to
+// test, as Welch's test says).
+SessionTest run_model_test(const RunContrast& contrast, double session_df, double run_df, std::size_t base_sessions,
+                           std::size_t test_sessions, double confidence = 0.95);
+
+}  // namespace kbench::stats
