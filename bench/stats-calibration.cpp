@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare.h"
 #include "stats/stats.h"
 
 namespace st = kbench::stats;
@@ -476,115 +477,155 @@ void until_decided() {
   }
 }
 
-// --- runs (docs/statistics.md, "Runs") ---------------------------------------
-// Every session of a run shares the run's effect; on a shared host it is
-// shared across rows too (the machine is faster for a while), so each row's
-// run effect is sd_run * (0.7 * machine + 0.71 * own), machine and own N(0, 1).
-struct RunDesign {
-  double run_sd = 0.0;
-  double session_sd = 0.02;
-  double within_sd = 0.005;
-  std::size_t sessions = 5;  // the quick suite's
-  std::size_t repeats = 2;
-};
-
-// One run of one row: `sessions` sessions offset by the run's effect.
-std::vector<double> simulate_run(const RunDesign& d, double run_effect, double log_change) {
-  std::normal_distribution<double> session(0.0, d.session_sd), repeat(0.0, d.within_sd);
-  std::vector<double> means;
-  for (std::size_t s = 0; s < d.sessions; ++s) {
-    const double offset = log_change + run_effect + session(rng);
-    double sum = 0;
-    for (std::size_t r = 0; r < d.repeats; ++r) sum += 1000.0 * std::exp(offset + repeat(rng));
-    means.push_back(sum / static_cast<double>(d.repeats));
-  }
-  return means;
-}
-
-// A report of `rows` rows comparing two separate runs, the store holding
-// `model_runs` other runs of one kernel (the noise model). Returns whether any
-// row was marked, with and without the run term; `watched` gets the first
-// row's marks (for power, where only that row changes).
-struct RunReport {
-  bool any_with_runs = false, any_sessions_only = false;
-  bool watched_with_runs = false, watched_sessions_only = false;
-};
-RunReport run_report(const RunDesign& d, std::size_t rows, std::size_t model_runs, double first_row_change) {
-  std::normal_distribution<double> unit(0.0, 1.0);
-  const auto machine_effects = [&](std::size_t runs) {
-    std::vector<double> effects;
-    for (std::size_t r = 0; r < runs; ++r) effects.push_back(unit(rng));
-    return effects;
+// --- runs (docs/statistics.md, "Runs: the run model") ------------------------
+// Whole reports through compare itself (analysis::build_comparison with the
+// sessions' runs and kernels), one per workflow a user has. Noise on the log
+// scale: each session of a row is offset by N(0, session_sd), each repeat by
+// N(0, within_sd), and every session of a run by the run's effect, which is
+// shared across rows as a machine's drift is: sd_run * (0.7 * machine +
+// 0.714 * own), machine and own N(0, 1) (correlation 0.49 between rows).
+struct Workflow {
+  const char* name;
+  // Runs in order: which profile measures how many sessions in which run.
+  struct Part {
+    const char* profile;
+    const char* kernel;
+    int run;
+    int sessions;
   };
-  const auto base_machine = unit(rng), test_machine = unit(rng);
-  const auto model_machine = machine_effects(model_runs);
-  const auto run_effect = [&](double machine) { return d.run_sd * (0.7 * machine + 0.714 * unit(rng)); };
-  std::vector<double> p_runs(rows), p_alone(rows);
-  std::vector<double> change_pct(rows);
-  for (std::size_t i = 0; i < rows; ++i) {
-    std::vector<std::vector<std::vector<double>>> kernels(1);
-    std::vector<std::vector<double>> prior_runs;
-    for (std::size_t r = 0; r < model_runs; ++r) {
-      kernels[0].push_back(simulate_run(d, run_effect(model_machine[r]), 0));
-      prior_runs.push_back(kernels[0].back());
+  std::vector<Part> parts;
+};
+
+struct Noise {
+  double run_sd = 0.02;
+  double session_sd = 0.01;
+  double within_sd = 0.005;
+  int repeats = 3;
+};
+
+// One report: `rows` rows; the first `changed` rows of profile "B" are
+// `change` slower (lower is better, as a syscall's mean). Returns the marks
+// in A/A rows, the (R) marks on the changed rows, and the rows tested.
+struct Outcome {
+  int false_marks = 0;
+  int regressions_found = 0;
+  int tested = 0;
+};
+
+Outcome simulate_report(const Workflow& w, const Noise& noise, int rows, int changed, double change) {
+  std::normal_distribution<double> unit(0.0, 1.0);
+  int runs = 0;
+  for (const auto& part : w.parts) runs = std::max(runs, part.run + 1);
+  std::vector<double> machine(static_cast<std::size_t>(runs));
+  for (auto& m : machine) m = unit(rng);
+  std::vector<kbench::store::SampleRow> samples;
+  kbench::analysis::SessionOrigins origins;
+  std::int64_t next_session = 1;
+  std::vector<std::int64_t> first_session_of_part;
+  for (const auto& part : w.parts) {
+    first_session_of_part.push_back(next_session);
+    for (int s = 0; s < part.sessions; ++s) {
+      origins[next_session] = {"run-" + std::to_string(part.run), part.kernel};
+      ++next_session;
     }
-    const auto prior = st::pool_log_session_variance(prior_runs);
-    const st::RunTerm term{st::pool_run_variance(kernels), 1, 1};
-    const auto base = simulate_run(d, run_effect(base_machine), 0);
-    const auto test = simulate_run(d, run_effect(test_machine), i == 0 ? std::log1p(first_row_change) : 0.0);
-    const auto with_runs = st::session_test(base, test, prior, 0.95, &term);
-    const auto alone = st::session_test(base, test, prior, 0.95);
-    p_runs[i] = with_runs.p_value;
-    p_alone[i] = alone.p_value;
-    change_pct[i] = std::abs(std::expm1(alone.log_change)) * 100;
   }
-  const auto q_runs = st::benjamini_hochberg(p_runs), q_alone = st::benjamini_hochberg(p_alone);
-  // A mark as compare makes it: q <= 0.05 and |change| >= 2 %.
-  const auto mark = [](double q, double change) { return q <= kFdr && change >= 2.0; };
-  RunReport out;
-  for (std::size_t i = 0; i < rows; ++i) {
-    out.any_with_runs |= mark(q_runs[i], change_pct[i]);
-    out.any_sessions_only |= mark(q_alone[i], change_pct[i]);
+  for (int row = 0; row < rows; ++row) {
+    std::vector<double> run_effect(static_cast<std::size_t>(runs));
+    for (int r = 0; r < runs; ++r) run_effect[r] = noise.run_sd * (0.7 * machine[r] + 0.714 * unit(rng));
+    const double level = 100.0 * (row + 1);
+    for (std::size_t p = 0; p < w.parts.size(); ++p) {
+      const auto& part = w.parts[p];
+      const bool slower = std::string(part.profile) == "B" && row < changed;
+      for (int s = 0; s < part.sessions; ++s) {
+        const double offset = run_effect[part.run] + noise.session_sd * unit(rng) + (slower ? std::log1p(change) : 0);
+        for (int r = 0; r < noise.repeats; ++r) {
+          kbench::store::SampleRow sample;
+          sample.sut = "vm";
+          sample.swprofile = part.profile;
+          sample.session = first_session_of_part[p] + s;
+          sample.benchmark = "row/" + std::to_string(row);
+          sample.result_class = {"mean", "ns", kbench::Better::Lower};
+          sample.repeat = r;
+          sample.value = level * std::exp(offset + noise.within_sd * unit(rng));
+          samples.push_back(std::move(sample));
+        }
+      }
+    }
   }
-  out.watched_with_runs = mark(q_runs[0], change_pct[0]);
-  out.watched_sessions_only = mark(q_alone[0], change_pct[0]);
+  kbench::analysis::CompareOptions options;
+  options.base = "A";
+  options.tests = {"B"};
+  const auto report = kbench::analysis::build_comparison(samples, options, origins);
+  Outcome out;
+  out.tested = report.legend.rows_tested;
+  for (const auto& table : report.tables) {
+    for (const auto& row : table.rows) {
+      const int index = std::stoi(row.benchmark.substr(4));
+      const auto verdict = row.cells.at(0).verdict;
+      const bool marked = verdict == kbench::report::Verdict::Improvement ||
+                          verdict == kbench::report::Verdict::Regression;
+      if (index >= changed && marked) ++out.false_marks;
+      if (index < changed && verdict == kbench::report::Verdict::Regression) ++out.regressions_found;
+    }
+  }
   return out;
 }
 
 void runs() {
-  constexpr std::size_t kReports = 400, kRows = 75, kModelRuns = 5;
-  std::printf("\n(h) runs: A/A reports of %zu rows comparing two separate runs of 5 sessions x 2 repeats (session sd 2%%,\n"
-              "    within 0.5%%); each row's run effect has sd run_sd, 0.7 correlated across rows (the machine);\n"
-              "    the store holds %zu other runs of one kernel. Reports with any mark (BH q=0.05, |change| >= 2%%),\n"
-              "    and power of a report whose first row changes by 10%% / 30%%, with the run term and without\n",
-              kRows, kModelRuns);
-  std::printf("  %-10s %-26s %-26s %-24s %-24s %s\n", "run_sd", "A/A: with run term", "A/A: sessions only",
-              "10%: with run term", "30%: with run term", "30%: sessions only");
-  for (const double run_sd : {0.0, 0.02, 0.06}) {
-    RunDesign d;
-    d.run_sd = run_sd;
-    std::size_t aa_runs = 0, aa_alone = 0, p10 = 0, p30 = 0, p30_alone = 0;
-    for (std::size_t rep = 0; rep < kReports; ++rep) {
-      const auto aa = run_report(d, kRows, kModelRuns, 0.0);
-      aa_runs += aa.any_with_runs;
-      aa_alone += aa.any_sessions_only;
-      p10 += run_report(d, kRows, kModelRuns, 0.10).watched_with_runs;
-      const auto big = run_report(d, kRows, kModelRuns, 0.30);
-      p30 += big.watched_with_runs;
-      p30_alone += big.watched_sessions_only;
+  constexpr int kReports = 300, kRows = 12, kChanged = 3;
+  // kbench calibrate's defaults: 6 sessions, each paused (a run of its own).
+  const auto calibrate = [](int first_run) {
+    std::vector<Workflow::Part> parts;
+    for (int b = 0; b < 6; ++b) parts.push_back({"calibrate", "kernel-a", first_run + b, 1});
+    return parts;
+  };
+  const auto join = [](std::vector<Workflow::Part> a, const std::vector<Workflow::Part>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  const std::vector<Workflow> workflows = {
+      {"first compare, fresh SUT", {{"A", "kernel-a", 0, 5}, {"B", "kernel-b", 1, 5}}},
+      {"base run twice", {{"A", "kernel-a", 0, 5}, {"A", "kernel-a", 1, 5}, {"B", "kernel-b", 2, 5}}},
+      {"after kbench calibrate", join(calibrate(0), {{"A", "kernel-a", 6, 5}, {"B", "kernel-b", 7, 5}})},
+      {"mixed: old run + plan", {{"A", "kernel-a", 0, 4}, {"A", "kernel-a", 1, 3}, {"B", "kernel-b", 1, 3}}},
+      {"interleaved plan exec", {{"A", "kernel-a", 0, 5}, {"B", "kernel-b", 0, 5}}},
+  };
+  std::printf("\n(h) runs, whole reports through compare: %d rows (lower is better), session sd 1%%, repeats 3 at\n"
+              "    0.5%%; run effects of sd run_sd shared 0.49 across rows (the machine). A/A: reports with any\n"
+              "    mark. Power: share of %d rows %d%% / 5%% slower marked (R) (%d reports each).\n",
+              kRows, kChanged, 10, kReports);
+  std::printf("  %-26s %-7s %-22s %-14s %-20s %s\n", "workflow", "run_sd", "A/A: any mark", "rows tested",
+              "10% slower: (R)", "5% slower: (R)");
+  for (const auto& w : workflows) {
+    for (const double run_sd : {0.0, 0.02, 0.05}) {
+      Noise noise;
+      noise.run_sd = run_sd;
+      std::size_t aa_any = 0, tested = 0, found10 = 0, found5 = 0;
+      for (int rep = 0; rep < kReports; ++rep) {
+        const auto aa = simulate_report(w, noise, kRows, 0, 0);
+        aa_any += aa.false_marks > 0;
+        tested += static_cast<std::size_t>(aa.tested);
+        found10 += static_cast<std::size_t>(simulate_report(w, noise, kRows, kChanged, 0.10).regressions_found);
+        found5 += static_cast<std::size_t>(simulate_report(w, noise, kRows, kChanged, 0.05).regressions_found);
+      }
+      char sd[16], rows_tested[32];
+      std::snprintf(sd, sizeof sd, "%.0f%%", run_sd * 100);
+      std::snprintf(rows_tested, sizeof rows_tested, "%.1f of %d", static_cast<double>(tested) / kReports, kRows);
+      std::printf("  %-26s %-7s %-22s %-14s %-20s %s\n", w.name, sd, rate_text(aa_any, kReports).c_str(), rows_tested,
+                  rate_text(found10, kReports * kChanged).c_str(), rate_text(found5, kReports * kChanged).c_str());
     }
-    char label[16];
-    std::snprintf(label, sizeof label, "%.0f%%", run_sd * 100);
-    std::printf("  %-10s %-26s %-26s %-24s %-24s %s\n", label, rate_text(aa_runs, kReports).c_str(),
-                rate_text(aa_alone, kReports).c_str(), rate_text(p10, kReports).c_str(),
-                rate_text(p30, kReports).c_str(), rate_text(p30_alone, kReports).c_str());
   }
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   std::printf("stats-calibration: seed 20261129, std::mt19937_64, normal noise\n\n");
+  // `runs`: only the whole-report section (h), the one compare's run model changes.
+  if (argc > 1 && std::string(argv[1]) == "runs") {
+    runs();
+    return 0;
+  }
   false_marks_in_aa_reports();
   power_for_two_percent();
   session_effect(10.0, 20000);  // a session effect as large as the repeat noise

@@ -128,6 +128,22 @@ TEST(RunModel, SeparateRunsCarryTwiceTheRunVariance) {
   EXPECT_NEAR(c.estimate, 2.05 - 1.05, 1e-12);
 }
 
+TEST(RunModel, EverySessionARunOfItsOwnFoldsTheRunsIntoTheSessions) {
+  // Sessions stored before runs were recorded: each is its own run, so the
+  // run and session noise cannot be told apart; their sum is the sessions'
+  // variance (the pooled within-group variance), with sessions - groups df.
+  auto data = sessions({{0, 0}, {0, 1}, {0, 2}, {1, 3}, {1, 4}, {1, 5}},
+                       {1.0, 1.1, 1.05, 2.0, 2.2, 2.1});
+  const auto fit = st::fit_run_model(data);
+  ASSERT_TRUE(fit.valid) << fit.reason;
+  EXPECT_TRUE(fit.runs_folded);
+  EXPECT_EQ(fit.session_df, 4);
+  EXPECT_EQ(fit.run_df, 0);
+  EXPECT_EQ(fit.run_variance, 0);
+  const double within = (0.05 * 0.05 * 2 + 0.1 * 0.1 * 2) / 4;
+  EXPECT_NEAR(fit.session_variance, within, 1e-12);
+}
+
 TEST(RunModel, RefusesWhatItCannotFit) {
   // One session a side in a run each: no residual df for the sessions.
   auto data = sessions({{0, 0}, {1, 1}}, {1.0, 2.0});

@@ -164,7 +164,11 @@ struct RowModel {
   stats::RunModelFit fit;
 };
 
-RowModel row_model(const RowSamples& row, const std::set<std::string>& compared, const Origins& origins) {
+// `kept`: the compared profiles this model holds (the cell's base and test);
+// the other compared profiles are left out, so a noisy test column never
+// widens another column's test, as a two-sample test's variance is its own.
+RowModel row_model(const RowSamples& row, const std::set<std::string>& compared, const Origins& origins,
+                   const std::set<std::string>& kept) {
   RowModel model;
   std::map<std::string, std::size_t> groups, runs;
   const auto index = [](std::map<std::string, std::size_t>& names, const std::string& name) {
@@ -172,6 +176,7 @@ RowModel row_model(const RowSamples& row, const std::set<std::string>& compared,
   };
   for (const auto& [profile, samples] : row.by_profile) {
     const bool own = compared.count(profile) > 0;
+    if (own && !kept.count(profile)) continue;
     if (own) {
       const bool positive = std::all_of(samples.by_session.begin(), samples.by_session.end(), [](const auto& entry) {
         const double mean = entry.second.empty() ? 1.0 : stats::summarize(entry.second).mean;
@@ -237,17 +242,30 @@ MachineRuns machine_runs(const std::vector<const stats::RunModelFit*>& fits) {
 }
 
 // The run variance one row is tested with: its own REML estimate shrunk
-// toward the machine's with weights of their df, and never below its own.
-double row_run_variance(const stats::RunModelFit& fit, const MachineRuns& machine) {
+// toward the machine's with weights of their df, and never below its own,
+// nor below what a run's mean varies by from its sessions alone (the
+// session variance over the mean sessions per run). REML puts the run
+// variance at 0 whenever a few run means happen to agree, and a 0 would let
+// the next run's drift be marked; the floor counts the session noise of a
+// run mean once more where runs truly do not differ (at most a factor 2).
+double row_run_variance(const RowModel& model, const MachineRuns& machine) {
+  const auto& fit = model.fit;
   const double own = fit.valid && fit.run_df > 0 ? fit.run_variance : 0;
-  if (!(machine.df > 0)) return own;
+  std::set<std::pair<std::size_t, std::size_t>> cells;
+  for (std::size_t i = 0; i < model.data.log_means.size(); ++i) cells.emplace(model.data.group[i], model.data.run[i]);
+  const double sessions_per_cell =
+      cells.empty() ? 1.0 : static_cast<double>(model.data.log_means.size()) / static_cast<double>(cells.size());
+  const double floor = fit.valid ? fit.session_variance / sessions_per_cell : 0;
+  if (!(machine.df > 0)) return std::max(own, floor);
   const double shrunk = (machine.df * machine.variance + fit.run_df * own) / (machine.df + fit.run_df);
-  return std::max(own, shrunk);
+  return std::max({own, shrunk, floor});
 }
 
 // What one row knows of its SUT's noise, for every cell of the row.
 struct RowNoise {
-  const RowModel* model = nullptr;
+  const RowSamples* samples = nullptr;
+  const std::set<std::string>* compared = nullptr;
+  const Origins* origins = nullptr;
   MachineRuns machine;
   bool runs_modelled = false;
 };
@@ -357,7 +375,7 @@ bool test_sessions(const std::string& base_profile, const ProfileSamples& base, 
   const auto test_means = means_of_sessions(test);
   cell.base_sessions = base_means.size();
   cell.test_sessions = test_means.size();
-  const RowModel& model = *noise.model;
+  const RowModel model = row_model(*noise.samples, *noise.compared, *noise.origins, {base_profile, test_profile});
   if (model.nonpositive.count(base_profile) || model.nonpositive.count(test_profile)) {
     cell.note = "a session mean is <= 0: no relative test";
     return false;
@@ -371,11 +389,12 @@ bool test_sessions(const std::string& base_profile, const ProfileSamples& base, 
     cell.note = "no session on one side";
     return false;
   }
-  const double run_variance = noise.runs_modelled ? row_run_variance(model.fit, noise.machine) : 0;
+  const bool runs_apart = noise.runs_modelled && !model.fit.runs_folded;
+  const double run_variance = runs_apart ? row_run_variance(model, noise.machine) : 0;
   auto contrast = stats::run_contrast(model.data, base_group->second, test_group->second, model.fit.session_variance, run_variance);
   // Sides measured side by side in every run (plan exec alternating them)
   // cancel the runs' drift; otherwise the drift is part of the change.
-  const bool exposed = noise.runs_modelled && contrast.run_exposure > 1e-9;
+  const bool exposed = runs_apart && contrast.run_exposure > 1e-9;
   if (!exposed) {
     contrast.run_part = 0;
     contrast.session_part = contrast.variance;
@@ -744,13 +763,14 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
       return std::any_of(compared.begin(), compared.end(),
                          [&](const auto& p) { return row_samples.by_profile.count(p) > 0; });
     };
-    // Every row's model first: the machine's run noise pools them all.
+    // Every row's model with every compared profile first: the machine's run
+    // noise pools what all of them say of the runs.
     std::map<RowKey, RowModel> models;
     std::vector<const stats::RunModelFit*> fits;
     if (options.sessions == SessionMode::Sessions) {
       for (const auto& [key, row_samples] : rows) {
         if (!compared_here(row_samples)) continue;
-        fits.push_back(&models.emplace(key, row_model(row_samples, compared, origins)).first->second.fit);
+        fits.push_back(&models.emplace(key, row_model(row_samples, compared, origins, compared)).first->second.fit);
       }
     }
     const MachineRuns machine = origins.modelled() ? machine_runs(fits) : MachineRuns{};
@@ -773,7 +793,9 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
         }
       }
       RowNoise noise;
-      noise.model = models.count(key) ? &models.at(key) : nullptr;
+      noise.samples = &row_samples;
+      noise.compared = &compared;
+      noise.origins = &origins;
       noise.machine = machine;
       noise.runs_modelled = origins.modelled();
       for (std::size_t c = 0; c < options.tests.size(); ++c) {

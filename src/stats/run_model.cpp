@@ -135,9 +135,14 @@ RunModelFit fit_run_model(const RunModelData& data) {
   fit.session_df = static_cast<double>(n) - (groups + runs_used - parts);
   fit.run_df = runs_used - parts;
   const double residual_n = static_cast<double>(n) - groups;
-  if (!(fit.session_df >= 1)) {
-    fit.reason = "no run holds two sessions of one group: the session noise is unknown";
+  if (!(residual_n >= 1)) {
+    fit.reason = "1 session a group: the session noise is unknown";
     return fit;
+  }
+  if (!(fit.session_df >= 1)) {
+    fit.runs_folded = true;
+    fit.session_df = residual_n;
+    fit.run_df = 0;
   }
 
   // Centre y: the fixed effects absorb it, and sums of squares keep their digits.

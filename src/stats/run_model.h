@@ -39,6 +39,12 @@ struct RunModelFit {
   // components of the group-run graph (a group measured in one run of its
   // own carries nothing about it). 0: the run variance is not identified.
   double run_df = 0;
+  // No run holds two sessions of one group (every session a run of its own,
+  // as sessions stored before runs were recorded): the two components
+  // cannot be told apart, only their sum, which session_variance then holds
+  // with sessions - groups df; run_variance is 0 and no contrast has a
+  // separate run part (each session already carries its run's effect).
+  bool runs_folded = false;
   std::vector<double> group_means;  // beta (GLS at the REML estimate)
   double reml_log_likelihood = kNaN;
 };
