@@ -508,3 +508,51 @@ TEST(CompareFlags, AMeanIsHeldAgainstTheP99OfItsOwnParameterSet) {
   }
   EXPECT_EQ(means, 2);
 }
+
+namespace {
+
+TEST(CompareVerdicts, ARowLeftUndecidedOnlyByBenjaminiHochbergSaysHowManySessionsDecideIt) {
+  // Row "a" changes 3 % with p about 0.02 on its own; 19 unchanged rows share
+  // the report, so BH leaves it unmarked although its 95 % CI excludes 0.
+  // It needs sessions, and says how many (it used to say nothing: its 95 %
+  // CI was "already decided").
+  std::vector<SampleRow> rows;
+  add_sessions(rows, "base", 1, {{100.0}, {101.0}, {99.0}}, "a");
+  add_sessions(rows, "test", 10, {{103.0}, {104.0}, {102.0}}, "a");
+  for (int r = 0; r < 19; ++r) {
+    add_sessions(rows, "base", 1, {{100.0}, {101.0}, {99.0}}, "z" + std::to_string(r));
+    add_sessions(rows, "test", 10, {{100.0}, {101.0}, {99.0}}, "z" + std::to_string(r));
+  }
+  const auto report = build_comparison(rows, default_base_vs_test());
+  const auto& table = report.tables.at(0);
+  const auto found = std::find_if(table.rows.begin(), table.rows.end(),
+                                  [](const auto& row) { return row.result_class.name == "a"; });
+  ASSERT_NE(found, table.rows.end());
+  const auto& cell = found->cells.at(0);
+  EXPECT_EQ(cell.verdict, Verdict::Undecided);
+  EXPECT_GT(cell.change_ci.low, 0.0) << "the per-row 95 % CI excludes 0";
+  EXPECT_GT(cell.q_value, 0.05);
+  EXPECT_GT(cell.sessions_to_decide, 0);
+  EXPECT_LE(cell.sessions_to_decide, kbench::report::kSessionsToDecideLimit);
+}
+
+TEST(CompareVerdicts, LooksSplitTheUnchangedVerdictsLevelAsTheyDoTheMarks) {
+  // The sides agree; their 95 % CI lies inside +-2 % but the CI at
+  // 1 - 0.05/4 does not: "unchanged" with one look, undecided with four
+  // (and then a number of sessions, judged at the same level).
+  std::vector<SampleRow> rows;
+  const std::vector<std::vector<double>> sessions = {{100.0}, {101.5}, {98.5}, {100.75}, {99.25}};
+  add_sessions(rows, "base", 1, sessions);
+  add_sessions(rows, "test", 10, sessions);
+  auto options = default_base_vs_test();
+  const auto once = build_comparison(rows, options);
+  EXPECT_EQ(once.tables.at(0).rows.at(0).cells.at(0).verdict, Verdict::Unchanged);
+  options.looks = 4;
+  const auto four = build_comparison(rows, options);
+  const auto& cell = four.tables.at(0).rows.at(0).cells.at(0);
+  EXPECT_EQ(cell.verdict, Verdict::Undecided);
+  EXPECT_GT(cell.sessions_to_decide, 0);
+  EXPECT_LE(cell.sessions_to_decide, kbench::report::kSessionsToDecideLimit);
+}
+
+}  // namespace

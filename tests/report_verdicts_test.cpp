@@ -149,6 +149,11 @@ TEST(ReportVerdicts, UndecidedClauseCoversOneAndNone) {
   table.rows[4].cells[0].verdict = Verdict::Unchanged;
   table.rows[6].cells[0].verdict = Verdict::Undecided;
   EXPECT_THAT(render(report, "grid"), HasSubstr("\n1 undecided (not within 50 more sessions a side)\n"));
+  // Beyond the limit because the sides' runs differ: the note names what decides it.
+  table.rows[6].cells[0].run_df = 5;
+  EXPECT_THAT(render(report, "grid"), HasSubstr("\n1 undecided (not within 50 more sessions a side: the drift "
+                                                "between the sides' runs dominates; alternate the two in one "
+                                                "`kbench plan exec`, or measure more runs with `kbench calibrate`)\n"));
 }
 
 TEST(ReportVerdicts, SeveralColumnsJoinTheCountsOnOneLine) {

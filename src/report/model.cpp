@@ -280,11 +280,16 @@ namespace {
 std::string undecided_words(const Table& table, std::size_t column, int undecided) {
   std::vector<int> needed;
   int beyond = 0;
+  int beyond_across_runs = 0;
   for (const Row& row : table.rows) {
     if (column >= row.cells.size() || row.cells[column].verdict != Verdict::Undecided) continue;
     const int sessions = row.cells[column].sessions_to_decide;
-    if (sessions > kSessionsToDecideLimit) ++beyond;
-    else if (sessions > 0) needed.push_back(sessions);
+    if (sessions > kSessionsToDecideLimit) {
+      ++beyond;
+      if (row.cells[column].run_df > 0) ++beyond_across_runs;
+    } else if (sessions > 0) {
+      needed.push_back(sessions);
+    }
   }
   std::string words = fmt::format("{} undecided", undecided);
   if (!needed.empty()) {
@@ -299,6 +304,12 @@ std::string undecided_words(const Table& table, std::size_t column, int undecide
                                                      : fmt::format("{} of them", settled);
     words += fmt::format(" (about {} would settle {})",
                          count_noun(median, "more session a side", "more sessions a side"), which);
+  } else if (beyond > 0 && beyond_across_runs == beyond) {
+    // The drift between the sides' runs, not the sessions, keeps them open:
+    // what decides them is a design that cancels it, or more runs.
+    words += fmt::format(" (not within {} more sessions a side: the drift between the sides' runs dominates; "
+                         "alternate the two in one `kbench plan exec`, or measure more runs with `kbench calibrate`)",
+                         kSessionsToDecideLimit);
   } else if (beyond > 0) {
     words += fmt::format(" (not within {} more sessions a side)", kSessionsToDecideLimit);
   }
