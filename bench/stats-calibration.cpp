@@ -579,12 +579,20 @@ void runs() {
     for (int b = 0; b < 6; ++b) parts.push_back({"calibrate", "kernel-a", first_run + b, 1});
     return parts;
   };
+  // kbench run --spread: every session of A and of B a run of its own.
+  const auto spread_runs = [] {
+    std::vector<Workflow::Part> parts;
+    for (int s = 0; s < 5; ++s) parts.push_back({"A", "kernel-a", s, 1});
+    for (int s = 0; s < 5; ++s) parts.push_back({"B", "kernel-b", 5 + s, 1});
+    return parts;
+  };
   const auto join = [](std::vector<Workflow::Part> a, const std::vector<Workflow::Part>& b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
   };
   const std::vector<Workflow> workflows = {
       {"first compare, fresh SUT", {{"A", "kernel-a", 0, 5}, {"B", "kernel-b", 1, 5}}},
+      {"first compare, --spread", spread_runs()},
       {"base run twice", {{"A", "kernel-a", 0, 5}, {"A", "kernel-a", 1, 5}, {"B", "kernel-b", 2, 5}}},
       {"after kbench calibrate", join(calibrate(0), {{"A", "kernel-a", 6, 5}, {"B", "kernel-b", 7, 5}})},
       {"mixed: old run + plan", {{"A", "kernel-a", 0, 4}, {"A", "kernel-a", 1, 3}, {"B", "kernel-b", 1, 3}}},

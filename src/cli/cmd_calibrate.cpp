@@ -32,15 +32,6 @@ std::string calibration_profile_name() {
   return name;
 }
 
-std::chrono::milliseconds parse_spread(const std::string& text) {
-  if (text == "0") return std::chrono::milliseconds(0);
-  try {
-    return plan::parse_duration(text, "--spread");
-  } catch (const InputError&) {
-    throw InputError("--spread '" + text + "': expected 0 or a duration such as 90s, 10m or 1h30m");
-  }
-}
-
 void calibrate_command(CalibrateOptions options) {
   const auto gap = parse_spread(options.spread);
   if (!options.run.sessions) options.run.sessions = 6;

@@ -106,6 +106,7 @@ std::string resume_command(const RunOptions& options, const std::string& store_u
   if (!options.sut_name.empty()) command += " --sut " + shell_quote(options.sut_name);
   for (const auto& param : options.params) command += " --param " + shell_quote(param);
   if (options.size) command += " --size " + shell_quote(*options.size);
+  if (!options.spread.empty()) command += " --spread " + shell_quote(options.spread);
   return command + " --resume --store " + shell_quote(store_url);
 }
 
@@ -163,6 +164,14 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--size", options->size, "parameter values to start from: quick or default (default: the suite's)");
   cmd->add_flag("--resume", options->resume,
                 "continue the interrupted run of this swprofile (same options; refused if they changed)");
+  cmd->add_option_function<std::string>(
+      "--spread",
+      [options](const std::string& text) {
+        parse_spread(text);
+        options->spread = text;
+      },
+      "pause between sessions, e.g. 2m (each paused session is a run of its own: the first comparison on a "
+      "machine can then be tested across separate runs; default 0)");
   add_execution_options(*cmd, options->cpus, options->strict, options->store_url);
   cmd->footer(
       "Examples:\n"
@@ -171,11 +180,14 @@ void add_run_command(CLI::App& app) {
       "  kbench run --swprofile patched --suite quick --sessions 5\n"
       "  kbench run --swprofile v6.18 --benchmark 'syscall/*' --repeats 10 --cpus 1\n"
       "  kbench run --swprofile base --benchmark syscall/getpid --param calls=200000 --size quick\n"
+      "  kbench run --swprofile base --suite quick --spread 2m   # sessions 2 minutes apart\n"
       "Each run adds new sessions (3 with the shipped suites: compare tests one value per\n"
       "session, so sessions are the replicates), each with the benchmarks in its own shuffled\n"
       "order; samples are stored per repeat. Exit status 1 when a benchmark failed (the\n"
       "others still ran), 2 for bad input.");
-  cmd->callback([options] { measure_running_kernel(*options); });
+  cmd->callback([options] {
+    measure_running_kernel(*options, options->spread.empty() ? std::chrono::milliseconds(0) : parse_spread(options->spread));
+  });
 }
 
 }  // namespace kbench::cli

@@ -46,6 +46,15 @@ std::chrono::seconds parse_timeout(const std::string& option, const std::string&
   return plan::parse_timeout(text, option);
 }
 
+std::chrono::milliseconds parse_spread(const std::string& text) {
+  if (text == "0") return std::chrono::milliseconds(0);
+  try {
+    return plan::parse_duration(text, "--spread");
+  } catch (const InputError&) {
+    throw InputError("--spread '" + text + "': expected 0 or a duration such as 90s, 10m or 1h30m");
+  }
+}
+
 std::string parse_glob(const std::string& option, const std::string& text) {
   if (text.empty()) throw InputError(option + " '': expected a non-empty glob, e.g. '*' for all");
   const auto invalid = [&](const std::string& what) {

@@ -38,6 +38,8 @@ double parse_decimal(const std::string& option, const std::string& text, double 
 // A duration such as 90s, 10m or 1h30m, in whole seconds from kMinTimeout to
 // kMaxTimeout: a benchmark's timeout is kept in seconds, so 1ms would be 0s.
 std::chrono::seconds parse_timeout(const std::string& option, const std::string& text);
+// --spread: 0, or a pause between sessions such as 90s, 10m or 1h30m.
+std::chrono::milliseconds parse_spread(const std::string& text);
 
 // A non-empty shell glob that fnmatch (kbench run, against the catalogue) and
 // SQLite's GLOB (the store) read the same way: every '[' closed by a ']', no

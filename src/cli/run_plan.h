@@ -26,6 +26,9 @@ struct RunOptions {
   std::vector<std::string> params;  // --param key=value, for every benchmark selected
   std::optional<std::string> size;  // --size quick|default (none: the suite's)
   bool resume = false;
+  // --spread: the pause between sessions; each paused session is then a run
+  // of its own (plan.block), so a run teaches the run-to-run noise itself.
+  std::string spread;
 };
 
 struct RunDone {

@@ -52,4 +52,17 @@ if [ -x "$TAXER" ]; then
 else
   fail "$TAXER missing: the build makes it"
 fi
+# A first comparison on a fresh store: two runs whose sessions are spread
+# (each paused session a run of its own) are tested across runs at once.
+S2="sqlite://$WORK/spread.db"
+for profile in C D; do
+  "$KBENCH" run --swprofile "$profile" --suite quick --benchmark selftest/sleep --sessions 3 --spread 1s --sut vm \
+    --store "$S2" >"$WORK/$profile.out" 2>"$WORK/$profile.err" || fail "kbench run --spread $profile exited $?: $(tail -3 "$WORK/$profile.err")"
+done
+"$KBENCH" compare C D --store "$S2" --format csv >"$WORK/spread.csv" 2>"$WORK/spread.err" || fail "compare C D exited $?"
+[ -z "$(csv_column "$WORK/spread.csv" note | sort -u)" ] && pass ||
+  fail "two spread runs are not tested: $(csv_column "$WORK/spread.csv" note | sort -u)"
+"$KBENCH" run --swprofile E --spread 10 --store "$S2" >"$WORK/bad.out" 2>"$WORK/bad.err"
+[ $? -eq 2 ] && grep -q "^kbench: --spread '10': expected 0 or a duration" "$WORK/bad.err" && pass ||
+  fail "--spread 10 is not one line of bad input: $(cat "$WORK/bad.err")"
 finish
