@@ -14,7 +14,9 @@ namespace kbench::report {
 double signed_change(const Row& row, const Cell& cell, SignConvention sign) {
   const double raw = raw_change(row, cell);
   if (sign == SignConvention::Raw || row.result_class.better == Better::Higher) return raw;
-  return -raw;  // lower is better: a smaller value is a positive change
+  // Lower is better: a smaller value is a positive change. No change stays
+  // +0: json and csv print -0 as "-0", which reads as a change.
+  return raw == 0 ? 0.0 : -raw;
 }
 
 double raw_change(const Row& row, const Cell& cell) {
