@@ -219,7 +219,10 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, 
     std::size_t fewest = 0, most = 0;
     for (const Row& row : table->rows)
       for (const Cell& cell : row.cells) {
-        if (!cell.present || cell.machines == 0) continue;
+        // A class row the method cannot test across machines (mwu,
+        // ci-overlap) still prints the machines' change, with a note: it
+        // was not tested, so it is not counted.
+        if (!cell.present || cell.machines == 0 || !cell.note.empty()) continue;
         fewest = across++ == 0 ? cell.machines : std::min(fewest, cell.machines);
         most = std::max(most, cell.machines);
       }
