@@ -208,7 +208,7 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
     throw InputError("--sign " + options.sign + ": expected better or raw");
   }
   compare.sign = options.sign == "raw" ? report::SignConvention::Raw : report::SignConvention::Better;
-  compare.min_change_pct = parse_decimal("--min-change", options.min_change, 0);
+  compare.min_change_pct = parse_min_change(options.min_change);
   compare.sessions = analysis::parse_session_mode(options.sessions);
   compare.looks = parse_integer("--looks", options.looks, 1, 20);
   compare.per_sut = options.per_sut;
@@ -317,7 +317,7 @@ void add_compare_command(CLI::App& app, std::vector<std::string> command_line) {
   cmd->add_option("--fdr", options->fdr,
                   "Benjamini-Hochberg false discovery rate over all rows (default 0.05), or off");
   cmd->add_option("--sign", options->sign, "better: positive change means better (default); raw");
-  cmd->add_option("--min-change", options->min_change, "smallest change in percent worth a mark (default 2); a CI inside +-this reads unchanged; 0: no unchanged verdict");
+  cmd->add_option("--min-change", options->min_change, "smallest change in percent worth a mark, 0.01 to 1000 (default 2); a CI inside +-this reads unchanged; 0: no margin and no unchanged verdict");
   cmd->add_option("--sessions", options->sessions,
                   "sessions (default): one log mean per session, with the SUT's noise model; pooled: every repeat "
                   "as independent (marks noise where sessions differ)");
