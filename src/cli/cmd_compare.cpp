@@ -77,6 +77,19 @@ void require_shared_sut(const std::vector<store::SampleRow>& samples, const anal
 
 }  // namespace
 
+void require_distinct_swprofiles(const std::string& base, const std::vector<std::string>& tests) {
+  for (auto test = tests.begin(); test != tests.end(); ++test) {
+    if (*test == base) {
+      throw InputError("compare: '" + base + "' is the base and a test swprofile; expected another swprofile to "
+                       "compare with (the same samples on both sides are not independent)");
+    }
+    if (std::find(tests.begin(), test, *test) != test) {
+      throw InputError("compare: test swprofile '" + *test + "' is given twice; expected each swprofile once "
+                       "(its tests would count twice in the false discovery rate)");
+    }
+  }
+}
+
 bool is_machine_format(const std::string& format) {
   return format == "csv" || format == "json" || format == "html";
 }
@@ -220,6 +233,9 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
   std::vector<std::vector<std::string>> comparisons;
   if (scenarios.empty()) comparisons.push_back(options.profiles);
   for (const ScenarioSpec& scenario : scenarios) comparisons.push_back({scenario.base, scenario.test});
+  for (const auto& compared : comparisons) {
+    require_distinct_swprofiles(compared.front(), std::vector<std::string>(compared.begin() + 1, compared.end()));
+  }
   std::vector<std::string> profiles;  // each once, in the order given
   for (const auto& compared : comparisons)
     for (const std::string& profile : compared)
