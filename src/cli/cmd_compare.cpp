@@ -75,6 +75,23 @@ void require_shared_sut(const std::vector<store::SampleRow>& samples, const anal
   }
 }
 
+// A test profile with no row on both sides has an empty column: exit 0
+// would let --fail-on pass on a comparison that compared nothing.
+void require_shared_row(const report::Report& report, const analysis::CompareOptions& compare) {
+  for (std::size_t c = 0; c < compare.tests.size(); ++c) {
+    const bool shared = std::any_of(report.tables.begin(), report.tables.end(), [&](const report::Table& table) {
+      return std::any_of(table.rows.begin(), table.rows.end(), [&](const report::Row& row) {
+        return row.base_present && c < row.cells.size() && row.cells[c].present;
+      });
+    });
+    if (shared) continue;
+    throw InputError(fmt::format(
+        "compare: base '{}' and '{}' share no row (a benchmark with the same parameters and result class on one "
+        "SUT) within --sut/--benchmark/--resultclass/--class; expected swprofiles measured with the same benchmarks",
+        compare.base, compare.tests[c]));
+  }
+}
+
 }  // namespace
 
 void require_distinct_swprofiles(const std::string& base, const std::vector<std::string>& tests) {
@@ -270,6 +287,7 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
                        "' match --sut/--benchmark/--resultclass" + why_empty());
     }
     require_shared_sut(samples, compare, why_empty);
+    require_shared_row(result, compare);
     analysis::add_environment_differences(result, *store);
     result.command = options.command.empty() ? equivalent_command(options) : options.command;
     reports.push_back(std::move(result));
