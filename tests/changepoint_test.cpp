@@ -120,6 +120,25 @@ TEST(ChangepointTrendNoise, SaysWhyThereIsNoEstimate) {
   EXPECT_NE(kbench::stats::trend_noise({{5}, {5}, {5}, {5}}).reason.find("do not vary"), std::string::npos);
 }
 
+TEST(ChangepointTrendNoise, AnExactStepInASeriesWithoutNoiseIsFound) {
+  // A deterministic row (a count, a size): every successive difference but
+  // the step's is exactly 0, so their MAD is 0 however large the step.
+  const std::vector<std::vector<double>> step{{100}, {100}, {100}, {110}, {110}, {110}};
+  const auto changes = kbench::stats::detect_trend_changes(step);
+  ASSERT_TRUE(changes.valid) << changes.reason;
+  EXPECT_EQ(changes.segmentation.change_points, std::vector<std::size_t>{3});
+  // Two sessions a swprofile, each the same: the same step.
+  const std::vector<std::vector<double>> sessions{{100, 100}, {100, 100}, {100, 100}, {100, 100},
+                                                  {110, 110}, {110, 110}, {110, 110}, {110, 110}};
+  const auto twice = kbench::stats::detect_trend_changes(sessions);
+  ASSERT_TRUE(twice.valid) << twice.reason;
+  EXPECT_EQ(twice.segmentation.change_points, std::vector<std::size_t>{4});
+  // Two exact steps, the last kernel alone.
+  const auto two = kbench::stats::detect_trend_changes({{100}, {100}, {100}, {90}, {90}, {90}, {120}});
+  ASSERT_TRUE(two.valid) << two.reason;
+  EXPECT_EQ(two.segmentation.change_points, (std::vector<std::size_t>{3, 6}));
+}
+
 // --- simulated trends -------------------------------------------------------
 // A swprofile's level carries a run effect (its boots, its day) and each of
 // its sessions a session effect, both log-normal: the model of

@@ -261,3 +261,20 @@ TEST(CompareClasses, ClassSutAndPerSutSelectTablesAndABadClassIsOneLine) {
   EXPECT_EQ(ran.err, "kbench: --class graviton*: matches no SUT class in " + file.string() +
                          " (known: ampereone-192c, aws-m7g.metal)\n");
 }
+
+TEST(CompareClasses, TheMachinesLineCountsOnlyClassRowsTheMethodTested) {
+  const auto samples = samples_of({{"a", "c", 100, 1.10}, {"b", "c", 130, 1.101}, {"d", "c", 90, 1.099}});
+  auto welch = options();
+  EXPECT_THAT(grid(analysis::build_comparison(samples, welch)),
+              HasSubstr("Machines: 2 cells tested across the class's machines (3 machines)"));
+  // mwu and ci-overlap leave class rows of several machines untested, with a
+  // note: the legend must not count them as tested.
+  for (const auto method : {analysis::TestMethod::MannWhitney, analysis::TestMethod::CiOverlap}) {
+    auto other = options();
+    other.method = method;
+    const auto report = analysis::build_comparison(samples, other);
+    const auto& cell = cell_of(report.tables.at(0), "syscall/getpid");
+    EXPECT_THAT(cell.note, HasSubstr("several machines"));
+    EXPECT_THAT(grid(report), ::testing::Not(HasSubstr("Machines:")));
+  }
+}

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
 
 #include "analysis/compare.h"
 #include "common/errors.h"
@@ -556,3 +560,116 @@ TEST(CompareVerdicts, LooksSplitTheUnchangedVerdictsLevelAsTheyDoTheMarks) {
 }
 
 }  // namespace
+
+namespace {
+
+CompareOptions in_mode(kbench::analysis::SessionMode mode) {
+  CompareOptions options = default_base_vs_test();
+  options.sessions = mode;
+  return options;
+}
+
+constexpr kbench::analysis::SessionMode kModes[] = {kbench::analysis::SessionMode::Sessions,
+                                                    kbench::analysis::SessionMode::Pooled};
+
+const std::vector<std::vector<double>> kBaseSessions = {{100, 101, 99}, {102, 103, 101}, {99, 100, 98.5}};
+const std::vector<std::vector<double>> kTestSessions = {{101, 102, 100}, {104, 105, 103}, {100, 101, 99.5}};
+
+std::vector<std::vector<double>> times(std::vector<std::vector<double>> sessions, double factor) {
+  for (auto& session : sessions)
+    for (double& v : session) v *= factor;
+  return sessions;
+}
+
+}  // namespace
+
+TEST(CompareExtremes, ANonFiniteValueIsNotTestedAndTheNoteSaysSo) {
+  for (const double bad : {INFINITY, -INFINITY, NAN}) {
+    for (const auto mode : kModes) {
+      std::vector<SampleRow> rows;
+      auto base = kBaseSessions;
+      base[1][2] = bad;
+      add_sessions(rows, "base", 1, base);
+      add_sessions(rows, "test", 10, kTestSessions);
+      const auto report = build_comparison(rows, in_mode(mode));
+      const auto& cell = report.tables.at(0).rows.at(0).cells.at(0);
+      EXPECT_EQ(cell.note, "a value is not finite (NaN or infinite): no change computed") << bad;
+      EXPECT_EQ(cell.verdict, Verdict::None);
+      EXPECT_EQ(report.legend.rows_tested, 0);
+    }
+  }
+}
+
+// Values near the ends of the double range: a sum of values near 1.7e308
+// overflows, squares of values near 1e300 overflow and of values near
+// 1e-300 vanish. The same samples times a power of two (exact) must give the
+// ordinary samples' change, test and CI, not "base mean is 0", an untested
+// row without a note, or a zero-width CI with a mark.
+TEST(CompareExtremes, ValuesNearTheEndsOfTheDoubleRangeGiveTheOrdinaryResult) {
+  for (const double factor : {0x1p1000, 0x1p-1000, 0x1p1016}) {
+    for (const auto mode : kModes) {
+      std::vector<SampleRow> ordinary, extreme;
+      add_sessions(ordinary, "base", 1, kBaseSessions);
+      add_sessions(ordinary, "test", 10, kTestSessions);
+      add_sessions(extreme, "base", 1, times(kBaseSessions, factor));
+      add_sessions(extreme, "test", 10, times(kTestSessions, factor));
+      const auto expected = build_comparison(ordinary, in_mode(mode));
+      const auto got = build_comparison(extreme, in_mode(mode));
+      const auto& want_row = expected.tables.at(0).rows.at(0);
+      const auto& row = got.tables.at(0).rows.at(0);
+      const auto& want = want_row.cells.at(0);
+      const auto& cell = row.cells.at(0);
+      SCOPED_TRACE(::testing::Message() << "factor " << factor << ", " << kbench::analysis::to_string(mode));
+      EXPECT_EQ(row.base.mean, want_row.base.mean * factor);
+      EXPECT_EQ(row.base.stddev, want_row.base.stddev * factor);
+      EXPECT_EQ(cell.note, want.note);
+      // On session means the change is a contrast of logs near +-690: a few ulps of those.
+      EXPECT_NEAR(cell.change_pct, want.change_pct, 1e-9);
+      ASSERT_TRUE(std::isfinite(want.p_value));
+      EXPECT_NEAR(cell.p_value, want.p_value, 1e-9 * want.p_value);
+      ASSERT_TRUE(cell.change_ci.valid);
+      EXPECT_NEAR(cell.change_ci.low, want.change_ci.low, 1e-9);
+      EXPECT_NEAR(cell.change_ci.high, want.change_ci.high, 1e-9);
+      EXPECT_LT(cell.change_ci.low, cell.change_ci.high);
+      EXPECT_EQ(cell.verdict, want.verdict);
+      EXPECT_EQ(got.legend.rows_tested, 1);
+    }
+  }
+}
+
+TEST(CompareExtremes, ConstantEqualSidesAreNotATestInEitherSessionMode) {
+  for (const auto mode : kModes) {
+    std::vector<SampleRow> rows;
+    const std::vector<std::vector<double>> constant = {{100, 100, 100}, {100, 100, 100}, {100, 100, 100}};
+    add_sessions(rows, "base", 1, constant);
+    add_sessions(rows, "test", 10, constant);
+    // A second row that does change, so the FDR has one test to count.
+    add_sessions(rows, "base", 1, kBaseSessions, "p99");
+    add_sessions(rows, "test", 10, times(kBaseSessions, 1.2), "p99");
+    const auto report = build_comparison(rows, in_mode(mode));
+    SCOPED_TRACE(kbench::analysis::to_string(mode));
+    const auto& table = report.tables.at(0);
+    const auto& cell = table.rows.at(0).result_class.name == "mean" ? table.rows.at(0).cells.at(0)
+                                                                      : table.rows.at(1).cells.at(0);
+    EXPECT_NE(cell.note.find("constant and equal"), std::string::npos) << cell.note;
+    EXPECT_EQ(cell.verdict, Verdict::None);
+    EXPECT_EQ(report.legend.rows_tested, 1);
+    EXPECT_EQ(table.columns.at(0).untested, 1);
+    EXPECT_EQ(table.columns.at(0).regressions, 1);
+  }
+}
+
+TEST(CompareExtremes, NoChangeOfALowerIsBetterRowIsNeverANegativeZero) {
+  std::vector<SampleRow> rows;
+  add(rows, "m", "base", "syscall/getpid", "mean", "ns", Better::Lower, kBase);
+  add(rows, "m", "test", "syscall/getpid", "mean", "ns", Better::Lower, kBase);
+  const auto report = build_comparison(rows, base_vs_test());
+  const auto& row = report.tables.at(0).rows.at(0);
+  const double change = kbench::report::signed_change(row, row.cells.at(0), kbench::report::SignConvention::Better);
+  EXPECT_EQ(change, 0.0);
+  EXPECT_FALSE(std::signbit(change));
+  std::ostringstream json;
+  kbench::report::make_renderer("json")->render(report, json);
+  const auto printed = nlohmann::json::parse(json.str())["tables"][0]["rows"][0]["cells"][0]["signed_change_pct"];
+  EXPECT_EQ(printed.dump(), "0.0") << json.str();
+}

@@ -236,6 +236,9 @@ TEST(ReportFormat, NumbersFollowTheSeedPrecision) {
   EXPECT_EQ(format_number(3.0), "3.00");
   EXPECT_EQ(format_number(635669.1666), "635669.17");
   EXPECT_EQ(format_number(65213616658.81), "65213616658.81");
+  EXPECT_EQ(format_number(999999999999999.9), "999999999999999.88");
+  EXPECT_EQ(format_number(1.697e308), "1.697e+308");
+  EXPECT_EQ(format_number(-1.1e300), "-1.100e+300");
   EXPECT_EQ(format_number(0.0076), "0.0076");
   EXPECT_EQ(format_number(0.061), "0.061");
   EXPECT_EQ(format_number(0.15), "0.15");

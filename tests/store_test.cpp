@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <set>
@@ -197,6 +198,34 @@ TEST_F(StoreTest, NonFiniteValueLeavesNothingOfTheRepeat) {
   // The store stays usable after the rollback.
   store->add_repeat(session, kGetpid, 0, {sample(kMean, 1.0), sample(kP99, 2.0)});
   EXPECT_EQ(store->samples(SampleQuery{}).size(), 2u);
+}
+
+// SQLite keeps what it cannot read as a number in the REAL column as it came,
+// and reading such a value as a double gives 0.0: a measurement of 0 that was
+// never made. Every reader refuses it, naming where it is.
+TEST_F(StoreTest, AStoredValueThatIsNotANumberIsRefusedNeverReadAsZero) {
+  std::int64_t session = 0;
+  {
+    auto store = open_store(url(), OpenMode::CreateIfMissing);
+    session = store->begin_session(start_of("base"));
+    store->add_repeat(session, kGetpid, 0, {sample(kMean, 1.0)});
+    store->add_repeat(session, kGetpid, 1, {sample(kMean, 2.0)});
+  }
+  for (const auto& [planted, described] : {std::pair{"'NaN'", "the text 'NaN'"}, std::pair{"X'00FF'", "a blob of 2 bytes"}}) {
+    run_sql(file(), std::string("UPDATE result SET value = ") + planted + " WHERE repeat = 1");
+    auto store = open_store(url(), OpenMode::MustExist);
+    const auto refused = [&](const std::function<void()>& read) {
+      try {
+        read();
+        ADD_FAILURE() << planted << " was read";
+      } catch (const InputError& error) {
+        EXPECT_THAT(error.what(), HasSubstr("syscall/getpid mean (ns) repeat 1: the stored value is " +
+                                            std::string(described) + ", not a number"));
+      }
+    };
+    refused([&] { store->samples(SampleQuery{}); });
+    refused([&] { store->read_session(session); });
+  }
 }
 
 TEST_F(StoreTest, FailingInsertMidRepeatRollsBackTheWholeRepeat) {

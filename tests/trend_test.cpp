@@ -139,6 +139,46 @@ TEST(Trend, AFlatTrendHasNoChangePoint) {
   EXPECT_NE(text.str().find("No change points: no steps to show."), std::string::npos) << text.str();
 }
 
+TEST(Trend, AnExactStepOfADeterministicRowIsReportedAndMarked) {
+  // Six kernels, two sessions each, every repeat exactly 100 and then 110 (a
+  // count, not a time): no noise at all, and a step of 10 %.
+  std::vector<kbench::store::SampleRow> samples;
+  std::vector<std::string> names;
+  std::int64_t session = 0;
+  for (int k = 0; k < 6; ++k) {
+    names.push_back("6." + std::to_string(10 + k));
+    for (int s = 0; s < 2; ++s) {
+      ++session;
+      for (int r = 0; r < 3; ++r) {
+        kbench::store::SampleRow row;
+        row.sut = "vm";
+        row.swprofile = names.back();
+        row.session = session;
+        row.session_index = s;
+        row.benchmark = "mm/pages";
+        row.result_class = {"faults", "count", kbench::Better::Lower};
+        row.repeat = r;
+        row.value = k < 3 ? 100 : 110;
+        samples.push_back(row);
+      }
+    }
+  }
+  kbench::analysis::TrendOptions options;
+  options.swprofiles = names;
+  const auto trend = kbench::analysis::build_trend(samples, options);
+  ASSERT_EQ(trend.rows.size(), 1u);
+  const auto& row = trend.rows.front();
+  ASSERT_TRUE(row.changes.valid) << row.changes.reason;
+  EXPECT_EQ(row.changes.segmentation.change_points, (std::vector<std::size_t>{3}));
+  ASSERT_EQ(row.steps.size(), 1u);
+  ASSERT_EQ(row.steps[0].row.cells.size(), 1u);
+  EXPECT_EQ(row.steps[0].row.cells[0].verdict, kbench::report::Verdict::Regression);
+  EXPECT_NEAR(row.steps[0].row.cells[0].change_pct, 10, 1e-9);
+  std::ostringstream text;
+  kbench::report::render_trend_text(trend, text);
+  EXPECT_NE(text.str().find("Change points: 1 (6.10..6.12 -> 6.13..6.15)."), std::string::npos) << text.str();
+}
+
 TEST(Trend, TooFewSwprofilesSaysWhy) {
   std::vector<std::string> names;
   auto samples = planted_trend(names);

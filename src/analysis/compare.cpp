@@ -339,11 +339,28 @@ void rank_test(const Values& base, const Values& test, double level, const char*
   else cell.p_value = u.p_value;
 }
 
+// Both sides gave one value, the same: there is no change and no noise, so
+// nothing to test, whatever the method (scipy's Welch test gives NaN; a rank
+// test's p of 1 would count in the FDR's number of tests). The session test
+// says the same of session means.
+constexpr const char* kConstantAndEqual = "both sides are constant and equal";
+
+bool constant_and_equal(const Values& base, const Values& test) {
+  if (base.empty() || test.empty()) return false;
+  const double value = base.front();
+  const auto same = [&](double v) { return v == value; };
+  return std::all_of(base.begin(), base.end(), same) && std::all_of(test.begin(), test.end(), same);
+}
+
 // Tests one cell on the repeats pooled (--sessions pooled). Returns whether
 // the 95% CIs are disjoint (ci-overlap).
 bool test_pooled(const Values& base, const Values& test, const CompareOptions& options, double level,
                  const stats::Summary& base_summary, report::Cell& cell) {
   cell.change_ci = stats::relative_change_ci(base_summary, cell.test);
+  if (constant_and_equal(base, test)) {
+    cell.note = kConstantAndEqual;
+    return false;
+  }
   switch (options.method) {
     case TestMethod::Welch: {
       const auto t = stats::welch_t_test(base, test);
@@ -439,6 +456,10 @@ bool test_sessions(const std::string& base_profile, const ProfileSamples& base, 
   return false;
 }
 
+bool all_finite(const Values& values) {
+  return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+}
+
 // Fills one cell; returns whether the 95% CIs are disjoint (ci-overlap).
 bool evaluate_cell(const std::string& base_profile, const ProfileSamples& base_samples,
                    const std::string& test_profile, const ProfileSamples& test_samples, const RowNoise& noise,
@@ -448,7 +469,15 @@ bool evaluate_cell(const std::string& base_profile, const ProfileSamples& base_s
   cell.test = stats::summarize(test_samples.values);
   cell.heavy_tail = carried_by_extremes(base_samples.values) || carried_by_extremes(test_samples.values);
   cell.bimodal = bimodal(base_samples) || bimodal(test_samples);
-  if (!std::isfinite(base_summary.mean) || base_summary.mean == 0) {
+  if (!all_finite(base_samples.values) || !all_finite(test_samples.values)) {
+    cell.note = "a value is not finite (NaN or infinite): no change computed";
+    return false;
+  }
+  if (!std::isfinite(base_summary.mean) || !std::isfinite(cell.test.mean)) {
+    cell.note = "values overflow a double sum: no mean to compare";
+    return false;
+  }
+  if (base_summary.mean == 0) {
     cell.note = "base mean is 0: no relative change";
     return false;
   }

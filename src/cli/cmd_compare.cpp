@@ -75,7 +75,37 @@ void require_shared_sut(const std::vector<store::SampleRow>& samples, const anal
   }
 }
 
+// A test profile with no row on both sides has an empty column: exit 0
+// would let --fail-on pass on a comparison that compared nothing.
+void require_shared_row(const report::Report& report, const analysis::CompareOptions& compare) {
+  for (std::size_t c = 0; c < compare.tests.size(); ++c) {
+    const bool shared = std::any_of(report.tables.begin(), report.tables.end(), [&](const report::Table& table) {
+      return std::any_of(table.rows.begin(), table.rows.end(), [&](const report::Row& row) {
+        return row.base_present && c < row.cells.size() && row.cells[c].present;
+      });
+    });
+    if (shared) continue;
+    throw InputError(fmt::format(
+        "compare: base '{}' and '{}' share no row (a benchmark with the same parameters and result class on one "
+        "SUT) within --sut/--benchmark/--resultclass/--class; expected swprofiles measured with the same benchmarks",
+        compare.base, compare.tests[c]));
+  }
+}
+
 }  // namespace
+
+void require_distinct_swprofiles(const std::string& base, const std::vector<std::string>& tests) {
+  for (auto test = tests.begin(); test != tests.end(); ++test) {
+    if (*test == base) {
+      throw InputError("compare: '" + base + "' is the base and a test swprofile; expected another swprofile to "
+                       "compare with (the same samples on both sides are not independent)");
+    }
+    if (std::find(tests.begin(), test, *test) != test) {
+      throw InputError("compare: test swprofile '" + *test + "' is given twice; expected each swprofile once "
+                       "(its tests would count twice in the false discovery rate)");
+    }
+  }
+}
 
 bool is_machine_format(const std::string& format) {
   return format == "csv" || format == "json" || format == "html";
@@ -208,7 +238,7 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
     throw InputError("--sign " + options.sign + ": expected better or raw");
   }
   compare.sign = options.sign == "raw" ? report::SignConvention::Raw : report::SignConvention::Better;
-  compare.min_change_pct = parse_decimal("--min-change", options.min_change, 0);
+  compare.min_change_pct = parse_min_change(options.min_change);
   compare.sessions = analysis::parse_session_mode(options.sessions);
   compare.looks = parse_integer("--looks", options.looks, 1, 20);
   compare.per_sut = options.per_sut;
@@ -220,6 +250,9 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
   std::vector<std::vector<std::string>> comparisons;
   if (scenarios.empty()) comparisons.push_back(options.profiles);
   for (const ScenarioSpec& scenario : scenarios) comparisons.push_back({scenario.base, scenario.test});
+  for (const auto& compared : comparisons) {
+    require_distinct_swprofiles(compared.front(), std::vector<std::string>(compared.begin() + 1, compared.end()));
+  }
   std::vector<std::string> profiles;  // each once, in the order given
   for (const auto& compared : comparisons)
     for (const std::string& profile : compared)
@@ -254,6 +287,7 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
                        "' match --sut/--benchmark/--resultclass" + why_empty());
     }
     require_shared_sut(samples, compare, why_empty);
+    require_shared_row(result, compare);
     analysis::add_environment_differences(result, *store);
     result.command = options.command.empty() ? equivalent_command(options) : options.command;
     reports.push_back(std::move(result));
@@ -317,7 +351,7 @@ void add_compare_command(CLI::App& app, std::vector<std::string> command_line) {
   cmd->add_option("--fdr", options->fdr,
                   "Benjamini-Hochberg false discovery rate over all rows (default 0.05), or off");
   cmd->add_option("--sign", options->sign, "better: positive change means better (default); raw");
-  cmd->add_option("--min-change", options->min_change, "smallest change in percent worth a mark (default 2); a CI inside +-this reads unchanged; 0: no unchanged verdict");
+  cmd->add_option("--min-change", options->min_change, "smallest change in percent worth a mark, 0.01 to 1000 (default 2); a CI inside +-this reads unchanged; 0: no margin and no unchanged verdict");
   cmd->add_option("--sessions", options->sessions,
                   "sessions (default): one log mean per session, with the SUT's noise model; pooled: every repeat "
                   "as independent (marks noise where sessions differ)");

@@ -55,7 +55,7 @@ void write_trend(const TrendRequest& request, std::ostream& out) {
     throw InputError("--sign " + request.sign + ": expected better or raw");
   analysis::TrendOptions options;
   options.sign = request.sign == "raw" ? report::SignConvention::Raw : report::SignConvention::Better;
-  options.min_change_pct = parse_decimal("--min-change", request.min_change, 0);
+  options.min_change_pct = parse_min_change(request.min_change);
   options.min_segment = static_cast<std::size_t>(parse_integer("--min-segment", request.min_segment, 1, 1000));
 
   const OpenedStore opened = open_existing_store(request.store_url);
@@ -91,7 +91,7 @@ void add_trend_command(CLI::App& app) {
   cmd->add_option("--format", request->format, "text (default) or html");
   cmd->add_option("--sign", request->sign, "better: positive change means better (default); raw");
   cmd->add_option("--min-change", request->min_change,
-                  "smallest step in percent worth a mark (default 2), as in compare");
+                  "smallest step in percent worth a mark, 0 or 0.01 to 1000 (default 2), as in compare");
   cmd->add_option("--min-segment", request->min_segment,
                   "fewest swprofiles in a segment between change points (default 1: the newest kernel alone can be a step)");
   add_store_option(*cmd, request->store_url);

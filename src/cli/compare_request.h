@@ -41,6 +41,10 @@ struct ComparisonMarks {
   int improvements = 0;
 };
 
+// The one rule of compare and serve: a test swprofile that is the base, or
+// is given twice, would test samples against themselves. Throws InputError.
+void require_distinct_swprofiles(const std::string& base, const std::vector<std::string>& tests);
+
 // The exit status --fail-on asks for (kExitGate when it trips, else kExitOk).
 // Throws InputError for a word other than "", regression and change.
 int gate_status(const std::string& fail_on, const ComparisonMarks& marks);

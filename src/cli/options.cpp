@@ -42,6 +42,19 @@ double parse_decimal(const std::string& option, const std::string& text, double 
   throw InputError(fmt::format("{}: expected a number >= {}", quoted(option, text), min));
 }
 
+double parse_min_change(const std::string& text) {
+  double value = -1;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value, std::chars_format::general);
+  // Reports print the margin with two decimals: a smaller non-zero margin
+  // would read "+/-0.00%", and one beyond kMaxMinChangePct is no margin at
+  // all (every change lies inside it), which is a typo, not a wish.
+  const bool parsed = error == std::errc() && stop == end && std::isfinite(value);
+  if (parsed && (value == 0 || (value >= kMinMinChangePct && value <= kMaxMinChangePct))) return value;
+  throw InputError(fmt::format("{}: expected 0 (no margin) or a percentage from {} to {}", quoted("--min-change", text),
+                               kMinMinChangePct, kMaxMinChangePct));
+}
+
 std::chrono::seconds parse_timeout(const std::string& option, const std::string& text) {
   return plan::parse_timeout(text, option);
 }

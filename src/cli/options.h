@@ -35,6 +35,12 @@ int parse_integer(const std::string& option, const std::string& text, int min, i
 // A finite decimal number >= min (no hex, inf or nan).
 double parse_decimal(const std::string& option, const std::string& text, double min);
 
+// --min-change of compare and trend: 0, or a percentage from
+// kMinMinChangePct (the smallest that prints as non-zero) to kMaxMinChangePct.
+inline constexpr double kMinMinChangePct = 0.01;
+inline constexpr double kMaxMinChangePct = 1000;
+double parse_min_change(const std::string& text);
+
 // A duration such as 90s, 10m or 1h30m, in whole seconds from kMinTimeout to
 // kMaxTimeout: a benchmark's timeout is kept in seconds, so 1ms would be 0s.
 std::chrono::seconds parse_timeout(const std::string& option, const std::string& text);

@@ -24,6 +24,9 @@ std::string format_number(double value) {
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   const double magnitude = std::fabs(value);
   if (magnitude == 0) return "0.00";
+  // Fixed notation of a value near 1e300 is a 300-digit cell; no measured
+  // quantity reaches 1e15 in its unit (a petabyte per second, 11 days in ns).
+  if (magnitude >= 1e15) return fmt::format("{:.3e}", value);
   if (magnitude >= 1) return fmt::format("{:.2f}", value);
   if (magnitude < 1e-6) return fmt::format("{:.1e}", value);
   int decimals = decimals_for_small(magnitude);

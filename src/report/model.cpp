@@ -14,7 +14,9 @@ namespace kbench::report {
 double signed_change(const Row& row, const Cell& cell, SignConvention sign) {
   const double raw = raw_change(row, cell);
   if (sign == SignConvention::Raw || row.result_class.better == Better::Higher) return raw;
-  return -raw;  // lower is better: a smaller value is a positive change
+  // Lower is better: a smaller value is a positive change. No change stays
+  // +0: json and csv print -0 as "-0", which reads as a change.
+  return raw == 0 ? 0.0 : -raw;
 }
 
 double raw_change(const Row& row, const Cell& cell) {
@@ -217,7 +219,10 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, 
     std::size_t fewest = 0, most = 0;
     for (const Row& row : table->rows)
       for (const Cell& cell : row.cells) {
-        if (!cell.present || cell.machines == 0) continue;
+        // A class row the method cannot test across machines (mwu,
+        // ci-overlap) still prints the machines' change, with a note: it
+        // was not tested, so it is not counted.
+        if (!cell.present || cell.machines == 0 || !cell.note.empty()) continue;
         fewest = across++ == 0 ? cell.machines : std::min(fewest, cell.machines);
         most = std::max(most, cell.machines);
       }

@@ -193,11 +193,9 @@ Reply compare_page(const std::string& store_url, const Query& query) {
   if (base.empty()) throw InputError("parameter 'base': expected the swprofile to compare against, e.g. ?base=A&test=B");
   const std::vector<std::string> tests = every(query, "test");
   if (tests.empty()) throw InputError("parameter 'test': expected at least one swprofile to compare with base '" + base + "'");
+  cli::require_distinct_swprofiles(base, tests);
   request.profiles.push_back(base);
-  for (const auto& test : tests) {
-    if (test == base) throw InputError("parameter 'test': '" + test + "' is the base; pick another swprofile");
-    request.profiles.push_back(test);
-  }
+  request.profiles.insert(request.profiles.end(), tests.begin(), tests.end());
   read_sample_filter(query, request.filter);
   read_glob(query, "class", request.filter.class_glob);
   read_option(query, "method", request.method);

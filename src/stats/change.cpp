@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "stats/distributions.h"
 #include "stats/stats.h"
 
 namespace kbench::stats {
@@ -27,10 +28,15 @@ ChangeInterval relative_change_ci(const Summary& a, const Summary& b, double con
       !(confidence > 0 && confidence < 1)) {
     return ci;
   }
+  // The ratio does not depend on the scale: means near 1e300 or 1e-300 are
+  // taken to one whose squares neither overflow nor vanish.
+  const double moments[] = {a.mean, b.mean, a.stddev, b.stddev};
+  const int exponent = detail::range_exponent(moments);
+  const double ma = std::ldexp(a.mean, -exponent), mb = std::ldexp(b.mean, -exponent);
+  const double sa = std::ldexp(a.stddev, -exponent), sb = std::ldexp(b.stddev, -exponent);
   const double na = static_cast<double>(a.count), nb = static_cast<double>(b.count);
-  const double va = a.stddev * a.stddev / na;
-  const double vb = b.stddev * b.stddev / nb;
-  const double ma = a.mean, mb = b.mean;
+  const double va = sa * sa / na;
+  const double vb = sb * sb / nb;
   if (va == 0 && vb == 0) {
     // No noise at all: the interval is the point estimate (t drops out).
     ci.valid = true;

@@ -13,6 +13,7 @@ namespace kbench::stats {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kExactSeriesScale = 1e-9;
 
 void check_input(std::span<const double> values, std::span<const double> weights, double penalty,
                  std::size_t min_segment) {
@@ -200,7 +201,19 @@ TrendNoise trend_noise(const std::vector<std::vector<double>>& session_means_per
   std::vector<double> deviations;
   for (double d : differences) deviations.push_back(std::abs(d - median));
   std::sort(deviations.begin(), deviations.end());
-  const double scale = 1.4826 * summarize(deviations).median;
+  double scale = 1.4826 * summarize(deviations).median;
+  const bool moves = std::any_of(differences.begin(), differences.end(), [](double d) { return d != 0; });
+  if (scale == 0 && moves) {
+    // More than half of the successive differences are exactly the same (a
+    // deterministic row, a count or a size: 100 100 100 110 110 110), so
+    // their MAD is 0 however large the steps, and the points that do not
+    // move have no noise at all. Every move beyond rounding is then a
+    // change: the scale is set to one part per billion (of a log mean),
+    // far above a double's rounding of it and far below any change a
+    // benchmark shows. The refit finds no noise in such segments and keeps
+    // this segmentation.
+    scale = kExactSeriesScale;
+  }
   const double point_variance = scale * scale / 2;
   const double within = std::isnan(noise.within) ? 0.0 : noise.within;
   noise.between = std::isnan(noise.within) ? point_variance : std::max(0.0, point_variance - within * mean_inverse_sessions);

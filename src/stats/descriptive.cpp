@@ -52,6 +52,26 @@ Moments moments(const double* values, std::size_t count) {
   return {mean, ssd};
 }
 
+int range_exponent(std::span<const double> a, std::span<const double> b) {
+  double largest = 0;
+  for (const auto values : {a, b}) {
+    for (const double v : values) {
+      if (std::isfinite(v)) largest = std::max(largest, std::fabs(v));
+    }
+  }
+  if (largest == 0 || (largest >= 0x1p-256 && largest <= 0x1p256)) return 0;
+  int exponent = 0;
+  std::frexp(largest, &exponent);
+  return exponent;
+}
+
+std::vector<double> scaled(std::span<const double> values, int exponent) {
+  std::vector<double> out;
+  out.reserve(values.size());
+  for (const double v : values) out.push_back(std::ldexp(v, -exponent));
+  return out;
+}
+
 }  // namespace detail
 
 double student_t_quantile(double probability, double df) {
@@ -99,8 +119,11 @@ Summary summarize(std::span<const double> values) {
   s.count = values.size();
   if (values.empty()) return s;
 
-  const auto [mean, ssd] = detail::moments(values.data(), values.size());
-  s.mean = mean;
+  const int exponent = detail::range_exponent(values);
+  const std::vector<double> in_range = exponent == 0 ? std::vector<double>() : detail::scaled(values, exponent);
+  const std::span<const double> work = exponent == 0 ? values : std::span<const double>(in_range);
+  const auto [mean, ssd] = detail::moments(work.data(), work.size());
+  s.mean = std::ldexp(mean, exponent);
   const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
   s.min = *lo;
   s.max = *hi;
@@ -108,7 +131,7 @@ Summary summarize(std::span<const double> values) {
   s.median = median_of(std::vector<double>(values.begin(), values.end()));
 
   if (s.count < 2) return s;
-  s.stddev = std::sqrt(ssd / static_cast<double>(s.count - 1));
+  s.stddev = std::ldexp(std::sqrt(ssd / static_cast<double>(s.count - 1)), exponent);
   s.cv = s.stddev / std::fabs(s.mean);
   const double half = mean_ci_halfwidth(s.stddev, s.count);
   s.ci95_low = s.mean - half;

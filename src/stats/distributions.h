@@ -4,6 +4,8 @@
 // "not testable", never abort a report.
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
+#include <span>
+#include <vector>
 
 namespace kbench::stats::detail {
 
@@ -33,5 +35,17 @@ struct Moments {
   double sum_squared_deviations;
 };
 Moments moments(const double* values, std::size_t count);
+
+// The power of two to divide values by before summing or squaring them: 0
+// while the largest finite |value| lies within [2^-256, 2^256], else the
+// exponent that brings it into [0.5, 1). Beyond that range a sum of values
+// near 1.7e308 overflows and squared deviations of values near 1e300
+// overflow, or of values near 1e-300 underflow to 0 (a variance of 0 is "no
+// noise at all"). Scaling by a power of two is exact, and within the range
+// nothing is scaled, so ordinary data gives the very same bits as before.
+int range_exponent(std::span<const double> a, std::span<const double> b = {});
+
+// `values` divided by 2^exponent.
+std::vector<double> scaled(std::span<const double> values, int exponent);
 
 }  // namespace kbench::stats::detail

@@ -55,6 +55,8 @@ class Statement {
   std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
   double real(int column) const { return sqlite3_column_double(stmt_, column); }
   bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  int type(int column) const { return sqlite3_column_type(stmt_, column); }
+  int bytes(int column) const { return sqlite3_column_bytes(stmt_, column); }
   std::string text(int column) const;
 
  private:

@@ -23,6 +23,25 @@ namespace kbench::store {
 
 namespace {
 
+// A REAL column keeps what SQLite cannot read as a number as it came (the
+// text 'NaN', a blob, NULL), and sqlite3_column_double reads that as 0.0: a
+// measurement of 0 nobody made. kbench never writes one (non-finite values
+// are refused on the way in), so the store was edited: refuse to read on.
+template <typename Where>
+double stored_value(const Statement& results, int column, const std::string& url, std::int64_t session,
+                    const Where& result_class, std::int64_t repeat) {
+  const int type = results.type(column);
+  if (type == SQLITE_FLOAT || type == SQLITE_INTEGER) return results.real(column);
+  std::string text = type == SQLITE_TEXT ? results.text(column).substr(0, 40) : "";
+  for (char& c : text) c = static_cast<unsigned char>(c) < 0x20 ? '?' : c;  // the message stays one line
+  const std::string what = type == SQLITE_TEXT   ? "the text '" + text + "'"
+                           : type == SQLITE_BLOB ? "a blob of " + std::to_string(results.bytes(column)) + " bytes"
+                                                 : std::string("NULL");
+  throw InputError(url + ": session id " + std::to_string(session) + ", " + result_class() + " repeat " +
+                   std::to_string(repeat) + ": the stored value is " + what +
+                   ", not a number; expected a finite number (the store was edited outside kbench)");
+}
+
 namespace fs = std::filesystem;
 
 constexpr std::size_t kInsertBatch = 32;
@@ -415,7 +434,8 @@ class SqliteStore final : public ResultStore {
         }
         if (!info) continue;
         row.repeat = static_cast<int>(results.integer(1));
-        row.value = results.real(2);
+        row.value = stored_value(
+            results, 2, url_, session.id, [&] { return row.benchmark + " " + row.result_class.label(); }, row.repeat);
         sink(row);
       }
     }
@@ -731,8 +751,12 @@ class SqliteStore final : public ResultStore {
         bucket = &by_class[index];
         info = &classes[index];
       }
-      bucket->push_back(StoredResult{info->benchmark, info->result_class, static_cast<int>(results.integer(1)),
-                                     results.real(2), results.integer(3)});
+      bucket->push_back(StoredResult{
+          info->benchmark, info->result_class, static_cast<int>(results.integer(1)),
+          stored_value(
+              results, 2, url_, session, [&] { return info->benchmark.name + " " + info->result_class.label(); },
+              results.integer(1)),
+          results.integer(3)});
       ++total;
     }
     content.results.reserve(total);

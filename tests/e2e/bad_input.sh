@@ -25,10 +25,10 @@ expect_bad_input "bad store scheme" "$KBENCH" run --swprofile A --store "mysql:/
 # kbench compare
 expect_bad_input "unknown swprofile" "$KBENCH" compare A NOPE --store "sqlite://$S"
 expect_bad_input "one profile only" "$KBENCH" compare A --store "sqlite://$S"
-expect_bad_input "bad --method" "$KBENCH" compare A A --method bayes --store "sqlite://$S"
-expect_bad_input "bad --fdr" "$KBENCH" compare A A --fdr 2 --store "sqlite://$S"
-expect_bad_input "bad --format" "$KBENCH" compare A A --format pdf --store "sqlite://$S"
-expect_bad_input "bad --sign" "$KBENCH" compare A A --sign up --store "sqlite://$S"
+expect_bad_input "bad --method" "$KBENCH" compare A B --method bayes --store "sqlite://$S"
+expect_bad_input "bad --fdr" "$KBENCH" compare A B --fdr 2 --store "sqlite://$S"
+expect_bad_input "bad --format" "$KBENCH" compare A B --format pdf --store "sqlite://$S"
+expect_bad_input "bad --sign" "$KBENCH" compare A B --sign up --store "sqlite://$S"
 expect_bad_input "missing store" "$KBENCH" compare A B --store "sqlite://$WORK/missing.db"
 [ ! -e "$WORK/missing.db" ] && pass || fail "compare created a missing store"
 
@@ -39,7 +39,7 @@ cp "$S" "$WORK/newer.db"
 sqlite3 "$WORK/newer.db" "update kbench_meta set value='99' where key='schema_version'"
 for f in text other newer; do
   sum=$(md5sum <"$WORK/$f.db")
-  expect_bad_input "$f.db as a store (compare)" "$KBENCH" compare A A --store "sqlite://$WORK/$f.db"
+  expect_bad_input "$f.db as a store (compare)" "$KBENCH" compare A B --store "sqlite://$WORK/$f.db"
   # A store from a newer kbench is named as such, never as "not a kbench store".
   [ $f = newer ] && expect_contains "$WORK/err" "has schema version 99"
   expect_bad_input "$f.db as a store (run)" "$KBENCH" run --swprofile A --benchmark 'syscall/getpid' \

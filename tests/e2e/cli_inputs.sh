@@ -76,7 +76,7 @@ done
 expect_contains "$WORK/out" "(1s to 24h, whole seconds)"
 expect_contains "$WORK/out" "(1 to 10000)"
 for v in nan inf abc -1; do
-  expect_message "--min-change $v" "--min-change '$v': expected a number >= 0" \
+  expect_message "--min-change $v" "--min-change '$v': expected 0 (no margin) or a percentage from 0.01 to 1000" \
     "$KBENCH" compare A B --min-change "$v" --store "sqlite://$S"
 done
 expect_message "hex --fdr" "--fdr 0x0.1p0: expected a level" "$KBENCH" compare A B --fdr 0x0.1p0 --store "sqlite://$S"

@@ -59,6 +59,11 @@ expect_status 400 "$(fetch '/compare?base=base&test=nosuch')" "a swprofile the s
 expect_contains "$WORK/body" "swprofile &#39;nosuch&#39; is not in"
 expect_status 400 "$(fetch '/compare?base=base')" "no test"
 expect_contains "$WORK/body" "parameter &#39;test&#39;: expected at least one swprofile"
+# The rule compare's command line follows too: no profile against itself.
+# (A test given twice never reaches it: cpp-httplib keeps one of identical
+# key=value pairs, so ?test=slow&test=slow is one column.)
+expect_status 400 "$(fetch '/compare?base=base&test=base')" "the base as test"
+expect_contains "$WORK/body" "compare: &#39;base&#39; is the base and a test swprofile"
 expect_status 400 "$(fetch '/compare?base=base&test=slow&benchmark=%5Bx')" "a bad glob"
 expect_contains "$WORK/body" "benchmark &#39;[x&#39;: expected a glob"
 expect_status 400 "$(fetch '/compare?base=base&test=slow&bench=x')" "an unknown parameter"

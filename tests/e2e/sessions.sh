@@ -52,7 +52,13 @@ expect_contains "$WORK/list1.out" "selftest/sleep (interrupted after"
 # The interrupted benchmark has no outcome (it is not "failed"), and its
 # repeats stay but do not feed compare or show.
 [ "$(count "select count(*) from outcome")" -eq 0 ] && pass || fail "an interrupted benchmark got an outcome"
-"$KBENCH" compare base base --store "$S" >"$WORK/cmp1.out" 2>&1
+# compare refuses a profile against itself: a copy of the store gets a
+# second profile, so the counts below stay the plan's.
+sqlite3 "$DB" ".backup '$WORK/copy.db'"
+"$KBENCH" run --swprofile other --benchmark selftest/sleep --param ms=10 --param at=99 --repeats 1 --warmups 0 \
+  --sessions 1 --store "sqlite://$WORK/copy.db" >/dev/null 2>"$WORK/other.err" \
+  || fail "run other exited $?: $(tail -3 "$WORK/other.err")"
+"$KBENCH" compare base other --store "sqlite://$WORK/copy.db" >"$WORK/cmp1.out" 2>&1
 expect_contains "$WORK/cmp1.out" "incomplete: swprofile base session 1 on"
 if grep -q "selftest/sleep *|" "$WORK/cmp1.out"; then fail "compare used the interrupted repeats"; else pass; fi
 "$KBENCH" show base --store "$S" >"$WORK/show1.out" 2>&1
@@ -138,7 +144,11 @@ if mount -t tmpfs -o size=1m tmpfs "$MNT" 2>/dev/null; then
   mount -o remount,ro "$MNT"
   "$KBENCH" list sessions --store "$MNT/store.db" >"$WORK/ro.out" 2>&1 || fail "list on a read-only file system exited $?: $(cat "$WORK/ro.out")"
   expect_contains "$WORK/ro.out" "solo"
-  "$KBENCH" compare base solo --store "$MNT/store.db" >"$WORK/ro-cmp.out" 2>&1 || fail "compare on a read-only file system exited $?"
+  # base and solo ran selftest/sleep with other parameters: compare reads every
+  # sample of both, then refuses the pair, sharing no row, as bad input.
+  "$KBENCH" compare base solo --store "$MNT/store.db" >"$WORK/ro-cmp.out" 2>&1
+  [ $? -eq 2 ] && pass || fail "compare on a read-only file system: $(cat "$WORK/ro-cmp.out")"
+  expect_contains "$WORK/ro-cmp.out" "compare: base 'base' and 'solo' share no row"
   "$KBENCH" "${run_args[@]/$S/$MNT/store.db}" >"$WORK/ro-run.out" 2>"$WORK/ro-run.err"
   [ $? -ne 0 ] && pass || fail "run wrote to a read-only file system"
   expect_contains "$WORK/ro-run.err" "read-only file system"
