@@ -177,16 +177,6 @@ RowModel row_model(const RowSamples& row, const std::set<std::string>& compared,
   for (const auto& [profile, samples] : row.by_profile) {
     const bool own = compared.count(profile) > 0;
     if (own && !kept.count(profile)) continue;
-    if (own) {
-      const bool positive = std::all_of(samples.by_session.begin(), samples.by_session.end(), [](const auto& entry) {
-        const double mean = entry.second.empty() ? 1.0 : stats::summarize(entry.second).mean;
-        return mean > 0 && std::isfinite(mean);
-      });
-      if (!positive) {
-        model.nonpositive.insert(profile);
-        continue;
-      }
-    }
     struct Session {
       std::string group, run;
       double log_mean;
@@ -195,8 +185,10 @@ RowModel row_model(const RowSamples& row, const std::set<std::string>& compared,
     for (const auto& [session, values] : samples.by_session) {
       if (values.empty()) continue;
       const double mean = stats::summarize(values).mean;
-      // A profile of the noise model whose means have no log scale teaches nothing.
+      // A profile whose means have no log scale teaches nothing; a compared
+      // one cannot be tested relatively, and its cells say so.
       if (!(mean > 0) || !std::isfinite(mean)) {
+        if (own) model.nonpositive.insert(profile);
         sessions.clear();
         break;
       }
