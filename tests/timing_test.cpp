@@ -219,3 +219,26 @@ TEST(BracketCost, MeasuresWhatTheBracketedHalfAddsOverTheBareBlock) {
   EXPECT_DOUBLE_EQ(cost.bracketed_ticks_per_call, 7.0);
   EXPECT_NEAR(cost.cost_ticks, 7.0, 1.0);
 }
+
+TEST(BracketCostChoice, UsesTheInCallCostWhenBelowTheBareCall) {
+  const auto choice = kbench::timing::choose_bracket_cost(
+      kbench::timing::summarize_bracket_rounds({{300.0, 340.0}, {302.0, 341.0}, {301.0, 343.0}}, 2000), 25.0);
+  EXPECT_TRUE(choice.in_call);
+  EXPECT_DOUBLE_EQ(choice.cost_ticks, 40.0);
+  EXPECT_TRUE(choice.reason.empty());
+}
+
+TEST(BracketCostChoice, FallsBackToTheEmptyBracketWhenTheCalibrationWasDisturbed) {
+  // The figures of a busy machine: a bracket "costing" 537 ticks around a
+  // call of 207.
+  const auto disturbed =
+      kbench::timing::summarize_bracket_rounds({{207.0, 744.0}, {206.0, 743.0}, {208.0, 745.0}}, 2000);
+  const auto choice = kbench::timing::choose_bracket_cost(disturbed, 25.0);
+  EXPECT_FALSE(choice.in_call);
+  EXPECT_DOUBLE_EQ(choice.cost_ticks, 25.0);
+  EXPECT_NE(choice.reason.find("537.0 ticks, not below the bare call's 207.0"), std::string::npos) << choice.reason;
+  const auto unmeasured = kbench::timing::choose_bracket_cost(kbench::timing::summarize_bracket_rounds({}, 2000), 25.0);
+  EXPECT_FALSE(unmeasured.in_call);
+  EXPECT_DOUBLE_EQ(unmeasured.cost_ticks, 25.0);
+  EXPECT_NE(unmeasured.reason.find("could not be measured"), std::string::npos) << unmeasured.reason;
+}

@@ -103,6 +103,7 @@ class SyscallLatency : public Benchmark {
           return histogram_.sum();
         },
         overhead_.cost_ticks);
+    subtracted_ = timing::choose_bracket_cost(in_call_, overhead_.cost_ticks);
     if (kind_.expect_enosys) {
       errno = 0;
       const long result = syscall(kind_.number);
@@ -149,7 +150,8 @@ class SyscallLatency : public Benchmark {
          std::to_string(calibration_.ticks_to_ns(in_call_.bracketed_ticks_per_call))},
         {"timer_cost_in_call_rounds",
          std::to_string(in_call_.rounds) + " x " + std::to_string(in_call_.calls_per_round) + " calls"},
-        {"timer_cost_subtracted", "in_call"}};
+        {"timer_cost_subtracted", subtracted_.in_call ? "in_call" : "empty_bracket"}};
+    if (!subtracted_.in_call) notes["timer_cost_fallback"] = subtracted_.reason;
     // arm64: CNTFRQ_EL0, what the calibration is checked against.
     if (calibration_.nominal_hz > 0) notes["counter_nominal_hz"] = std::to_string(calibration_.nominal_hz);
     return notes;
@@ -157,11 +159,11 @@ class SyscallLatency : public Benchmark {
 
  private:
   double net_ns(double gross_ticks, const char* what) const {
-    const double net = gross_ticks - in_call_.cost_ticks;
+    const double net = gross_ticks - subtracted_.cost_ticks;
     if (!(net > 0)) {
       throw RunError(std::string(what) + " of " + std::to_string(gross_ticks) +
                      " ticks is not above the timer's own cost in a call of " +
-                     std::to_string(in_call_.cost_ticks) + " ticks");
+                     std::to_string(subtracted_.cost_ticks) + " ticks");
     }
     return calibration_.ticks_to_ns(net);
   }
@@ -171,6 +173,7 @@ class SyscallLatency : public Benchmark {
   timing::Calibration calibration_;
   timing::TimerOverhead overhead_;
   timing::BracketCostInCall in_call_;
+  timing::BracketCostChoice subtracted_;
   timing::Histogram histogram_;
 };
 

@@ -1,6 +1,8 @@
 #include "timing/bracket_cost.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "common/median.h"
 
@@ -24,6 +26,33 @@ BracketCostInCall summarize_bracket_rounds(const std::vector<BracketRound>& roun
   result.bare_ticks_per_call = median_of(bare);
   result.bracketed_ticks_per_call = median_of(bracketed);
   return result;
+}
+
+BracketCostChoice choose_bracket_cost(const BracketCostInCall& in_call, double empty_bracket_ticks) {
+  BracketCostChoice choice;
+  const bool measured = in_call.rounds > 0 && std::isfinite(in_call.cost_ticks) &&
+                        std::isfinite(in_call.bare_ticks_per_call) && in_call.bare_ticks_per_call > 0;
+  if (measured && in_call.cost_ticks < in_call.bare_ticks_per_call) {
+    choice.cost_ticks = in_call.cost_ticks;
+    return choice;
+  }
+  choice.in_call = false;
+  choice.cost_ticks = empty_bracket_ticks;
+  // snprintf, not fmt: the static aarch64 agent links no formatting library.
+  char text[320];
+  if (measured) {
+    std::snprintf(text, sizeof text,
+                  "the bracket's cost in a call measured %.1f ticks, not below the bare call's %.1f: the "
+                  "calibration was disturbed (a busy machine), so the empty bracket's %.1f ticks are subtracted",
+                  in_call.cost_ticks, in_call.bare_ticks_per_call, empty_bracket_ticks);
+  } else {
+    std::snprintf(text, sizeof text,
+                  "the bracket's cost in a call could not be measured, so the empty bracket's %.1f ticks are "
+                  "subtracted",
+                  empty_bracket_ticks);
+  }
+  choice.reason = text;
+  return choice;
 }
 
 }  // namespace kbench::timing

@@ -20,6 +20,7 @@
 // the total number of calls stays the same. (11 x 20,000 measured 537 ticks
 // against a 207-tick call in CI's two-SUT e2e_fleet run.)
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "timing/cycle_counter.h"
@@ -45,6 +46,19 @@ struct BracketCostInCall {
 // call cheaper, so a negative median (noise, or a counter too coarse to see
 // the difference) gives cost 0; raw_median_ticks keeps what was measured.
 BracketCostInCall summarize_bracket_rounds(const std::vector<BracketRound>& rounds, std::uint64_t calls_per_round);
+
+// What a benchmark subtracts: the in-call cost, unless the measurement is
+// implausible. A bracket is two counter reads; when it measures as costing
+// more than the bare call it surrounds, the halves of the rounds were
+// disturbed (a busy machine preempting them), and subtracting that figure
+// would turn every call's time negative. Then the empty bracket's cost is
+// subtracted instead, and `reason` says why for the session's notes.
+struct BracketCostChoice {
+  double cost_ticks = 0;
+  bool in_call = true;  // false: fell back to the empty bracket
+  std::string reason;   // empty when the in-call cost is used
+};
+BracketCostChoice choose_bracket_cost(const BracketCostInCall& in_call, double empty_bracket_ticks);
 
 // `bare(n)` runs the operation n times with no timing inside;
 // `bracketed(n)` runs it n times, each call in its own begin()/end(), and
