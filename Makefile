@@ -1,4 +1,8 @@
-# The two commands of the README. Both install missing Debian packages first.
+# The README's commands. Each installs missing Debian packages first.
+#   make run    measure this machine's kernel into the SQLite store, print the table
+#   make test   what a contributor runs before a commit: ctest -LE check
+#   make check  everything (CI, .ci/run): every test, the ASan+UBSan build, the fuzzers
+# Which tier a test is in: tests/CMakeLists.txt, label `check`.
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
@@ -14,8 +18,17 @@ FUZZ_SECONDS ?= 30
 # seconds instead of 1381). UNITY=OFF for one file per compile.
 UNITY      ?= ON
 CMAKE_ARGS := -DCMAKE_UNITY_BUILD=$(UNITY)
+# The compiler cache, when there is one (install-deps.sh installs ccache): a
+# rebuild, or a clean clone at another path, compiles only what changed.
+# Decided when the recipe runs, not when make reads this file, so that the
+# first `make` on a fresh machine (which installs ccache) uses it too.
+# CCACHE_BASEDIR turns this clone's absolute paths into relative ones in what
+# ccache hashes; the tests' precompiled header needs the sloppiness.
+LAUNCHER    = $$(command -v ccache >/dev/null && echo -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
 
-.PHONY: all deps build run test test-asan test-fuzz clean
+.PHONY: all deps build run test check test-asan test-fuzz clean
 
 all: build
 
@@ -23,7 +36,7 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) $(LAUNCHER) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 	@date +'make: %T build done'
 
@@ -32,44 +45,35 @@ build: deps
 run: build
 	$(BUILD)/kbench run --swprofile "$(SWPROFILE)" --suite $(SUITE)
 
-# Everything. The tests labelled vm boot kernels under QEMU's TCG: about 30
-# minutes that keep one core busy and are the longest part, so they start
-# first, in the background, as soon as the programs they run are built (kbench,
-# its agents, sut_qemu_test); the rest of the build, the sanitizer and fuzz
-# builds and checks, and the rest of the suite run beside them, and the VM
-# tests' log and summary come last. Fails if any part failed.
-# The PostgreSQL store's tests need a server: without KBENCH_TEST_POSTGRES a
-# throw-away one (scripts/pg-test-server.sh) serves this run and is removed.
-test: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null
-	@aarch64_agent=$$(cmake --build $(BUILD) --target help | grep -o 'kbench-agent-aarch64$$' | head -n 1); \
-	cmake --build $(BUILD) -j$(JOBS) --target kbench sut_qemu_test $$aarch64_agent
-	@if [ -z "$$KBENCH_TEST_POSTGRES" ]; then \
-	  eval "$$(scripts/pg-test-server.sh start)" || exit 1; \
-	  trap 'scripts/pg-test-server.sh stop' EXIT; \
-	fi; \
-	kernel=$$(scripts/fetch-test-kernel.sh) && echo "test kernel: $$kernel" && \
-	export KBENCH_TEST_KERNEL=$$kernel && \
-	{ (cd $(BUILD) && ctest --output-on-failure -L vm >vm-tests.log 2>&1); echo $$? >$(BUILD)/vm-tests.status; } & \
-	echo "make: $$(date +%T) VM tests started in the background (log $(BUILD)/vm-tests.log)"; \
-	cmake --build $(BUILD) -j$(JOBS); built=$$?; date +'make: %T build done'; \
+# Before a commit: every test not labelled `check` (unit tests, end-to-end
+# scripts, browser tests, one QEMU boot with a comparison), in parallel
+# (tests/CMakeLists.txt gives each a COST so the longest start first).
+# scripts/with-test-env.sh starts a throw-away PostgreSQL server unless
+# KBENCH_TEST_POSTGRES names one, and fetches the test kernel.
+test: build
+	@scripts/with-test-env.sh ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS) -LE check
+	@date +'make: %T test done'
+
+# Everything, the CI command: all of build/'s tests (the `check` ones too:
+# every VM boot, arm64, kfunc, kernel deployment by kexec and by reboot), then
+# the sanitizer and fuzz builds and their runs. Fails if any part failed, after
+# running all of them.
+check: build
+	@scripts/with-test-env.sh ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS); tests=$$?; \
+	date +'make: %T tests done'; \
 	$(MAKE) --no-print-directory --keep-going test-asan test-fuzz; checks=$$?; \
-	(cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE vm); rest=$$?; \
-	date +'make: %T waiting for the VM tests'; wait; \
-	cat $(BUILD)/vm-tests.log; vms=$$(cat $(BUILD)/vm-tests.status); \
-	date +"make: %T test done: build $$built, sanitizer and fuzz checks $$checks, tests $$rest, VM tests $$vms (0 = passed)"; \
-	[ $$built -eq 0 ] && [ $$checks -eq 0 ] && [ $$rest -eq 0 ] && [ $$vms -eq 0 ]
+	date +"make: %T check done: tests $$tests, sanitizer and fuzz checks $$checks (0 = passed)"; \
+	[ $$tests -eq 0 ] && [ $$checks -eq 0 ]
 
 # The unit tests built with ASan+UBSan (-O0 and line tables: what ASan needs
 # for its reports; -O0 builds in 631 CPU seconds where -O1 took 1062, and
-# the tests then run in 69 s instead of 37 s); not the end-to-end scripts nor the
-# VM boots, which the plain build runs; nor the PostgreSQL store's tests,
-# which need a server (the plain build runs them with the one `make test`
-# starts; `make test-asan` alone has none). The agent is dynamic here (ASan's
-# runtime cannot be linked statically), so the static-link check is left to
-# the plain build.
+# the tests then run in 69 s instead of 37 s); not the end-to-end scripts nor
+# the VM boots, which the plain build runs; nor the PostgreSQL store's tests,
+# which need a server (the plain build runs them). The agent is dynamic here
+# (ASan's runtime cannot be linked statically), so the static-link check is
+# left to the plain build.
 test-asan: deps
-	@cmake -S . -B $(BUILD_ASAN) $(CMAKE_ARGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBENCH_SANITIZE=ON \
+	@cmake -S . -B $(BUILD_ASAN) $(CMAKE_ARGS) $(LAUNCHER) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBENCH_SANITIZE=ON \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG" >/dev/null
 	@cmake --build $(BUILD_ASAN) -j$(JOBS)
 	cd $(BUILD_ASAN) && env -u KBENCH_TEST_KERNEL \
@@ -79,7 +83,7 @@ test-asan: deps
 
 # Each libFuzzer target for FUZZ_SECONDS; a crash fails.
 test-fuzz: deps
-	@cmake -S . -B $(BUILD_FUZZ) $(CMAKE_ARGS) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBENCH_FUZZ=ON >/dev/null
+	@cmake -S . -B $(BUILD_FUZZ) $(CMAKE_ARGS) $(LAUNCHER) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBENCH_FUZZ=ON >/dev/null
 	@cmake --build $(BUILD_FUZZ) -j$(JOBS) --target fuzz_targets
 	@scripts/run-fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
 	@date +'make: %T test-fuzz done'

@@ -14,10 +14,11 @@
 #include <vector>
 
 #include "common/records.h"
+#include "support/test_paths.h"
 
 namespace {
 
-const std::string kAgent = KBENCH_BINARY_DIR "/kbench-agent";
+const std::string kAgent = KBENCH_BINARY_DIR + "/kbench-agent";
 
 struct Outcome {
   int exit_status = -1;
@@ -210,7 +211,7 @@ TEST(Agent, PerfSyscallReportsAllFourClasses) {
   EXPECT_EQ(labels, (std::set<std::string>{"basic (ops/sec)", "getpgid (ops/sec)", "fork (ops/sec)",
                                            "execve (ops/sec)"}));
   // The build puts the helper next to the agent.
-  EXPECT_EQ(program, KBENCH_BINARY_DIR "/kbench-exec-helper");
+  EXPECT_EQ(program, KBENCH_BINARY_DIR + "/kbench-exec-helper");
 }
 
 TEST(Agent, MissingHelperParameterIsBadInput) {

@@ -10,6 +10,7 @@
 #include "sut/connection.h"
 #include "sysinfo/arm64_cpu.h"
 #include "timing/clock.h"
+#include "support/test_paths.h"
 
 namespace {
 

@@ -25,6 +25,7 @@
 #include "benchmarks/benchmark.h"
 #include "benchmarks/external/vmalloc.h"
 #include "common/errors.h"
+#include "support/test_paths.h"
 
 namespace kb = kbench::bench;
 using kbench::InputError;

@@ -30,6 +30,7 @@
 #include "benchmarks/benchmark.h"
 #include "benchmarks/messaging.h"
 #include "common/errors.h"
+#include "support/test_paths.h"
 
 namespace kbench::bench {
 namespace {

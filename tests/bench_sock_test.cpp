@@ -21,6 +21,7 @@
 
 #include "benchmarks/benchmark.h"
 #include "common/errors.h"
+#include "support/test_paths.h"
 
 namespace kb = kbench::bench;
 using kbench::InputError;

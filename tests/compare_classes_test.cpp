@@ -15,6 +15,7 @@
 #include "report/model.h"
 #include "store/result_store.h"
 #include "support/test_files.h"
+#include "support/test_paths.h"
 
 using namespace kbench;
 using kbench::testing::expect_golden;

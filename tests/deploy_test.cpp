@@ -17,6 +17,7 @@
 #include "sut/process.h"
 #include "support/test_files.h"
 #include "support/plan_errors.h"
+#include "support/test_paths.h"
 
 namespace kbench {
 namespace {

@@ -21,6 +21,7 @@
 #include "common/errors.h"
 #include "runner/catalogue.h"
 #include "tracing/tracefs.h"
+#include "support/test_paths.h"
 
 namespace {
 
@@ -329,7 +330,7 @@ Outcome run_agent(const std::string& args, const std::string& env = "") {
   const int fd = mkstemp(out_path);
   if (fd >= 0) close(fd);
   const int status =
-      std::system((env + " " KBENCH_BINARY_DIR "/kbench-agent " + args + " >" + out_path + " 2>/dev/null").c_str());
+      std::system((env + " " + KBENCH_BINARY_DIR + "/kbench-agent " + args + " >" + out_path + " 2>/dev/null").c_str());
   Outcome outcome;
   outcome.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream in(out_path);

@@ -15,6 +15,7 @@
 #include "store/result_store.h"
 #include "support/sqlite_sql.h"
 #include "support/test_files.h"
+#include "support/test_paths.h"
 
 using namespace kbench;
 using namespace kbench::store;

@@ -12,6 +12,7 @@
 #include "common/params.h"
 #include "plan/plan.h"
 #include "runner/catalogue.h"
+#include "support/test_paths.h"
 
 namespace kbench {
 namespace {

@@ -2,6 +2,7 @@
 
 #include "common/errors.h"
 #include "plan/plan.h"
+#include "support/test_paths.h"
 
 using kbench::InputError;
 using kbench::plan::parse_duration;

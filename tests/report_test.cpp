@@ -19,6 +19,7 @@
 #include "report/model.h"
 #include "support/report_fixtures.h"
 #include "support/test_files.h"
+#include "support/test_paths.h"
 
 namespace kbench::report {
 namespace {

@@ -17,6 +17,7 @@
 #include "sut/connection.h"
 #include "sut/initramfs.h"
 #include "sut/process.h"
+#include "support/test_paths.h"
 
 namespace kbench::sut {
 namespace {
@@ -150,44 +151,6 @@ TEST(QemuBoot, AKernelThatDoesNotReachInitInTimeFailsWithTheConsoleTail) {
   EXPECT_FALSE(result.timed_out);
   EXPECT_NE(result.stderr_tail.find("did not reach /init within 1s"), std::string::npos) << result.stderr_tail;
   EXPECT_NE(result.stderr_tail.find("console log tail"), std::string::npos) << result.stderr_tail;
-}
-
-// Two swprofiles of one kernel, each booted and measured into a store
-// (KBENCH_TEST_STORE, else a fresh one); tests/e2e/qemu.sh judges the
-// difference through `kbench plan exec` and `kbench compare`.
-TEST(QemuSession, StoresDefaultAndMitigationsOffProfiles) {
-  if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
-  const fs::path scratch = fs::temp_directory_path() / ("kbench-qemu-session-" + std::to_string(getpid()) + ".db");
-  const char* store_env = std::getenv("KBENCH_TEST_STORE");
-  const std::string store_url = store_env && *store_env ? store_env : "sqlite://" + scratch.string();
-  auto store = store::open_store(store_url, store::OpenMode::CreateIfMissing);
-  plan::BenchmarkSettings settings;
-  settings.warmups = 1;
-  // Only the stored repeats are checked here, so two do; KBENCH_TEST_REPEATS overrides.
-  const char* repeats = std::getenv("KBENCH_TEST_REPEATS");
-  settings.repeats = repeats && *repeats ? std::atoi(repeats) : 2;
-  settings.timeout = std::chrono::seconds(300);
-  const std::vector<std::pair<std::string, std::vector<std::string>>> profiles = {
-      {"default", {}}, {"mitigations-off", {"mitigations=off"}}};
-  for (const auto& [name, cmdline] : profiles) {
-    auto connection = make_qemu_connection(vm_params(), {test_kernel(), cmdline, {}}, agent_path());
-    const auto started = Clock::now();
-    const nlohmann::json fingerprint = runner::fetch_fingerprint(*connection);
-    const double boot_seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    const auto sut = runner::sut_from_fingerprint(fingerprint, "qemu-vm");
-    const std::int64_t session = store->begin_session({sut, name, fingerprint, "2026-01-01T00:00:00Z"});
-    runner::Progress progress(stdout, /*live=*/false, 1);
-    const runner::BenchmarkRun run{"syscall/getppid", Params{{"calls", "200000"}}, settings};
-    const auto run_started = Clock::now();
-    const auto outcome = runner::run_benchmark(*connection, *store, session, run, "", progress);
-    std::cout << "swprofile " << name << " (" << fingerprint.value("qemu_accel", "?")
-              << "): boot + fingerprint " << boot_seconds << " s, boot + syscall/getppid "
-              << std::chrono::duration<double>(Clock::now() - run_started).count() << " s\n";
-    EXPECT_EQ(outcome.repeats_stored, settings.repeats) << outcome.outcome.reason << "\n" << outcome.outcome.stderr_tail;
-  }
-  store.reset();
-  std::error_code ignored;
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(scratch.string() + suffix, ignored);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "runner/agent_invocation.h"
 #include "sut/connection.h"
 #include "sut/process.h"
+#include "support/test_paths.h"
 
 namespace kbench::sut {
 namespace {

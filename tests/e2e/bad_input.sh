@@ -6,7 +6,7 @@ unset KBENCH_STORE
 S="$WORK/store.db"
 
 # A real store with two profiles to compare against.
-"$KBENCH" run --swprofile A --suite quick --benchmark 'syscall/getpid' --repeats 2 --warmups 0 \
+"$KBENCH" run --swprofile A --suite quick --benchmark 'syscall/getpid' --param calls=20000 --repeats 2 --warmups 0 \
   --store "sqlite://$S" >/dev/null 2>&1 || fail "setting up the store failed"
 before=$(md5sum "$S")
 

@@ -7,9 +7,9 @@ unset KBENCH_STORE
 S="$WORK/store.db"
 NEW="sqlite://$WORK/new.db"
 
-"$KBENCH" run --swprofile A --suite quick --benchmark 'syscall/getpid' --sessions 1 --repeats 2 --warmups 0 \
+"$KBENCH" run --swprofile A --suite quick --benchmark 'syscall/getpid' --param calls=20000 --sessions 1 --repeats 2 --warmups 0 \
   --store "sqlite://$S" >/dev/null 2>&1 || fail "setting up the store failed"
-"$KBENCH" run --swprofile B --suite quick --benchmark 'syscall/getpid' --sessions 1 --repeats 2 --warmups 0 \
+"$KBENCH" run --swprofile B --suite quick --benchmark 'syscall/getpid' --param calls=20000 --sessions 1 --repeats 2 --warmups 0 \
   --store "sqlite://$S" >/dev/null 2>&1 || fail "setting up the store failed"
 before=$(md5sum "$S")
 

@@ -7,7 +7,7 @@ DB="$WORK/results.db"
 export KBENCH_STORE="sqlite://$DB"
 
 for profile in A B; do
-  "$KBENCH" run --swprofile "$profile" --suite quick --benchmark 'syscall/getpid' --repeats 3 --warmups 0 \
+  "$KBENCH" run --swprofile "$profile" --suite quick --benchmark 'syscall/getpid' --param calls=20000 --repeats 3 --warmups 0 \
     >"$WORK/run.out" 2>"$WORK/run.err" || fail "kbench run $profile exited $?: $(tail -3 "$WORK/run.err")"
 done
 sqlite3 "$DB" "UPDATE session SET fingerprint = json_set(fingerprint, '\$.thp', 'madvise')

@@ -7,7 +7,7 @@ DB="$WORK/results.db"
 export KBENCH_STORE="$STORE"
 
 run() {
-  "$KBENCH" run --swprofile "$1" --suite quick --benchmark 'syscall/get*' --sessions 1 --repeats 3 --warmups 0 \
+  "$KBENCH" run --swprofile "$1" --suite quick --benchmark 'syscall/get*' --param calls=20000 --sessions 1 --repeats 3 --warmups 0 \
     >"$WORK/run.out" 2>"$WORK/run.err" || fail "kbench run $1 exited $?: $(tail -3 "$WORK/run.err")"
 }
 run A; run A; run B; run B; run C
@@ -97,7 +97,7 @@ assert len(rows) == 8 and all(r["sut"] == "lab[1]" and r["floor_basis"] == "mode
 ' "$WORK/noise.csv" && pass || fail "noise on SUT lab[1]: the other profiles were not found"
 # Alone in its store with one session: the between-session noise is unknown.
 ALONE="sqlite://$WORK/alone.db"
-"$KBENCH" run --swprofile solo --suite quick --benchmark 'syscall/getpid' --repeats 3 --warmups 0 --sessions 1 --store "$ALONE" \
+"$KBENCH" run --swprofile solo --suite quick --benchmark 'syscall/getpid' --param calls=20000 --repeats 3 --warmups 0 --sessions 1 --store "$ALONE" \
   >"$WORK/run.out" 2>"$WORK/run.err" || fail "kbench run solo exited $?: $(tail -3 "$WORK/run.err")"
 "$KBENCH" noise solo --store "$ALONE" >"$WORK/noise.out" 2>"$WORK/err" || fail "noise solo exited $?: $(cat "$WORK/err")"
 expect_contains "$WORK/noise.out" "unknown (1 session)"

@@ -20,11 +20,10 @@ wait_until() {
     sleep 0.1
   done
 }
-escapee() { pgrep -x kb-escapee; }
-no_escapee() { ! pgrep -x kb-escapee >/dev/null; }
-kbench_cgroups() { [ -n "$CGROUP2" ] && find "$CGROUP2" -maxdepth 3 -type d -name 'kbench-agent-*' 2>/dev/null; }
+escapee() { pgrep_ours -x kb-escapee; }
+no_escapee() { ! pgrep_ours -x kb-escapee >/dev/null; }
 
-pkill_leftovers() { local p; for p in $(pgrep -x kb-escapee); do kill -KILL "$p"; done; }
+pkill_leftovers() { local p; for p in $(pgrep_ours -x kb-escapee); do kill -KILL "$p"; done; }
 
 # start_escape NAME: kbench runs selftest/escape-setsid in the background
 # ($controller); waits for the escapee ($escaped) and checks it really left
@@ -36,6 +35,10 @@ start_escape() {
   escaped=""
   if ! wait_until 60 escapee >/dev/null; then fail "$1: the escapee never started: $(cat "$WORK/$1.err")"; return 1; fi
   escaped=$(escapee | head -1)
+  # The escapee's cgroup (the agent's, kbench-agent-<pid>, when contained by
+  # cgroup2): it must be gone at the end. Only this one is looked at, as
+  # other tests' agents may run beside this script.
+  escaped_cgroup=$(sed -n 's/^0:://p' "/proc/$escaped/cgroup")
   local group session agents
   group=$(ps -o pgid= -p "$escaped" | tr -d ' ')
   session=$(ps -o sid= -p "$escaped" | tr -d ' ')
@@ -48,9 +51,9 @@ start_escape() {
 expect_contained() {
   if wait_until 30 no_escapee; then pass
   else fail "$1: the setsid'd grandchild survived: $(ps -o pid,ppid,pgid,sid,cmd -p "$escaped")"; pkill_leftovers; fi
-  local left
-  left=$(kbench_cgroups)
-  [ -z "$left" ] && pass || fail "$1: cgroups left behind: $left"
+  if [ -n "$CGROUP2" ] && [[ "$escaped_cgroup" == */kbench-agent-* ]] && [ -d "$CGROUP2$escaped_cgroup" ]; then
+    fail "$1: cgroup left behind: $CGROUP2$escaped_cgroup"
+  else pass; fi
 }
 
 # --- fallback: subreaper -----------------------------------------------------------

@@ -13,7 +13,7 @@ swprofiles:
   - {name: base}
   - {name: declared, cmdline: ['$word']}
 defaults: {benchmark: {warmups: 0, repeats: 3}}
-benchmarks: [syscall/getpid]
+benchmarks: [{name: syscall/getpid, params: {calls: "20000"}}]
 YAML
 "$KBENCH" plan exec "$WORK/plan.yaml" --store "sqlite://$DB" >"$WORK/exec.out" 2>"$WORK/exec.err" \
   || fail "plan exec exited $?: $(tail -3 "$WORK/exec.err")"

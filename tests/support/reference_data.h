@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "support/test_paths.h"
 
 namespace kbench::test {
 

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include "support/test_paths.h"
 
 namespace kbench::testing {
 
