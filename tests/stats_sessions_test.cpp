@@ -95,23 +95,6 @@ TEST(SessionsReference, SessionTestAgreesWithScipyAndSmyth) {
   EXPECT_GE(with_prior, 6);
 }
 
-TEST(SessionsReference, PoolRunVariance) {
-  const auto& cases = reference().at("pool_run_variance");
-  ASSERT_GE(cases.size(), 5u);
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.at("name").get<std::string>());
-    std::vector<std::vector<std::vector<double>>> kernels;
-    for (const auto& k : c.at("kernels")) {
-      auto& runs = kernels.emplace_back();
-      for (const auto& r : k) runs.push_back(numbers(r));
-    }
-    const auto noise = st::pool_run_variance(kernels);
-    EXPECT_EQ(noise.df, number(c.at("df")));
-    EXPECT_EQ(noise.runs, c.at("runs_used").get<std::size_t>());
-    EXPECT_REF(noise.variance, number(c.at("variance")));
-  }
-}
-
 TEST(SessionsReference, SessionTestWithARunTerm) {
   const auto& cases = reference().at("session_test_runs");
   ASSERT_GE(cases.size(), 3u);

@@ -209,56 +209,12 @@ RowModel row_model(const RowSamples& row, const std::set<std::string>& compared,
   return model;
 }
 
-// What the SUT's rows together know of its run-to-run drift. Rows share the
-// machine's drift (whole runs faster on most rows at once), so a row whose
-// own runs happen to agree must not be believed alone: its run variance is
-// pulled toward the rows' pooled one, and never below its own estimate.
-// The rows' estimates come from the same runs, so pooling them adds no
-// degrees of freedom beyond the best-covered row's: df = max over rows.
-struct MachineRuns {
-  double variance = 0;  // pooled REML run variance, weights: each row's run df
-  double df = 0;        // the most run df any row has
-};
-
-MachineRuns machine_runs(const std::vector<const stats::RunModelFit*>& fits) {
-  MachineRuns machine;
-  double weighted = 0, weights = 0;
-  for (const auto* fit : fits) {
-    if (!fit->valid || !(fit->run_df > 0)) continue;
-    weighted += fit->run_df * fit->run_variance;
-    weights += fit->run_df;
-    machine.df = std::max(machine.df, fit->run_df);
-  }
-  if (weights > 0) machine.variance = weighted / weights;
-  return machine;
-}
-
-// The run variance one row is tested with: its own REML estimate shrunk
-// toward the machine's with weights of their df, and never below its own,
-// nor below what a run's mean varies by from its sessions alone (the
-// session variance over the mean sessions per run). REML puts the run
-// variance at 0 whenever a few run means happen to agree, and a 0 would let
-// the next run's drift be marked; the floor counts the session noise of a
-// run mean once more where runs truly do not differ (at most a factor 2).
-double row_run_variance(const RowModel& model, const MachineRuns& machine) {
-  const auto& fit = model.fit;
-  const double own = fit.valid && fit.run_df > 0 ? fit.run_variance : 0;
-  std::set<std::pair<std::size_t, std::size_t>> cells;
-  for (std::size_t i = 0; i < model.data.log_means.size(); ++i) cells.emplace(model.data.group[i], model.data.run[i]);
-  const double sessions_per_cell =
-      cells.empty() ? 1.0 : static_cast<double>(model.data.log_means.size()) / static_cast<double>(cells.size());
-  const double floor = fit.valid ? fit.session_variance / sessions_per_cell : 0;
-  if (!(machine.df > 0)) return std::max(own, floor);
-  const double shrunk = (machine.df * machine.variance + fit.run_df * own) / (machine.df + fit.run_df);
-  return std::max({own, shrunk, floor});
-}
-
 // What one row knows of its SUT's noise, for every cell of the row.
 struct RowNoise {
   const RowSamples* samples = nullptr;
   const std::set<std::string>* compared = nullptr;
   const Origins* origins = nullptr;
-  MachineRuns machine;
+  stats::MachineRuns machine;
   bool runs_modelled = false;
 };
 
@@ -399,7 +355,7 @@ bool test_sessions(const std::string& base_profile, const ProfileSamples& base, 
     return false;
   }
   const bool runs_apart = noise.runs_modelled && !model.fit.runs_folded;
-  const double run_variance = runs_apart ? row_run_variance(model, noise.machine) : 0;
+  const double run_variance = runs_apart ? stats::row_run_variance(model.data, model.fit, noise.machine) : 0;
   auto contrast = stats::run_contrast(model.data, base_group->second, test_group->second, model.fit.session_variance, run_variance);
   // Sides measured side by side in every run (plan exec alternating them)
   // cancel the runs' drift; otherwise the drift is part of the change.
@@ -794,7 +750,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
         fits.push_back(&models.emplace(key, row_model(row_samples, compared, origins, compared)).first->second.fit);
       }
     }
-    const MachineRuns machine = origins.modelled() ? machine_runs(fits) : MachineRuns{};
+    const stats::MachineRuns machine = origins.modelled() ? stats::machine_runs(fits) : stats::MachineRuns{};
     for (const auto& [key, row_samples] : rows) {
       if (!compared_here(row_samples)) continue;
       report::Row& row = table.rows.emplace_back();

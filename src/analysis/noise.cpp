@@ -6,6 +6,7 @@
 #include <set>
 
 #include "report/format.h"
+#include "stats/run_model.h"
 #include "stats/stats.h"
 
 namespace kbench::analysis {
@@ -62,6 +63,42 @@ double within_cv_pct(const std::vector<std::vector<double>>& groups, double mean
   }
   if (n <= k || mean == 0) return stats::kNaN;
   return std::sqrt(ss / static_cast<double>(n - k)) / std::abs(mean) * 100;
+}
+
+// kernel -> run -> session -> samples of one row on one SUT, every profile.
+using KernelRuns = std::map<std::string, std::map<std::string, std::map<std::int64_t, std::vector<double>>>>;
+
+// The row's run model as compare fits it, with no profile compared: every
+// kernel a group of its own, every run a random effect (docs/statistics.md,
+// "The run model"). `runs`: the runs of kernels measured in >= 2 runs, the
+// ones that teach the run noise. A session mean <= 0 leaves the model empty.
+struct NoiseRunModel {
+  stats::RunModelData data;
+  stats::RunModelFit fit;
+  std::size_t runs = 0;
+};
+
+NoiseRunModel noise_run_model(const KernelRuns& kernels) {
+  NoiseRunModel model;
+  std::map<std::string, std::size_t> run_index;
+  for (const auto& [kernel, runs] : kernels) {
+    const std::size_t group = model.data.groups++;
+    if (runs.size() >= 2) model.runs += runs.size();
+    for (const auto& [run, sessions] : runs) {
+      const std::size_t index = run_index.emplace(run, run_index.size()).first->second;
+      for (const auto& [session, values] : sessions) {
+        if (values.empty()) continue;
+        const double mean = stats::summarize(values).mean;
+        if (!(mean > 0) || !std::isfinite(mean)) return {};
+        model.data.log_means.push_back(std::log(mean));
+        model.data.group.push_back(group);
+        model.data.run.push_back(index);
+      }
+    }
+  }
+  model.data.runs = run_index.size();
+  model.fit = stats::fit_run_model(model.data);
+  return model;
 }
 
 }  // namespace
@@ -124,9 +161,7 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
       others;
   std::map<std::string, std::set<std::string>> other_profiles;
   // sut -> row key -> kernel -> run -> session -> samples, of every profile
-  std::map<std::string,
-           std::map<std::string, std::map<std::string, std::map<std::string, std::map<std::int64_t, std::vector<double>>>>>>
-      by_kernel;
+  std::map<std::string, std::map<std::string, KernelRuns>> by_kernel;  // sut -> row key -> ...
   for (const auto& s : samples) {
     if (!session_indices.contains(s.sut)) continue;
     const std::string key = row_key(s.benchmark, s.params, s.result_class);
@@ -175,6 +210,22 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
       for (const auto& row : t.rows) aa_rows[row_key(row.benchmark, row.params, row.result_class)] = &row;
       table.aa_marks = t.columns.empty() ? 0 : t.columns[0].improvements + t.columns[0].regressions;
     }
+    // Every row's run model first: the machine's run noise pools what all
+    // of them say of the runs, as compare pools it. Without origins every
+    // profile is one run, and nothing is known of runs.
+    std::map<std::string, NoiseRunModel> run_models;
+    std::vector<const stats::RunModelFit*> fits;
+    if (origins) {
+      for (const auto& [key, kernels] : by_kernel[sut]) {
+        if (!by_key.contains(key)) continue;
+        fits.push_back(&run_models.emplace(key, noise_run_model(kernels)).first->second.fit);
+      }
+    }
+    const stats::MachineRuns machine = stats::machine_runs(fits);
+    // The runs a row that borrows the machine's run noise names: the most
+    // any row was measured in.
+    std::size_t machine_runs_seen = 0;
+    for (const auto& [key, model] : run_models) machine_runs_seen = std::max(machine_runs_seen, model.runs);
     std::map<std::string, std::set<std::string>> parameter_sets;  // benchmark -> params texts
     for (const auto& [key, data] : by_key) parameter_sets[key.substr(0, key.find('\n'))].insert(data.params);
     for (const auto& [key, data] : by_key) {
@@ -245,19 +296,27 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
       }
       if (std::isfinite(row.floor_pct)) ++out.floor_rows;
 
-      std::vector<std::vector<std::vector<double>>> kernels;
-      for (const auto& [kernel, runs] : by_kernel[sut][key]) {
-        auto& run_means = kernels.emplace_back();
-        for (const auto& [run, sessions] : runs) {
-          std::vector<std::vector<double>> run_groups;
-          for (const auto& [session, values] : sessions) run_groups.push_back(values);
-          run_means.push_back(stats::session_means(run_groups));
+      // The run noise compare tests separate runs with: the row's REML run
+      // variance, shrunk toward the machine's and floored as compare does,
+      // with the machine's df. Where every session is a run of its own the
+      // two noises cannot be told apart: the sessions' spread is the runs'
+      // (cv and df of the sessions), and the floor already covers separate
+      // runs.
+      if (const auto found = run_models.find(key); found != run_models.end() && found->second.fit.valid) {
+        const auto& model = found->second;
+        if (model.fit.runs_folded) {
+          row.run_noise = {model.fit.session_variance, model.fit.session_df, model.data.runs};
+          row.runs_folded = true;
+        } else if (machine.df > 0) {
+          row.run_noise = {stats::row_run_variance(model.data, model.fit, machine), machine.df,
+                           model.runs > 0 ? model.runs : machine_runs_seen};
         }
       }
-      row.run_noise = stats::pool_run_variance(kernels);
       if (row.run_noise.df > 0) {
         row.run_cv_pct = std::sqrt(row.run_noise.variance) * 100;
-        if (std::isfinite(row.floor_log_variance)) {
+        if (row.runs_folded) {
+          row.floor_runs_pct = row.floor_pct;
+        } else if (std::isfinite(row.floor_log_variance)) {
           row.floor_runs_pct = stats::session_floor_runs_percent(row.sessions, row.floor_log_variance,
                                                                  row.floor_prior_df, row.run_noise, out.floor_alpha,
                                                                  options.power);

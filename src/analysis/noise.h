@@ -51,10 +51,16 @@ struct NoiseRow {
   double floor_prior_df = 0;              // df the model adds to the floor's test
   double floor_pct = stats::kNaN;         // session test, this many sessions a side, per-row level
   double floor_alone_pct = stats::kNaN;   // at level / rows: one real change among all rows under BH
-  // The SUT's run-to-run noise of this row: every kernel measured in >= 2
-  // runs, all profiles included (it describes the SUT; nothing is tested
-  // against it here). df 0: no kernel was measured in 2 runs.
+  // The SUT's run-to-run noise of this row, all profiles included, as
+  // compare tests separate runs with it: the run model's REML run variance
+  // (each kernel a group, runs random), shrunk toward the SUT's other rows
+  // and floored as in compare; df the SUT's run df. df 0: no kernel was
+  // measured in 2 runs.
   stats::RunNoise run_noise;
+  // Every session a run of its own (kbench calibrate's spread sessions): run
+  // and session noise are one, run_noise holds their sum with the sessions'
+  // df, and floor_runs_pct is floor_pct.
+  bool runs_folded = false;
   double run_cv_pct = stats::kNaN;        // sqrt(run_noise.variance) x 100
   double floor_runs_pct = stats::kNaN;    // floor_pct for two separate runs (one a side), with the run term
   std::string note;                       // why there is no floor, in words

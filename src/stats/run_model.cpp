@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
+#include <utility>
 
 #include <Eigen/Dense>
 
@@ -316,6 +318,31 @@ SessionTest run_model_test(const RunContrast& contrast, double session_df, doubl
   r.ci_high_pct = std::expm1(r.log_change + q * r.standard_error) * 100;
   r.valid = true;
   return r;
+}
+
+MachineRuns machine_runs(const std::vector<const RunModelFit*>& fits) {
+  MachineRuns machine;
+  double weighted = 0, weights = 0;
+  for (const auto* fit : fits) {
+    if (!fit->valid || !(fit->run_df > 0)) continue;
+    weighted += fit->run_df * fit->run_variance;
+    weights += fit->run_df;
+    machine.df = std::max(machine.df, fit->run_df);
+  }
+  if (weights > 0) machine.variance = weighted / weights;
+  return machine;
+}
+
+double row_run_variance(const RunModelData& data, const RunModelFit& fit, const MachineRuns& machine) {
+  const double own = fit.valid && fit.run_df > 0 ? fit.run_variance : 0;
+  std::set<std::pair<std::size_t, std::size_t>> cells;
+  for (std::size_t i = 0; i < data.log_means.size(); ++i) cells.emplace(data.group[i], data.run[i]);
+  const double sessions_per_cell =
+      cells.empty() ? 1.0 : static_cast<double>(data.log_means.size()) / static_cast<double>(cells.size());
+  const double floor = fit.valid ? fit.session_variance / sessions_per_cell : 0;
+  if (!(machine.df > 0)) return std::max(own, floor);
+  const double shrunk = (machine.df * machine.variance + fit.run_df * own) / (machine.df + fit.run_df);
+  return std::max({own, shrunk, floor});
 }
 
 }  // namespace kbench::stats

@@ -87,4 +87,25 @@ RunContrast run_contrast(const RunModelData& data, std::size_t base_group, std::
 SessionTest run_model_test(const RunContrast& contrast, double session_df, double run_df, std::size_t base_sessions,
                            std::size_t test_sessions, double confidence = 0.95);
 
+// What a SUT's rows together know of its run-to-run drift. Rows share the
+// machine's drift (whole runs faster on most rows at once), so a row whose
+// own runs happen to agree must not be believed alone: its run variance is
+// pulled toward the rows' pooled one, and never below its own estimate.
+// The rows' estimates come from the same runs, so pooling them adds no
+// degrees of freedom beyond the best-covered row's: df = max over rows.
+struct MachineRuns {
+  double variance = 0;  // pooled REML run variance, weights: each row's run df
+  double df = 0;        // the most run df any row has
+};
+MachineRuns machine_runs(const std::vector<const RunModelFit*>& fits);
+
+// The run variance one row is tested with: its own REML estimate shrunk
+// toward the machine's with weights of their df, and never below its own,
+// nor below what a run's mean varies by from its sessions alone (the
+// session variance over the mean sessions per run). REML puts the run
+// variance at 0 whenever a few run means happen to agree, and a 0 would let
+// the next run's drift be marked; the floor counts the session noise of a
+// run mean once more where runs truly do not differ (at most a factor 2).
+double row_run_variance(const RunModelData& data, const RunModelFit& fit, const MachineRuns& machine);
+
 }  // namespace kbench::stats

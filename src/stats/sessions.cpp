@@ -129,27 +129,6 @@ double combined_df(double part_a, double df_a, double part_b, double df_b) {
 
 }  // namespace detail
 
-RunNoise pool_run_variance(const std::vector<std::vector<std::vector<double>>>& kernels) {
-  RunNoise noise;
-  double sum_squares = 0;
-  for (const auto& runs : kernels) {
-    std::vector<double> run_means;
-    for (const auto& session_means : runs) {
-      const auto logs = logs_of(session_means);
-      if (!logs || logs->empty()) continue;
-      run_means.push_back(detail::moments(logs->data(), logs->size()).mean);
-    }
-    if (run_means.size() < 2) continue;
-    const double df = static_cast<double>(run_means.size() - 1);
-    sum_squares += detail::moments(run_means.data(), run_means.size()).sum_squared_deviations;
-    noise.df += df;
-    noise.runs += run_means.size();
-  }
-  if (noise.df == 0) return noise;
-  noise.variance = sum_squares / noise.df;
-  return noise;
-}
-
 SessionTest session_test(std::span<const double> base_session_means, std::span<const double> test_session_means,
                          const NoisePrior& prior, double confidence, const RunTerm* run) {
   SessionTest r;

@@ -138,18 +138,10 @@ NoisePrior pool_log_session_variance(const std::vector<std::vector<double>>& ses
 // session of the run, so sessions within a run cannot estimate it: only runs
 // of one kernel measured more than once can.
 struct RunNoise {
-  double variance = kNaN;  // V: variance of a run's mean log session mean
-  double df = 0;           // sum over kernels of (runs - 1); 0: unknown
-  std::size_t runs = 0;    // runs that contributed
+  double variance = kNaN;  // V: the run variance of log session means (the run model's, src/stats/run_model.h)
+  double df = 0;           // its df; 0: unknown
+  std::size_t runs = 0;    // runs that taught it
 };
-// `kernels[k][r]` holds the session means of run r of kernel k. Per kernel
-// with >= 2 runs, the sample variance of the runs' mean log session means,
-// pooled over kernels with weights runs - 1. It estimates
-// sigma_r^2 + sigma_s^2 * mean(1/sessions): the session noise is in it too.
-// Not subtracting that share (and truncating at 0, the method of moments)
-// is on purpose: with the few runs a store has, the truncated estimate is
-// often 0 although runs differ, and real A/A comparisons then marked noise.
-RunNoise pool_run_variance(const std::vector<std::vector<std::vector<double>>>& kernels);
 
 // The run term of a comparison whose sides were measured in different runs:
 // V * (1/base_runs + 1/test_runs) joins the variance of the change, and the

@@ -29,9 +29,6 @@ code. The exact calls per section:
                       smallest k with which the CI (variance kept, df + 2k,
                       n + k a side) excludes 0 with |change| >= min change, or
                       lies inside [log1p(-min change / 100), log1p(min change / 100)]
-  pool_run_variance   per kernel with >= 2 usable runs: numpy mean of log session
-                      means per run, then sum((m - mean(m))^2); summed over
-                      kernels and divided by sum(runs - 1)
   session_test_runs   the session test above plus a run term R = V (1/r_b + 1/r_t):
                       se = sqrt(s~^2 (1/n_b + 1/n_t) + R), df by Welch-Satterthwaite
                       (A + R)^2 / (A^2 / df + R^2 / run_df), A = s~^2 (1/n_b + 1/n_t);
@@ -253,31 +250,6 @@ for n, v, d0, alpha, power in [(3, 0.03 ** 2, 0, 0.05, 0.8), (1, 0.03 ** 2, 4, 0
                    "value": enc(value)})
 
 # ---------------------------------------------------------------- runs
-run_inputs = {
-    "no kernel": [],
-    "one kernel, one run": [[sessions(3, 100.0, 0.02)]],
-    "one kernel, 3 runs": [[sessions(3, 100.0, 0.02), sessions(5, 110.0, 0.02), sessions(2, 95.0, 0.02)]],
-    "two kernels": [[sessions(3, 100.0, 0.02), sessions(3, 104.0, 0.02)],
-                    [sessions(1, 5e6, 0.02), sessions(4, 4.6e6, 0.02), sessions(2, 5.3e6, 0.02)]],
-    "a run with a mean <= 0 is dropped": [[[1.0, -1.0], sessions(2, 3.0, 0.05), sessions(2, 3.3, 0.05)]],
-    "empty runs add nothing": [[[], [7.0]], [[], []]],
-}
-runs_rows = []
-for name, kernels in run_inputs.items():
-    ss, df, used = 0.0, 0.0, 0
-    for runs in kernels:
-        run_means = [float(np.mean(np.log(np.asarray(r, float)))) for r in runs
-                     if len(r) > 0 and all(v > 0 and math.isfinite(v) for v in r)]
-        if len(run_means) < 2:
-            continue
-        m = np.asarray(run_means)
-        ss += float(np.sum((m - m.mean()) ** 2))
-        df += len(m) - 1
-        used += len(m)
-    runs_rows.append({"name": name, "kernels": [[encl(r) for r in runs] for runs in kernels], "df": df,
-                      "runs_used": used, "variance": enc(ss / df if df > 0 else math.nan)})
-
-
 def session_test_runs(base, test, d0, s0sq, confidence, run_variance, run_df, base_runs, test_runs):
     row = session_test(base, test, d0, s0sq, confidence)
     if not row["valid"]:
@@ -352,7 +324,6 @@ doc = {
     "session_test": tests,
     "sessions_to_decide": decide_rows,
     "session_floor_percent": floors,
-    "pool_run_variance": runs_rows,
     "session_test_runs": run_tests,
     "session_floor_runs_percent": floors_runs,
 }
