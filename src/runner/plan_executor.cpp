@@ -371,6 +371,16 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     for (const auto& profile : profiles) deployer->stage(profile);
     if (options.resume) earlier_boots = store.list_boots(options.plan_key, run_id);
   }
+  // A kernel that failed to boot is not booted again in this run: a panic
+  // repeats, and on a lab machine each try can cost a power cycle. Its
+  // later sessions are counted as not measured. Keyed by swprofile, with
+  // the session and reason of the failure.
+  std::map<std::string, std::string> failed_kernels;
+  for (const auto& boot : earlier_boots) {
+    if (!boot.ok && !failed_kernels.count(boot.swprofile)) {
+      failed_kernels[boot.swprofile] = fmt::format("session {}: {}", boot.plan_session + 1, boot.reason);
+    }
+  }
   const int planned_boots = deployer ? sessions * static_cast<int>(profiles.size()) : 0;
   const std::string boot_sut_name = plan.sut && !plan.sut->name.empty() ? plan.sut->name
                                     : deployer ? sut::remote_shell(connection_for(profiles.front()))->describe_target()
@@ -416,6 +426,14 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         if (const auto done = booted_before(store, earlier_boots, profile.name, options.plan_key, run_id, s, progress)) {
           if (*done) continue;
         }
+        if (const auto failed = failed_kernels.find(profile.name); failed != failed_kernels.end()) {
+          progress.message(fmt::format("kbench: session {} of {} not measured: its kernel failed to boot in {}; not "
+                                       "booted again in this run",
+                                       s + 1, profile.name, failed->second));
+          ++result.failed;
+          ++result.failed_boots;
+          continue;
+        }
         boot = deployer->boot(profile);
         if (boot->ok) {
           if (const std::string failed = deployer->apply_sysctls(profile.sysctl); !failed.empty()) {
@@ -428,6 +446,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           if (interrupted()) break;
           // Nothing is recorded under the swprofile: only the boot, with why.
           store.record_boot(boot_record(*boot, s));
+          failed_kernels[profile.name] = fmt::format("session {}: {}", s + 1, boot->reason);
           ++result.failed;
           ++result.failed_boots;
           continue;
@@ -464,7 +483,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           if (s < run.settings.sessions) planned.push_back({run.name, run.params});
         }
         if (boot) fingerprint["boot"] = boot->to_json();
-        summary.session = store.begin_session({summary.sut, profile.name, fingerprint, utc_now_iso8601(), planned});
+        summary.session = store.begin_session({summary.sut, profile.name, fingerprint, utc_now_iso8601(), planned, /*uid=*/""});
         if (boot) {
           auto record = boot_record(*boot, s);
           record.session = summary.session;
