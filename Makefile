@@ -19,7 +19,8 @@ FUZZ_SECONDS ?= 30
 UNITY      ?= ON
 CMAKE_ARGS := -DCMAKE_UNITY_BUILD=$(UNITY)
 # The compiler cache, when there is one (install-deps.sh installs ccache): a
-# rebuild, or a clean clone at another path, compiles only what changed.
+# rebuild compiles only what changed. (A clone at another path misses with
+# UNITY=ON: the unity sources name each file by its absolute path.)
 # Decided when the recipe runs, not when make reads this file, so that the
 # first `make` on a fresh machine (which installs ccache) uses it too.
 # CCACHE_BASEDIR turns this clone's absolute paths into relative ones in what
@@ -28,7 +29,7 @@ LAUNCHER    = $$(command -v ccache >/dev/null && echo -DCMAKE_C_COMPILER_LAUNCHE
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
 
-.PHONY: all deps build run test check test-asan test-fuzz clean
+.PHONY: all deps build run test check build-asan test-asan build-fuzz test-fuzz clean
 
 all: build
 
@@ -57,10 +58,16 @@ test: build
 # Everything, the CI command: all of build/'s tests (the `check` ones too:
 # every VM boot, arm64, kfunc, kernel deployment by kexec and by reboot), then
 # the sanitizer and fuzz builds and their runs. Fails if any part failed, after
-# running all of them.
+# running all of them. The sanitizer and fuzz trees compile at nice 19 while
+# the tests run: the tests leave CPU time idle (ssh waits, sleeps, VM
+# start-ups) that the builds take, and at nice 19 they yield whenever a test
+# wants the CPU. Their output goes to $(BUILD_ASAN).log; a compile error shows
+# again when test-asan or test-fuzz builds in the foreground.
 check: build
-	@scripts/with-test-env.sh ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS); tests=$$?; \
+	@( nice -n 19 $(MAKE) --no-print-directory --keep-going build-asan build-fuzz >$(BUILD_ASAN).log 2>&1 ) & builds=$$!; \
+	scripts/with-test-env.sh ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS); tests=$$?; \
 	date +'make: %T tests done'; \
+	wait $$builds; date +'make: %T background sanitizer and fuzz builds done'; \
 	$(MAKE) --no-print-directory --keep-going test-asan test-fuzz; checks=$$?; \
 	date +"make: %T check done: tests $$tests, sanitizer and fuzz checks $$checks (0 = passed)"; \
 	[ $$tests -eq 0 ] && [ $$checks -eq 0 ]
@@ -72,21 +79,25 @@ check: build
 # which need a server (the plain build runs them). The agent is dynamic here
 # (ASan's runtime cannot be linked statically), so the static-link check is
 # left to the plain build.
-test-asan: deps
+build-asan: deps
 	@cmake -S . -B $(BUILD_ASAN) $(CMAKE_ARGS) $(LAUNCHER) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBENCH_SANITIZE=ON \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG" >/dev/null
 	@cmake --build $(BUILD_ASAN) -j$(JOBS)
+
+test-asan: build-asan
 	cd $(BUILD_ASAN) && env -u KBENCH_TEST_KERNEL \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j$(JOBS) -E '^e2e_|^Qemu(Boot|Session)\.|^Agent\.IsStaticallyLinked$$|^Postgres|/StoreContract\..*/postgresql'
+	  ctest --output-on-failure -j$(JOBS) -E '^e2e_|^QemuBoot\.|^Agent\.IsStaticallyLinked$$|^Postgres|/StoreContract\..*/postgresql'
 	@date +'make: %T test-asan done'
 
 # Each libFuzzer target for FUZZ_SECONDS; a crash fails.
-test-fuzz: deps
+build-fuzz: deps
 	@cmake -S . -B $(BUILD_FUZZ) $(CMAKE_ARGS) $(LAUNCHER) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBENCH_FUZZ=ON >/dev/null
 	@cmake --build $(BUILD_FUZZ) -j$(JOBS) --target fuzz_targets
+
+test-fuzz: build-fuzz
 	@scripts/run-fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
 	@date +'make: %T test-fuzz done'
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) $(BUILD_ASAN).log
