@@ -237,6 +237,20 @@ TEST(BracketCostChoice, FallsBackToTheEmptyBracketWhenTheCalibrationWasDisturbed
   EXPECT_FALSE(choice.in_call);
   EXPECT_DOUBLE_EQ(choice.cost_ticks, 25.0);
   EXPECT_NE(choice.reason.find("537.0 ticks, not below the bare call's 207.0"), std::string::npos) << choice.reason;
+  // Below the bare call but far beyond two counter reads: the figures of an
+  // agent beside stress-ng (2109 ticks "in the call" against an empty
+  // bracket of 25, and a median call of 1851 ticks).
+  const auto inflated =
+      kbench::timing::summarize_bracket_rounds({{2500.0, 4609.0}, {2490.0, 4599.0}, {2510.0, 4619.0}}, 2000);
+  const auto inflated_choice = kbench::timing::choose_bracket_cost(inflated, 25.0);
+  EXPECT_FALSE(inflated_choice.in_call);
+  EXPECT_DOUBLE_EQ(inflated_choice.cost_ticks, 25.0);
+  EXPECT_NE(inflated_choice.reason.find("2109.0 ticks, more than 2x the empty bracket's 25.0"), std::string::npos)
+      << inflated_choice.reason;
+  // A coarse counter: the empty bracket reads 0 ticks, the in-call cost 1.9.
+  const auto coarse = kbench::timing::choose_bracket_cost(
+      kbench::timing::summarize_bracket_rounds({{5.0, 6.9}, {5.1, 7.0}, {4.9, 6.8}}, 2000), 0.0);
+  EXPECT_TRUE(coarse.in_call) << coarse.reason;
   const auto unmeasured = kbench::timing::choose_bracket_cost(kbench::timing::summarize_bracket_rounds({}, 2000), 25.0);
   EXPECT_FALSE(unmeasured.in_call);
   EXPECT_DOUBLE_EQ(unmeasured.cost_ticks, 25.0);

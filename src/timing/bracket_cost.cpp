@@ -32,7 +32,8 @@ BracketCostChoice choose_bracket_cost(const BracketCostInCall& in_call, double e
   BracketCostChoice choice;
   const bool measured = in_call.rounds > 0 && std::isfinite(in_call.cost_ticks) &&
                         std::isfinite(in_call.bare_ticks_per_call) && in_call.bare_ticks_per_call > 0;
-  if (measured && in_call.cost_ticks < in_call.bare_ticks_per_call) {
+  const double plausible_limit = kInCallPlausibleFactor * empty_bracket_ticks + kInCallPlausibleTicks;
+  if (measured && in_call.cost_ticks < in_call.bare_ticks_per_call && in_call.cost_ticks <= plausible_limit) {
     choice.cost_ticks = in_call.cost_ticks;
     return choice;
   }
@@ -40,11 +41,16 @@ BracketCostChoice choose_bracket_cost(const BracketCostInCall& in_call, double e
   choice.cost_ticks = empty_bracket_ticks;
   // snprintf, not fmt: the static aarch64 agent links no formatting library.
   char text[320];
-  if (measured) {
+  if (measured && in_call.cost_ticks >= in_call.bare_ticks_per_call) {
     std::snprintf(text, sizeof text,
                   "the bracket's cost in a call measured %.1f ticks, not below the bare call's %.1f: the "
                   "calibration was disturbed (a busy machine), so the empty bracket's %.1f ticks are subtracted",
                   in_call.cost_ticks, in_call.bare_ticks_per_call, empty_bracket_ticks);
+  } else if (measured) {
+    std::snprintf(text, sizeof text,
+                  "the bracket's cost in a call measured %.1f ticks, more than %.0fx the empty bracket's %.1f: the "
+                  "calibration was disturbed (a busy machine), so the empty bracket's cost is subtracted",
+                  in_call.cost_ticks, kInCallPlausibleFactor, empty_bracket_ticks);
   } else {
     std::snprintf(text, sizeof text,
                   "the bracket's cost in a call could not be measured, so the empty bracket's %.1f ticks are "

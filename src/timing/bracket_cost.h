@@ -51,8 +51,16 @@ BracketCostInCall summarize_bracket_rounds(const std::vector<BracketRound>& roun
 // implausible. A bracket is two counter reads; when it measures as costing
 // more than the bare call it surrounds, the halves of the rounds were
 // disturbed (a busy machine preempting them), and subtracting that figure
-// would turn every call's time negative. Then the empty bracket's cost is
+// would turn every call's time negative; likewise when it measures as far
+// more than the empty bracket. Then the empty bracket's cost is
 // subtracted instead, and `reason` says why for the session's notes.
+// Two counter reads cost about as much around a call as empty: 1.1-1.2x the
+// empty bracket on the x86-64 and arm64 machines studied
+// (docs/benchmarks/syscall.md). A figure beyond 2x (plus 2 ticks, for a
+// coarse counter where the empty bracket reads 0 or 1 tick) is a calibration
+// that a busy machine disturbed, even when it stays below the bare call.
+inline constexpr double kInCallPlausibleFactor = 2.0;
+inline constexpr double kInCallPlausibleTicks = 2.0;
 struct BracketCostChoice {
   double cost_ticks = 0;
   bool in_call = true;  // false: fell back to the empty bracket
