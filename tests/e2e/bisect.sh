@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# kbench bisect (issue 15) without a kernel build: a fake kernel tree
+# kbench bisect without a kernel build: a fake kernel tree
 # (tests/data/fake-kernel-tree, whose Makefile "builds" by copying files)
 # in a git history of 6 commits, measured on a local SUT with
 # selftest/sleep-file, which sleeps the milliseconds the commit's DELAY_MS
 # holds ($KBENCH_BISECT_TREE is the commit's checkout). One commit raises the
-# delay from 20 to 60 ms: bisect run and git bisect run ... bisect step must
-# both name it. Covers the build calls, git bisect in a kbench-owned worktree,
-# the endpoint check, sequential sessions, the report and the stored log; not
-# a kernel build or a boot (bench/bisect-kernel does those, docs/bisect.md).
+# delay from 20 to 200 ms, ten times, so that the wake-up delays of a busy
+# machine (tens of milliseconds at a load of 6) cannot blur the step: bisect
+# run and git bisect run ... bisect step must both name it. Covers the build
+# calls, git bisect in a kbench-owned worktree, the endpoint check,
+# sequential sessions, the report and the stored log; not a kernel build or
+# a boot (bench/bisect-kernel does those, docs/bisect.md).
 source "$(dirname "$0")/lib.bash"
 export KBENCH_SELFTEST=1
 export KBENCH_STATE_DIR="$WORK/state"
@@ -21,7 +23,7 @@ g init -q && g add -A && g commit -qm "base" && g tag base
 commit_edit() { echo "/* $1 */" >>"$tree/kernel/$2" && g commit -qam "$1"; }
 commit_edit "one: a comment in syscall.c" syscall.c
 commit_edit "two: a comment in sched.c" sched.c
-echo 60 >"$tree/DELAY_MS" && g commit -qam "three: the planted delay" && g tag planted
+echo 200 >"$tree/DELAY_MS" && g commit -qam "three: the planted delay" && g tag planted
 commit_edit "four: another comment" sched.c
 commit_edit "five: yet another comment" syscall.c && g tag last
 planted=$(g rev-parse planted)
