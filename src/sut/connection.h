@@ -43,7 +43,7 @@ std::unique_ptr<Connection> make_local_connection(std::string agent_path);
 struct CommandResult;
 
 // Commands on the SUT itself beside the agent: what installing and booting
-// kernels needs. ssh SUTs have one.
+// kernels needs. ssh and local SUTs have one.
 class RemoteShell {
  public:
   virtual ~RemoteShell() = default;
@@ -55,8 +55,9 @@ class RemoteShell {
   virtual void forget_agent() = 0;
   virtual std::string describe_target() const = 0;
 };
-// The connection's shell on the SUT, or nullptr (local, qemu).
-RemoteShell* remote_shell(Connection& connection);
+// The connection's shell on the SUT (ssh; local: this machine's), or
+// nullptr (qemu: each boot is a VM of its own).
+inline RemoteShell* remote_shell(Connection& connection) { return dynamic_cast<RemoteShell*>(&connection); }
 
 // OpenSSH client; params: host (required), user, port, keyfile, known_hosts,
 // strict_host_key_checking, connect_timeout (docs/remote.md). Throws

@@ -12,11 +12,26 @@ namespace kbench::sut {
 
 namespace {
 
-class LocalConnection final : public Connection {
+// The machine kbench runs on. Its shell runs the deployment's scripts with
+// `sh -c` here, as an ssh SUT's run them there, so a local SUT installs and
+// boots kernels through the same scripts (sut.boot, docs/deploy.md).
+class LocalConnection final : public Connection, public RemoteShell {
  public:
   explicit LocalConnection(std::string agent_path) : agent_path_(std::move(agent_path)) {}
 
   std::string describe() const override { return "local"; }
+
+  CommandResult run_script(const std::string& script, const std::vector<std::string>& args, const std::string& input,
+                           std::chrono::milliseconds timeout) override {
+    std::vector<std::string> argv = {"sh", "-c", script, "kbench"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_command(argv, input, timeout);
+  }
+
+  // The agent runs from where it was built: nothing was copied to forget.
+  void forget_agent() override {}
+
+  std::string describe_target() const override { return "this machine"; }
 
   AgentProcess start_agent(const std::vector<std::string>& args) override {
     std::vector<std::string> argv;

@@ -217,8 +217,6 @@ std::unique_ptr<Connection> make_ssh_connection(const std::map<std::string, std:
   return std::make_unique<SshConnection>(parse_ssh_params(params), std::move(agent_path));
 }
 
-RemoteShell* remote_shell(Connection& connection) { return dynamic_cast<SshConnection*>(&connection); }
-
 std::string ssh_remote_dir(const Connection& connection) {
   const auto* ssh = dynamic_cast<const SshConnection*>(&connection);
   return ssh ? ssh->remote_dir() : std::string();
