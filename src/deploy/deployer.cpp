@@ -96,6 +96,73 @@ nlohmann::json BootReport::to_json() const {
           {"cmdline", cmdline}, {"ok", ok}, {"reason", reason}};
 }
 
+nlohmann::json LaunchedBoot::to_json() const {
+  return {{"number", number},
+          {"swprofile", swprofile},
+          {"method", method},
+          {"started_at", started_at},
+          {"started_epoch", started_epoch},
+          {"old_boot_id", old_boot_id},
+          {"expected_release", expected.release},
+          {"expected_version", expected.version},
+          {"cmdline", cmdline}};
+}
+
+LaunchedBoot LaunchedBoot::from_json(const nlohmann::json& json) {
+  try {
+    LaunchedBoot boot;
+    boot.number = json.at("number").get<int>();
+    boot.swprofile = json.at("swprofile").get<std::string>();
+    boot.method = json.at("method").get<std::string>();
+    boot.started_at = json.at("started_at").get<std::string>();
+    boot.started_epoch = json.at("started_epoch").get<std::int64_t>();
+    boot.old_boot_id = json.at("old_boot_id").get<std::string>();
+    boot.expected.release = json.at("expected_release").get<std::string>();
+    boot.expected.version = json.at("expected_version").get<std::string>();
+    boot.cmdline = json.at("cmdline").get<std::vector<std::string>>();
+    return boot;
+  } catch (const nlohmann::json::exception& e) {
+    throw RunError(std::string("a launched boot's record: expected number, swprofile, method, started_at, "
+                               "started_epoch, old_boot_id, expected_release, expected_version and cmdline (") +
+                   e.what() + ")");
+  }
+}
+
+namespace {
+
+// The value of the cmdline's last panic= word (the kernel takes the last),
+// nullopt when it has none or the value is not a number.
+std::optional<long> last_panic_value(const std::vector<std::string>& cmdline) {
+  std::optional<long> value;
+  for (const auto& word : cmdline) {
+    if (word.rfind("panic=", 0) != 0) continue;
+    try {
+      std::size_t used = 0;
+      const long parsed = std::stol(word.substr(6), &used);
+      value = used == word.size() - 6 ? std::optional<long>(parsed) : std::nullopt;
+    } catch (const std::exception&) {
+      value = std::nullopt;
+    }
+  }
+  return value;
+}
+
+}  // namespace
+
+std::vector<std::string> with_panic_reboot(std::vector<std::string> cmdline) {
+  const auto value = last_panic_value(cmdline);
+  if (!value || *value == 0) cmdline.push_back(kPanicRebootWord);
+  return cmdline;
+}
+
+std::string hanging_panic_word(const std::vector<std::string>& cmdline) {
+  std::string last;
+  for (const auto& word : cmdline) {
+    if (word.rfind("panic=", 0) == 0) last = word;
+  }
+  return !last.empty() && last_panic_value({last}) == 0 ? last : "";
+}
+
 std::vector<std::string> boot_cmdline(const std::string& sut_cmdline, const plan::SwprofileSpec& profile) {
   std::vector<std::string> words;
   if (profile.cmdline_mode == plan::CmdlineMode::Append) words = without_loader_words(words_of(sut_cmdline));
@@ -121,8 +188,12 @@ std::vector<std::string> boot_mismatches(const KernelIdentity& expected, const s
   return differences;
 }
 
-Deployer::Deployer(sut::RemoteShell& shell, plan::BootSpec spec, Log log, Sleep sleep)
-    : shell_(shell), spec_(std::move(spec)), log_(std::move(log)), sleep_(std::move(sleep)) {}
+Deployer::Deployer(sut::RemoteShell& shell, plan::BootSpec spec, Log log, Sleep sleep, bool on_this_machine)
+    : shell_(shell),
+      spec_(std::move(spec)),
+      log_(std::move(log)),
+      sleep_(std::move(sleep)),
+      on_this_machine_(on_this_machine) {}
 
 sut::CommandResult Deployer::run(const char* script, const std::vector<std::string>& args, const std::string& input,
                                  milliseconds timeout) {
@@ -325,24 +396,48 @@ std::optional<std::string> Deployer::wait_for_boot(const std::string& old_boot_i
   return std::nullopt;
 }
 
-BootReport Deployer::boot_into(const Target& target) {
-  BootReport report;
+bool Deployer::start_boot(const Target& target, BootReport& report, std::string& old_boot_id,
+                          const std::function<void(const std::string&)>& before_start) {
   report.number = ++boots_;
   report.swprofile = target.swprofile;
   report.method = target.method;
   report.started_at = utc_now_iso8601();
   const auto before = identify();
-  const std::string old_boot_id = before.count("boot_id") ? before.at("boot_id") : "";
-  const auto console_offset = console_size();
-  const auto started = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  old_boot_id = before.count("boot_id") ? before.at("boot_id") : "";
+  if (before_start) before_start(old_boot_id);
   const std::string script = std::string(scripts::kActivateFunction) + scripts::kBoot;
   const auto launched = run(script.c_str(),
                             {target.method, target.kernel.image, target.kernel.initrd,
-                             fmt::format("{}", fmt::join(target.cmdline, " ")), target.kernel.dir},
+                             fmt::format("{}", fmt::join(target.cmdline, " ")), target.kernel.dir,
+                             on_this_machine_ ? "queue" : ""},
                             "", kStageCommand);
   if (launched.timed_out || launched.exit_status != 0) {
     report.reason = fmt::format("starting the {} failed: {}", target.method, last_line(launched.err));
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> Deployer::check_running(const KernelIdentity& expected,
+                                                 const std::vector<std::string>& cmdline, BootReport& report) {
+  // sshd (or the resume unit) starts before the boot has finished:
+  // measuring beside the rest of the boot's start-up work would charge it to
+  // the kernel.
+  shell_.run_script(scripts::kSettle, {}, "", kSettleCommand);
+  const auto now = identify();
+  report.release = now.count("release") ? now.at("release") : "";
+  report.version = now.count("version") ? now.at("version") : "";
+  report.cmdline = now.count("cmdline") ? now.at("cmdline") : "";
+  return boot_mismatches(expected, cmdline, {report.release, report.version}, report.cmdline);
+}
+
+BootReport Deployer::boot_into(const Target& target) {
+  BootReport report;
+  const auto console_offset = console_size();
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  std::string old_boot_id;
+  if (!start_boot(target, report, old_boot_id)) {
     report.seconds = elapsed();
     return report;
   }
@@ -388,15 +483,7 @@ BootReport Deployer::boot_into(const Target& target) {
   }
   report.seconds = elapsed();
   shell_.forget_agent();
-  // sshd starts before the boot has finished: measuring beside the rest of
-  // the boot's start-up work would charge it to the kernel.
-  shell_.run_script(scripts::kSettle, {}, "", kSettleCommand);
-  const auto now = identify();
-  report.release = now.count("release") ? now.at("release") : "";
-  report.version = now.count("version") ? now.at("version") : "";
-  report.cmdline = now.count("cmdline") ? now.at("cmdline") : "";
-  const auto differences =
-      boot_mismatches(target.kernel.expected, target.cmdline, {report.release, report.version}, report.cmdline);
+  const auto differences = check_running(target.kernel.expected, target.cmdline, report);
   if (!differences.empty()) {
     report.reason = fmt::format("the SUT came back {:.0f}s after the {}, but {}", report.seconds, target.method,
                                 fmt::join(differences, "; "));
@@ -407,10 +494,99 @@ BootReport Deployer::boot_into(const Target& target) {
   return report;
 }
 
+std::optional<BootReport> Deployer::launch_target(const Target& target, const Keep& keep) {
+  BootReport report;
+  LaunchedBoot launched;
+  launched.swprofile = target.swprofile;
+  launched.method = target.method;
+  launched.expected = target.kernel.expected;
+  launched.cmdline = target.cmdline;
+  std::string old_boot_id;
+  // Kept before the boot starts: from then on this process may end at any
+  // moment, and the run after the boot must find what it was for.
+  const bool started = start_boot(target, report, old_boot_id, [&](const std::string& boot_id) {
+    launched.number = report.number;
+    launched.started_at = report.started_at;
+    launched.started_epoch = std::chrono::duration_cast<seconds>(
+                                 std::chrono::system_clock::now().time_since_epoch()).count();
+    launched.old_boot_id = boot_id;
+    keep(launched);
+  });
+  if (!started) return report;
+  return std::nullopt;
+}
+
+std::vector<std::string> Deployer::cmdline_for(const plan::SwprofileSpec& profile) const {
+  auto words = boot_cmdline(original_.cmdline, profile);
+  // A kernel that panics on this machine must reboot it, never leave it
+  // hanging: there is no power_cycle for the machine kbench runs on.
+  return on_this_machine_ ? with_panic_reboot(std::move(words)) : words;
+}
+
+std::optional<BootReport> Deployer::launch(const plan::SwprofileSpec& profile, const Keep& keep) {
+  const auto staged = staged_.find(profile.name);
+  if (staged == staged_.end()) throw RunError("swprofile " + profile.name + " was not staged before its boot");
+  return launch_target({profile.name, spec_.method, staged->second, cmdline_for(profile)}, keep);
+}
+
+std::optional<BootReport> Deployer::launch_restore(const Keep& keep) { return launch_target(restore_target(), keep); }
+
+BootReport Deployer::finish(const LaunchedBoot& launched) {
+  BootReport report;
+  report.number = launched.number;
+  report.swprofile = launched.swprofile;
+  report.method = launched.method;
+  report.started_at = launched.started_at;
+  boots_ = std::max(boots_, launched.number);
+  const auto now_epoch =
+      std::chrono::duration_cast<seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto before = identify();
+  const std::string boot_id = before.count("boot_id") ? before.at("boot_id") : "";
+  if (boot_id == launched.old_boot_id) {
+    report.seconds = static_cast<double>(now_epoch - launched.started_epoch);
+    report.release = before.count("release") ? before.at("release") : "";
+    report.reason = fmt::format("this machine did not boot: it still runs the boot the {} into {} was started from",
+                                launched.method, launched.swprofile);
+    return report;
+  }
+  const auto differences = check_running(launched.expected, launched.cmdline, report);
+  // Until the resumed run looked: the unit starts late in the boot.
+  report.seconds = static_cast<double>(now_epoch - launched.started_epoch);
+  if (differences.empty()) {
+    report.ok = true;
+    return report;
+  }
+  const bool own_kernel = report.release == original_.release && report.version == original_.version &&
+                          !(launched.expected == KernelIdentity{original_.release, original_.version});
+  if (own_kernel) {
+    report.reason = fmt::format("this machine came back {:.0f}s after the {} into {} on its own kernel {}: the "
+                                "kernel did not come up (a panic reboots through {}), or the machine was reset",
+                                report.seconds, launched.method, launched.swprofile, report.release,
+                                kPanicRebootWord);
+  } else {
+    report.reason = fmt::format("this machine came back {:.0f}s after the {}, but {}", report.seconds,
+                                launched.method, fmt::join(differences, "; "));
+  }
+  return report;
+}
+
+bool Deployer::runs_original() {
+  const auto now = identify();
+  auto value = [&](const char* key) { return now.count(key) ? now.at(key) : std::string(); };
+  return value("release") == original_.release && value("version") == original_.version &&
+         without_loader_words(words_of(value("cmdline"))) == without_loader_words(words_of(original_.cmdline));
+}
+
+void Deployer::adopt_original(const SutKernel& original) {
+  auto tools = std::move(original_.tools);
+  original_ = original;
+  original_.tools = std::move(tools);
+}
+
 BootReport Deployer::boot(const plan::SwprofileSpec& profile) {
   const auto staged = staged_.find(profile.name);
   if (staged == staged_.end()) throw RunError("swprofile " + profile.name + " was not staged before its boot");
-  return boot_into({profile.name, spec_.method, staged->second, boot_cmdline(original_.cmdline, profile)});
+  return boot_into({profile.name, spec_.method, staged->second, cmdline_for(profile)});
 }
 
 std::string Deployer::apply_sysctls(const std::map<std::string, std::string>& settings) {
@@ -425,7 +601,7 @@ std::string Deployer::apply_sysctls(const std::map<std::string, std::string>& se
   return "";
 }
 
-BootReport Deployer::restore() {
+Deployer::Target Deployer::restore_target() const {
   Target target;
   target.swprofile = "(the SUT's own kernel)";
   target.kernel.expected = {original_.release, original_.version};
@@ -437,11 +613,19 @@ BootReport Deployer::restore() {
   } else {
     target.method = "default";  // a plain reboot into the default entry
   }
-  BootReport report = boot_into(target);
+  return target;
+}
+
+void Deployer::cleanup() {
   const auto cleaned = run(scripts::kCleanup, {}, "", kStageCommand);
   if (cleaned.timed_out || cleaned.exit_status != 0) {
     log_("kbench: warning: removing kbench's boot entries failed: " + last_line(cleaned.err));
   }
+}
+
+BootReport Deployer::restore() {
+  BootReport report = boot_into(restore_target());
+  cleanup();
   return report;
 }
 

@@ -129,10 +129,14 @@ echo "staged $rel")sh";
 
 // $1 method (kexec | reboot | default: a plain reboot into the SUT's
 // default entry), $2 image, $3 initrd ("" for none), $4 the
-// whole cmdline, $5 stage dir ("" for a kernel the SUT has installed).
-// Loads the kernel, starts the boot in the background and returns, so the
-// ssh session ends before the SUT goes down.
-inline constexpr const char* kBoot = R"sh(method=$1; img=$2; initrd=$3; cmdline=$4; d=$5
+// whole cmdline, $5 stage dir ("" for a kernel the SUT has installed),
+// $6 how the boot starts: "" (ssh) in the background after a second, so the
+// ssh session ends before the SUT goes down; "queue" (the machine kbench
+// runs on) as a systemd job, so the boot needs no process of kbench's: the
+// kbench that asked for it exits, and a resume unit's cgroup is stopped with
+// nothing left in it that the boot depends on.
+// Loads the kernel, starts the boot and returns.
+inline constexpr const char* kBoot = R"sh(method=$1; img=$2; initrd=$3; cmdline=$4; d=$5; start=$6
 if [ -n "$d" ]; then activate "$d" "$(cat "$d/release")"; fi
 case $method in
   kexec)
@@ -181,6 +185,14 @@ EOF2
   default)
     go="systemctl reboot || reboot" ;;
 esac
+if [ "$start" = queue ]; then
+  case $method in
+    kexec) systemctl --no-block kexec ;;
+    *) systemctl --no-block reboot ;;
+  esac || { echo "systemctl did not take the $method job" >&2; exit 3; }
+  echo booting
+  exit 0
+fi
 nohup sh -c "sleep 1; $go" >/dev/null 2>&1 </dev/null &
 echo booting)sh";
 
