@@ -67,7 +67,7 @@ void validate_sysctls(const std::map<std::string, std::string>& settings) {
   }
 }
 
-std::string sysctl_journal_path() {
+std::string kbench_state_dir() {
   fs::path dir;
   if (const char* env = std::getenv("KBENCH_STATE_DIR"); env && *env) {
     dir = env;
@@ -77,8 +77,10 @@ std::string sysctl_journal_path() {
     const char* home = std::getenv("HOME");
     dir = fs::path(home && *home ? home : "/tmp") / ".local" / "state" / "kbench";
   }
-  return (dir / "sysctl-restore.json").string();
+  return dir.string();
 }
+
+std::string sysctl_journal_path() { return (fs::path(kbench_state_dir()) / "sysctl-restore.json").string(); }
 
 int restore_journalled_sysctls(std::ostream& log) {
   const std::string path = sysctl_journal_path();

@@ -14,7 +14,11 @@ std::string sysctl_path(const std::string& key);
 // Throws InputError naming the first key that does not exist or cannot be written.
 void validate_sysctls(const std::map<std::string, std::string>& settings);
 
-// $KBENCH_STATE_DIR, else $XDG_STATE_HOME/kbench, else ~/.local/state/kbench.
+// Where kbench keeps what must outlive its process: $KBENCH_STATE_DIR, else
+// $XDG_STATE_HOME/kbench, else ~/.local/state/kbench.
+std::string kbench_state_dir();
+
+// sysctl-restore.json in kbench_state_dir().
 std::string sysctl_journal_path();
 
 // Restores what an interrupted run left behind; returns how many settings.
