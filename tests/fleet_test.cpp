@@ -123,7 +123,8 @@ TEST(FleetPlan, ChecksEachSutAsItChecksTheOne) {
   EXPECT_EQ(error_of("suts:\n  - {name: a, connection: {method: telnet}}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:2: suts[].connection.method: expected local, ssh or qemu, got 'telnet'");
   EXPECT_EQ(error_of("suts:\n  - {name: a, boot: {method: kexec}}\nbenchmarks: [syscall/getppid]\n"),
-            "fleet.yaml:2: suts[].boot: expected suts[].connection.method ssh (kbench boots kernels on ssh SUTs)");
+            "fleet.yaml:2: suts[].boot: expected suts[].connection.method ssh (the machine kbench runs on boots kernels "
+            "only as a plan's single sut)");
   EXPECT_EQ(error_of("suts:\n  - {name: a, connection: {method: ssh}}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:2: suts[].connection.params.host: expected the SUT's host name for ssh");
 }

@@ -24,7 +24,9 @@
 #include "report/model.h"
 #include "runner/catalogue.h"
 #include "runner/interrupt.h"
+#include "runner/local_boot.h"
 #include "runner/plan_executor.h"
+#include "runner/plan_status.h"
 #include "sut/factory.h"
 #include "sut/process.h"
 
@@ -184,6 +186,68 @@ void exec_fleet(plan::Plan plan, const std::vector<plan::SutSpec>& suts, const P
   execute_fleet(plan, suts, runs, fleet, *store);
 }
 
+// A plan booting this machine is resumed after each boot by a systemd unit
+// running this command: everything it names absolute, and on a filesystem
+// that a boot keeps. Checked before the store is opened.
+void prepare_local_boots(const PlanOptions& options, const std::string& store_url, runner::ExecOptions& exec) {
+  if (options.until_decided) {
+    throw InputError("--until-decided: not with sut.boot on this machine; run the plan, then kbench compare");
+  }
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec || self.empty()) throw RunError("cannot tell where this kbench is (/proc/self/exe)");
+  std::string absolute_store = store_url;
+  const store::StoreUrl parsed = store::parse_store_url(store_url);
+  if (parsed.scheme == "sqlite") {
+    const std::string path = std::filesystem::absolute(parsed.path).lexically_normal().string();
+    absolute_store = "sqlite://" + path;
+    if (const std::string folder = runner::volatile_folder(path); !folder.empty()) {
+      throw InputError(fmt::format("--store {}: the store is in {}, which a boot empties; the run resumed after the "
+                                   "boot would not find it (sut.boot with connection local)",
+                                   store_url, folder));
+    }
+  }
+  if (const std::string folder = runner::volatile_folder(self); !folder.empty()) {
+    throw InputError(fmt::format("this kbench ({}) is in {}, which a boot empties; the run resumed after the boot "
+                                 "would not find it (sut.boot with connection local)",
+                                 self, folder));
+  }
+  exec.store_url = absolute_store;
+  exec.resume_command = {self, "plan", "exec", exec.plan_key, "--store", absolute_store, "--resume"};
+  for (const auto& name : options.swprofiles) exec.resume_command.insert(exec.resume_command.end(), {"--swprofile", name});
+  // Not --strict: the load average right after a boot counts the boot's own
+  // start-up, which the resumed run waits out before it measures.
+  if (!options.cpus.empty()) exec.resume_command.insert(exec.resume_command.end(), {"--cpus", options.cpus});
+}
+
+// Where a plan stands: its sessions and boots, and for a plan booting this
+// machine the boot in flight, the resume unit and its log.
+void status_command(const PlanOptions& options) {
+  const plan::Plan plan = plan::load_plan(options.path);
+  if (!plan.suts.empty()) {
+    throw InputError(options.path + ": plan status: expected a plan with one sut (a suts: plan's SUTs each have "
+                                    "their own; kbench list boots shows their boots)");
+  }
+  const std::string plan_key = std::filesystem::absolute(options.path).lexically_normal().string();
+  std::string store_url = options.store_url;
+  const bool local_boots = plan.sut && plan.sut->boot && plan.sut->method == "local";
+  if (store_url.empty() && local_boots) {
+    if (const auto state = runner::read_local_boot_state(runner::local_boot_state_path(plan_key))) {
+      store_url = state->store;
+    }
+  }
+  store_url = resolve_store_url(store_url);
+  std::unique_ptr<store::ResultStore> store;
+  const store::StoreUrl parsed = store::parse_store_url(store_url);
+  if (parsed.scheme != "sqlite" || std::filesystem::exists(parsed.path)) {
+    store = store::open_store(store_url, store::OpenMode::ReadOnly);
+  }
+  plan::Plan keyed = plan;
+  keyed.path = plan_key;
+  const auto status = runner::gather_plan_status(keyed, plan_key, store.get(), store_url, /*ask_systemd=*/local_boots);
+  std::cout << runner::plan_status_text(status);
+}
+
 void exec_command(const PlanOptions& options) {
   const plan::Plan loaded = plan::load_plan(options.path);
   // Fleet workers (started below) build into the same cache.
@@ -235,6 +299,9 @@ void exec_command(const PlanOptions& options) {
       throw InputError("--until-decided: the plan needs at least two swprofiles to compare");
   }
   const std::string store_url = resolve_store_url(options.store_url);
+  if (sut_spec && sut_spec->boot && sut_spec->method == "local") {
+    prepare_local_boots(options, store_url, exec);
+  }
   auto store = store::open_store(store_url, store::OpenMode::CreateIfMissing);
 
   std::string again = "kbench plan exec " + sut::shell_quote(options.path);
@@ -304,6 +371,20 @@ void add_plan_command(CLI::App& app) {
       "the build cache, one progress line each on stderr (kbench build --help, docs/builds.md);\n"
       "a failed build exits 1 with the tail of its log, before anything is measured.");
   exec->callback([options] { exec_command(*options); });
+
+  CLI::App* status = cmd->add_subcommand("status", "Show where a plan stands: sessions, boots, the boot in flight");
+  status->add_option("plan", options->path, "YAML plan file")->required();
+  status->add_option("--store", options->store_url,
+                     "the plan's store (default: the one a plan booting this machine runs into, else KBENCH_STORE "
+                     "or ~/.local/share/kbench/results.db)");
+  status->footer(
+      "Example:\n"
+      "  kbench plan status ab.yaml\n"
+      "Prints the plan, its run, a status line (finished, waiting for boot N, running, stopped),\n"
+      "the sessions measured per swprofile, each boot (ok or why it failed) and, for a plan that\n"
+      "boots this machine (sut.connection.method local with sut.boot), the boot in flight, the\n"
+      "systemd unit that resumes the plan after each boot, and its log (docs/deploy.md).");
+  status->callback([options] { status_command(*options); });
 }
 
 }  // namespace kbench::cli

@@ -339,8 +339,16 @@ BootSpec boot_spec(const Context& ctx, const YAML::Node& node, const SutSpec& su
   ctx.only_keys(node, at + ".boot", {"method", "timeout", "power_cycle", "console_log"});
   BootSpec boot;
   boot.line = node.Mark().line + 1;
-  if (sut.method != "ssh") {
-    ctx.fail(node, at + ".boot", at + ".connection.method ssh (kbench boots kernels on ssh SUTs)");
+  // The machine kbench runs on boots too (a systemd unit resumes the plan
+  // after each boot), but only as a plan's one SUT: a fleet's workers run
+  // side by side, and one of them cannot reboot the machine under the others.
+  if (at == "sut" && sut.method != "ssh" && sut.method != "local") {
+    ctx.fail(node, at + ".boot",
+             at + ".connection.method ssh or local (kbench boots kernels on ssh SUTs and on the machine it runs on)");
+  }
+  if (at != "sut" && sut.method != "ssh") {
+    ctx.fail(node, at + ".boot",
+             at + ".connection.method ssh (the machine kbench runs on boots kernels only as a plan's single sut)");
   }
   if (node["method"]) {
     boot.method = ctx.scalar(node["method"], at + ".boot.method");

@@ -81,8 +81,8 @@ struct SwprofileSpec {
   int line = 0;
 };
 
-// How an ssh SUT boots a swprofile's kernel (sut.boot). Present: every
-// session is a fresh boot.
+// How an ssh or local SUT boots a swprofile's kernel (sut.boot). Present:
+// every session is a fresh boot.
 struct BootSpec {
   std::string method = "kexec";  // kexec | reboot
   std::chrono::seconds timeout{600};  // for ssh to come back after a boot

@@ -16,6 +16,7 @@
 #include "common/utc_time.h"
 #include "deploy/deployer.h"
 #include "runner/interrupt.h"
+#include "runner/local_boot.h"
 #include "runner/sysctl.h"
 
 namespace kbench::runner {
@@ -30,6 +31,40 @@ std::set<std::string> running_cmdline_words() {
 }
 
 bool plan_is_local(const plan::Plan& plan) { return !plan.sut || plan.sut->method == "local"; }
+
+// The machine kbench runs on, booted into each swprofile's kernel.
+bool boots_this_machine(const plan::Plan& plan) { return plan.sut && plan.sut->boot && plan.sut->method == "local"; }
+
+// What a plan booting this machine needs of it and of the plan, before
+// anything is written: a boot must not strand the machine or lose the plan.
+void check_local_boot_plan(const plan::Plan& plan, const std::vector<plan::SwprofileSpec>& selected) {
+  if (const std::string folder = volatile_folder(plan.path); !folder.empty()) {
+    throw InputError(fmt::format("{}: sut.boot with connection local: the plan is in {}, which a boot empties; the "
+                                 "run resumed after the boot would not find it (put it elsewhere)",
+                                 plan.path, folder));
+  }
+  for (const auto& spec : selected) {
+    for (const auto* file : {&spec.kernel.deb, &spec.kernel.image, &spec.kernel.modules, &spec.kernel.config}) {
+      if (const std::string folder = file->empty() ? "" : volatile_folder(*file); !folder.empty()) {
+        throw InputError(fmt::format("{}:{}: swprofile {}: kernel file {} is in {}, which a boot empties; the run "
+                                     "resumed after the boot would not find it",
+                                     plan.path, spec.line, spec.name, *file, folder));
+      }
+    }
+    if (const std::string word = deploy::hanging_panic_word(spec.cmdline); !word.empty()) {
+      throw InputError(fmt::format("{}:{}: swprofile {}: cmdline '{}' leaves a panicked kernel hanging, and this "
+                                   "machine has no power_cycle to recover; leave it out (kbench adds {} to each "
+                                   "boot here) or give a panic=N that reboots",
+                                   plan.path, spec.line, spec.name, word, deploy::kPanicRebootWord));
+    }
+  }
+  // The machine last: the plan's own faults are found on any machine.
+  const std::string obstacle = local_boot_obstacle(kSystemdRunDir, geteuid() == 0);
+  if (!obstacle.empty()) {
+    throw InputError(fmt::format("{}:{}: sut.boot with connection local: {}", plan.path, plan.sut->boot->line,
+                                 obstacle));
+  }
+}
 
 std::string outcome_text(const BenchmarkOutcome& outcome) {
   switch (outcome.outcome.status) {
@@ -236,7 +271,7 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
       }
     }
   }
-  if (plan_is_local(plan)) {
+  if (plan_is_local(plan) && !boots_this_machine(plan)) {
     const auto running = running_cmdline_words();
     for (const auto& spec : selected) {
       for (const auto& word : spec.cmdline) {
@@ -260,6 +295,7 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
       validate_sysctls(spec.sysctl);
     }
   } else if (plan.sut->boot) {
+    if (boots_this_machine(plan)) check_local_boot_plan(plan, selected);
     // The kernel files are read before anything is connected or stored.
     for (const auto& spec : selected) {
       for (const auto* file : {&spec.kernel.deb, &spec.kernel.image, &spec.kernel.modules, &spec.kernel.config}) {
@@ -320,7 +356,24 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   // A run is one execution of the plan (and its resumptions): --resume
   // continues the sessions of the newest run, never those of an older one.
   std::string run_id;
-  if (options.resume) {
+  // A plan booting this machine keeps its run and the boot in flight in a
+  // state file between its boots.
+  const bool local_boots = boots_this_machine(plan);
+  const std::string state_path = local_boots ? local_boot_state_path(options.plan_key) : "";
+  std::optional<LocalBootState> local_state;
+  if (local_boots) local_state = read_local_boot_state(state_path);
+  if (local_state) {
+    if (!options.resume) {
+      throw InputError(fmt::format("plan {} is between boots of this machine ({}): `kbench plan status {}` shows "
+                                   "where it stands; its resume unit {} continues it after the boot",
+                                   plan.path, state_path, plan.path, local_state->unit));
+    }
+    if (local_state->identity != identity) {
+      throw InputError(fmt::format("plan changed since its boots began (state {}); undo the change to resume",
+                                   state_path));
+    }
+    run_id = local_state->run;
+  } else if (options.resume) {
     std::vector<std::string> names;
     for (const auto& profile : profiles) names.push_back(profile.name);
     if (const auto latest = store.latest_plan(options.plan_key, names)) {
@@ -364,10 +417,14 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   std::vector<store::BootRecord> earlier_boots;
   if (plan.sut && plan.sut->boot) {
     sut::RemoteShell* shell = sut::remote_shell(connection_for(profiles.front()));
-    if (!shell) throw InputError("sut.boot: expected sut.connection.method ssh");
+    if (!shell) throw InputError("sut.boot: expected sut.connection.method ssh or local");
     deployer.emplace(*shell, *plan.sut->boot, [&](const std::string& line) { progress.message(line); },
-                     sleep_unless_interrupted);
+                     sleep_unless_interrupted, local_boots);
     deployer->probe();
+    if (local_state) {
+      deployer->adopt_original(local_state->original);
+      deployer->count_boots(local_state->boots);
+    }
     for (const auto& profile : profiles) deployer->stage(profile);
     if (options.resume) earlier_boots = store.list_boots(options.plan_key, run_id);
   }
@@ -403,6 +460,93 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     record.console_tail = boot.console_tail;
     return record;
   };
+  // This machine: a boot ends this process. The state and the resume unit
+  // are written before the first boot, the boot in flight before each.
+  auto save_state = [&] { write_local_boot_state(state_path, *local_state); };
+  auto launch = [&](const plan::SwprofileSpec* profile, int plan_session) -> std::optional<deploy::BootReport> {
+    if (!local_state) {
+      local_state.emplace();
+      local_state->plan = plan.path;
+      local_state->plan_key = options.plan_key;
+      local_state->store = options.store_url;
+      local_state->run = run_id;
+      local_state->identity = identity;
+      local_state->unit = resume_unit_name(options.plan_key);
+      local_state->log = local_boot_log_path(options.plan_key);
+      local_state->original = deployer->original();
+      local_state->original.tools.clear();
+      save_state();
+      ResumeUnit unit{local_state->unit, plan.path, options.resume_command,
+                      {{"KBENCH_STATE_DIR", kbench_state_dir()}}, local_state->log};
+      if (const char* agent = std::getenv("KBENCH_AGENT"); agent && *agent) unit.environment["KBENCH_AGENT"] = agent;
+      install_resume_unit(unit, kSystemdUnitDir);
+      progress.message(fmt::format("kbench: installed {}: it resumes the plan after each boot of this machine (log: "
+                                   "{})",
+                                   local_state->unit, local_state->log));
+    }
+    const auto keep = [&](const deploy::LaunchedBoot& boot) {
+      local_state->pending = PendingBoot{boot, plan_session};
+      local_state->boots = boot.number;
+      save_state();
+    };
+    auto failed = profile ? deployer->launch(*profile, keep) : deployer->launch_restore(keep);
+    if (failed) {
+      local_state->pending.reset();
+      save_state();
+      return failed;
+    }
+    progress.message(fmt::format("kbench: boot {}: {} by {}: this machine boots now; {} resumes the plan after the "
+                                 "boot (log: {}); `kbench plan status {}` shows where it stands",
+                                 plan_session < 0 ? std::string("back")
+                                                  : fmt::format("{}/{}", local_state->boots, planned_boots),
+                                 local_state->pending->boot.swprofile, local_state->pending->boot.method,
+                                 local_state->unit, local_state->log, plan.path));
+    return std::nullopt;
+  };
+  // The plan is done on this machine: its own kernel runs again, and what
+  // kbench installed to carry the plan across boots goes.
+  auto finish_local = [&] {
+    deployer->cleanup();
+    if (!local_state) return;
+    if (const std::string warning = remove_resume_unit(local_state->unit, kSystemdUnitDir); !warning.empty()) {
+      progress.message("kbench: warning: " + warning);
+    }
+    std::error_code ec;
+    std::filesystem::remove(state_path, ec);
+    progress.message(fmt::format("kbench: plan done: this machine runs its own kernel {}; {} and {} removed (its log "
+                                 "stays: {})",
+                                 deployer->original().release, local_state->unit, state_path, local_state->log));
+  };
+  // The boot the previous process started, judged now that it is over.
+  std::optional<deploy::BootReport> just_booted;
+  int just_booted_session = -1;
+  if (local_state && local_state->pending) {
+    const PendingBoot pending = *local_state->pending;
+    deploy::BootReport report = deployer->finish(pending.boot);
+    local_state->pending.reset();
+    save_state();
+    if (pending.plan_session < 0) {
+      progress.message(boot_line(report, planned_boots, /*restoring=*/true));
+      store.record_boot(boot_record(report, -1));
+      if (!report.ok) {
+        progress.message("kbench: warning: this machine is not back on its own kernel: " + report.reason);
+        ++result.failed;
+      }
+      finish_local();
+      return result;
+    }
+    if (report.ok) {
+      just_booted = report;
+      just_booted_session = pending.plan_session;
+    } else {
+      progress.message(boot_line(report, planned_boots));
+      earlier_boots.push_back(boot_record(report, pending.plan_session));
+      store.record_boot(earlier_boots.back());
+      failed_kernels[report.swprofile] = fmt::format("session {}: {}", pending.plan_session + 1, report.reason);
+      ++result.failed;
+      ++result.failed_boots;
+    }
+  }
   // Sessions alternate A B A B, so drift of the machine falls on both sides.
   for (int s = 0; s < sessions && !interrupted(); ++s) {
     if (s > 0 && options.session_gap.count() > 0) {
@@ -434,7 +578,17 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           ++result.failed_boots;
           continue;
         }
-        boot = deployer->boot(profile);
+        if (!local_boots) {
+          boot = deployer->boot(profile);
+        } else if (just_booted && just_booted->swprofile == profile.name && just_booted_session == s) {
+          boot = std::move(just_booted);
+          just_booted.reset();
+        } else if (auto failed = launch(&profile, s)) {
+          boot = std::move(failed);
+        } else {
+          result.boot_pending = true;
+          return result;
+        }
         if (boot->ok) {
           if (const std::string failed = deployer->apply_sysctls(profile.sysctl); !failed.empty()) {
             boot->ok = false;
@@ -537,9 +691,28 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     }
   }
   result.interrupted_by = interrupt_signal();
-  // A SUT never booted by this execution (a --resume with nothing left)
-  // still runs what it ran before.
-  if (deployer && !result.interrupted_by && deployer->boots() > 0) {
+  if (local_boots && !result.interrupted_by) {
+    // Back into the machine's own kernel, unless it runs it already (a
+    // failed last boot came back on it).
+    if (!deployer->runs_original()) {
+      progress.message(fmt::format("kbench: booting this machine back into {}", deployer->original().release));
+      const auto failed = launch(nullptr, -1);
+      if (!failed) {
+        result.boot_pending = true;
+        return result;
+      }
+      progress.message(boot_line(*failed, planned_boots, /*restoring=*/true));
+      store.record_boot(boot_record(*failed, -1));
+      progress.message("kbench: warning: this machine is not back on its own kernel: " + failed->reason);
+      ++result.failed;
+    }
+    finish_local();
+  } else if (local_boots) {
+    progress.message(fmt::format("kbench: interrupted: `kbench plan exec {} --resume` continues the plan{}", plan.path,
+                                 local_state ? "; its resume unit continues it at the next boot" : ""));
+  } else if (deployer && !result.interrupted_by && deployer->boots() > 0) {
+    // A SUT never booted by this execution (a --resume with nothing left)
+    // still runs what it ran before.
     progress.message(fmt::format("kbench: booting {} back into {}", boot_sut_name, deployer->original().release));
     const auto back = deployer->restore();
     progress.message(boot_line(back, planned_boots, /*restoring=*/true));

@@ -32,6 +32,10 @@ struct ExecOptions {
   // Progress off a terminal also announces each step as it starts (a fleet
   // worker's, read by the fleet's view).
   bool announce_steps = false;
+  // A plan that boots the machine kbench runs on: the store's URL and the
+  // command (absolute paths) that resumes the plan after each boot.
+  std::string store_url;
+  std::vector<std::string> resume_command;
 };
 
 struct SessionSummary {
@@ -47,6 +51,9 @@ struct ExecResult {
   int failed = 0;
   int failed_boots = 0;  // sut.boot: sessions whose kernel did not come up as asked
   int interrupted_by = 0;  // signal number when SIGINT/SIGTERM stopped the run
+  // A plan booting the machine kbench runs on: a boot was started, and the
+  // resume unit goes on with the plan after it.
+  bool boot_pending = false;
 };
 
 // The checks that need no agent and no store: swprofile selection, cmdline
