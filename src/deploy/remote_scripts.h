@@ -186,10 +186,15 @@ EOF2
     go="systemctl reboot || reboot" ;;
 esac
 if [ "$start" = queue ]; then
+  # The target itself, not `systemctl kexec`: that asks logind over D-Bus
+  # first, and on a machine without D-Bus it reports a failure and then
+  # boots all the same.
   case $method in
-    kexec) systemctl --no-block kexec ;;
-    *) systemctl --no-block reboot ;;
-  esac || { echo "systemctl did not take the $method job" >&2; exit 3; }
+    kexec) target=kexec.target ;;
+    *) target=reboot.target ;;
+  esac
+  systemctl --no-block start --job-mode=replace-irreversibly "$target" ||
+    { echo "systemctl did not take the $method job ($target)" >&2; exit 3; }
   echo booting
   exit 0
 fi
