@@ -93,12 +93,14 @@ nlohmann::json state_at_end(sut::Connection& connection) {
 }
 
 // "boot 3/8: patched by kexec: ready after 41s, runs 6.12.1 (verified)".
-std::string boot_line(const deploy::BootReport& boot, int planned, bool restoring = false) {
+// `this_machine`: the boot's seconds run to the resumed run, not to ssh.
+std::string boot_line(const deploy::BootReport& boot, int planned, bool restoring = false, bool this_machine = false) {
   const std::string of = restoring ? "back" : fmt::format("{}/{}", boot.number, planned);
   if (boot.ok) {
-    return fmt::format("kbench: boot {}: {} by {}: ssh ready after {}, runs {} (verified: uname -r, uname -v, "
+    return fmt::format("kbench: boot {}: {} by {}: {} after {}, runs {} (verified: uname -r, uname -v, "
                        "/proc/cmdline)",
-                       of, boot.swprofile, boot.method, format_seconds(boot.seconds), boot.release);
+                       of, boot.swprofile, boot.method, this_machine ? "resumed" : "ssh ready",
+                       format_seconds(boot.seconds), boot.release);
   }
   std::string line = fmt::format("kbench: boot {}: {} by {} FAILED: {}", of, boot.swprofile, boot.method, boot.reason);
   if (!boot.console_tail.empty()) line += "\nconsole:\n" + boot.console_tail;
@@ -484,6 +486,23 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
                                    "{})",
                                    local_state->unit, local_state->log));
     }
+    // A safety net: a boot that repeats (a start reported failed that
+    // happened all the same, a kernel that never gets judged) must not
+    // reboot the machine forever. Past twice the plan's boots, the unit
+    // goes and the machine stays up.
+    if (local_state->boots > 2 * planned_boots + 1) {
+      const std::string warning = remove_resume_unit(local_state->unit, kSystemdUnitDir);
+      deploy::BootReport refused;
+      refused.number = local_state->boots + 1;
+      refused.swprofile = profile ? profile->name : "(the SUT's own kernel)";
+      refused.method = plan.sut->boot->method;
+      refused.started_at = utc_now_iso8601();
+      refused.reason = fmt::format("not started: the plan has started {} boots, more than twice the {} it plans; {} "
+                                   "removed so the machine stops booting{}",
+                                   local_state->boots, planned_boots, local_state->unit,
+                                   warning.empty() ? "" : " (" + warning + ")");
+      return refused;
+    }
     const auto keep = [&](const deploy::LaunchedBoot& boot) {
       local_state->pending = PendingBoot{boot, plan_session};
       local_state->boots = boot.number;
@@ -511,6 +530,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     if (const std::string warning = remove_resume_unit(local_state->unit, kSystemdUnitDir); !warning.empty()) {
       progress.message("kbench: warning: " + warning);
     }
+    write_local_boot_done(local_boot_done_path(options.plan_key), local_state->store, local_state->run);
     std::error_code ec;
     std::filesystem::remove(state_path, ec);
     progress.message(fmt::format("kbench: plan done: this machine runs its own kernel {}; {} and {} removed (its log "
@@ -526,7 +546,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     local_state->pending.reset();
     save_state();
     if (pending.plan_session < 0) {
-      progress.message(boot_line(report, planned_boots, /*restoring=*/true));
+      progress.message(boot_line(report, planned_boots, /*restoring=*/true, /*this_machine=*/true));
       store.record_boot(boot_record(report, -1));
       if (!report.ok) {
         progress.message("kbench: warning: this machine is not back on its own kernel: " + report.reason);
@@ -539,7 +559,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       just_booted = report;
       just_booted_session = pending.plan_session;
     } else {
-      progress.message(boot_line(report, planned_boots));
+      progress.message(boot_line(report, planned_boots, false, /*this_machine=*/true));
       earlier_boots.push_back(boot_record(report, pending.plan_session));
       store.record_boot(earlier_boots.back());
       failed_kernels[report.swprofile] = fmt::format("session {}: {}", pending.plan_session + 1, report.reason);
@@ -595,9 +615,11 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
             boot->reason = failed;
           }
         }
-        progress.message(boot_line(*boot, planned_boots));
+        progress.message(boot_line(*boot, planned_boots, false, local_boots));
         if (!boot->ok) {
-          if (interrupted()) break;
+          // On this machine a failed start is recorded also when a shutdown
+          // interrupts this run: the next run must not start it again.
+          if (interrupted() && !local_boots) break;
           // Nothing is recorded under the swprofile: only the boot, with why.
           store.record_boot(boot_record(*boot, s));
           failed_kernels[profile.name] = fmt::format("session {}: {}", s + 1, boot->reason);
@@ -701,7 +723,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         result.boot_pending = true;
         return result;
       }
-      progress.message(boot_line(*failed, planned_boots, /*restoring=*/true));
+      progress.message(boot_line(*failed, planned_boots, /*restoring=*/true, /*this_machine=*/true));
       store.record_boot(boot_record(*failed, -1));
       progress.message("kbench: warning: this machine is not back on its own kernel: " + failed->reason);
       ++result.failed;
