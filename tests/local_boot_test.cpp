@@ -91,6 +91,14 @@ TEST(LocalBootState, RoundTripsThroughItsFile) {
   EXPECT_FALSE(read_local_boot_state(path)->pending.has_value());
 }
 
+TEST(LocalBootState, AFinishedPlanLeavesWhereItsResultsWent) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "k.done").string();
+  EXPECT_EQ(read_local_boot_done_store(path), "");
+  write_local_boot_done(path, "sqlite:///srv/kbench.db", "run-1");
+  EXPECT_EQ(read_local_boot_done_store(path), "sqlite:///srv/kbench.db");
+}
+
 TEST(LocalBootState, ABrokenFileIsAnErrorNamingIt) {
   testing::TempDir dir;
   const std::string path = (dir.path() / "state.json").string();

@@ -234,6 +234,8 @@ void status_command(const PlanOptions& options) {
   if (store_url.empty() && local_boots) {
     if (const auto state = runner::read_local_boot_state(runner::local_boot_state_path(plan_key))) {
       store_url = state->store;
+    } else {
+      store_url = runner::read_local_boot_done_store(runner::local_boot_done_path(plan_key));
     }
   }
   store_url = resolve_store_url(store_url);

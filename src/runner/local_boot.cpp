@@ -122,6 +122,22 @@ std::string resume_unit_name(const std::string& plan_key) {
   return "kbench-resume-" + local_boot_key(plan_key) + ".service";
 }
 
+std::string local_boot_done_path(const std::string& plan_key) {
+  return (fs::path(local_boot_dir()) / (local_boot_key(plan_key) + ".done")).string();
+}
+
+void write_local_boot_done(const std::string& path, const std::string& store, const std::string& run) {
+  std::ofstream out(path);
+  out << nlohmann::json({{"store", store}, {"run", run}}).dump() << "\n";
+}
+
+std::string read_local_boot_done_store(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return "";
+  const auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return json.is_object() ? json.value("store", std::string()) : "";
+}
+
 std::optional<LocalBootState> read_local_boot_state(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;

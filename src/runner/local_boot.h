@@ -47,6 +47,12 @@ std::string local_boot_state_path(const std::string& plan_key);
 std::string local_boot_log_path(const std::string& plan_key);
 // kbench-resume-KEY.service
 std::string resume_unit_name(const std::string& plan_key);
+// KEY.done beside the log: where a finished plan's results went, so that
+// `kbench plan status PLAN` finds its store after the state is gone.
+std::string local_boot_done_path(const std::string& plan_key);
+void write_local_boot_done(const std::string& path, const std::string& store, const std::string& run);
+// The store URL a finished plan ran into, "" when there is no record.
+std::string read_local_boot_done_store(const std::string& path);
 
 // nullopt when there is no state file; RunError when it cannot be read.
 std::optional<LocalBootState> read_local_boot_state(const std::string& path);
