@@ -36,11 +36,21 @@ YAML
 expect_bad_input "a kernel file that is not there" "$KBENCH" plan exec "$WORK/missing-deb.yaml" --store "$store"
 expect_contains "$WORK/err" "swprofile a: kernel file $WORK/nonexistent.deb: expected a readable file"
 
-cat >"$WORK/boot-local.yaml" <<'YAML'
-sut: {name: lab, connection: {method: local}, boot: {method: kexec}}
+cat >"$WORK/boot-qemu.yaml" <<'YAML'
+sut: {name: lab, connection: {method: qemu}, boot: {method: kexec}}
 benchmarks: [syscall/getppid]
 YAML
-expect_bad_input "sut.boot on a local SUT" "$KBENCH" plan check "$WORK/boot-local.yaml"
+expect_bad_input "sut.boot on a qemu SUT" "$KBENCH" plan check "$WORK/boot-qemu.yaml"
+expect_contains "$WORK/err" "sut.boot: expected sut.connection.method ssh or local"
+# This machine boots too, but a plan in /tmp would be gone after the boot
+# (refused on any machine; the rest: tests/e2e/deploy_local.sh).
+cat >"$WORK/boot-local.yaml" <<'YAML'
+sut: {name: lab, connection: {method: local}, boot: {method: kexec}}
+swprofiles: [{name: a, kernel: {release: 6.1.0-1-amd64}}]
+benchmarks: [syscall/getppid]
+YAML
+expect_bad_input "sut.boot on this machine, the plan in /tmp" "$KBENCH" plan exec "$WORK/boot-local.yaml" --store "$WORK/deploy.db"
+expect_contains "$WORK/err" "which a boot empties"
 [ ! -e "$WORK/deploy.db" ] && pass || fail "a refused plan created the store"
 
 # A real SUT over ssh.
