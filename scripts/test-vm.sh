@@ -244,9 +244,12 @@ menuentry 'Debian GNU/Linux' --id gnulinux-simple {
 CFG
 HOOK
 )
+  # kbench's runtime libraries (ldd build/kbench) and sqlite3: the local-SUT
+  # deploy test runs a host-built kbench inside the VM and reads its store there.
+  local kbench_runtime=libyaml-cpp0.7,libfmt9,libsqlite3-0,libpq5,libcpp-httplib0.11,sqlite3
   mmdebstrap --variant=minbase --mode=root --format=directory \
     --aptopt='APT::Install-Recommends "false"' \
-    --include=systemd-sysv,udev,openssh-server,kexec-tools,initramfs-tools,kmod,iproute2,procps,grub-pc-bin,grub2-common,"$kernel_package" \
+    --include=systemd-sysv,udev,openssh-server,kexec-tools,initramfs-tools,kmod,iproute2,procps,grub-pc-bin,grub2-common,"$kbench_runtime","$kernel_package" \
     --essential-hook="$essential_hook" \
     --customize-hook="$customize_hook" \
     --customize-hook="copy-in $cache_dir/id_ed25519.pub /root/.ssh" \

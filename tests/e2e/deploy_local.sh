@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Kernels on the machine kbench runs on: kbench runs INSIDE the QEMU VM
+# (scripts/test-vm.sh: Debian 12 with systemd and kexec-tools), with a plan
+# whose SUT is that machine (connection local, boot kexec). Three
+# swprofiles, 2 sessions: two Debian kernel packages of two releases as a
+# and b, and panics, a's kernel on a cmdline where it panics. The ssh session
+# that starts the plan dies with the first kexec; from then on a systemd
+# unit resumes the plan after each boot. Kexec boots go a b panics a b:
+# panics reboots by the panic= kbench adds, the VM comes back on its own
+# kernel, that boot is recorded as failed and the kernel not booted again;
+# at the end the VM is booted back into its own kernel, and the unit and
+# the state file are gone. The test polls `kbench plan status` over ssh
+# until it says the plan finished, then reads the VM's store.
+source "$(dirname "$0")/lib.bash"
+
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (Debian package qemu-system-x86)"
+[ "$(id -u)" -eq 0 ] || skip "building the VM image needs root (mmdebstrap, mkfs.ext4 -d)"
+command -v sqlite3 >/dev/null || skip "sqlite3 missing (Debian package sqlite3)"
+vm_script="$KBENCH_SOURCE_DIR/scripts/test-vm.sh"
+started=$(date +%s)
+cache=$("$vm_script" build) || { fail "test-vm.sh build failed"; finish; exit; }
+mapfile -t debs < <("$vm_script" kernels "$cache")
+[ "${#debs[@]}" -eq 2 ] || { fail "test-vm.sh kernels gave ${#debs[@]} packages, expected 2"; finish; exit; }
+release_of() { dpkg-deb --fsys-tarfile "$1" | tar -t | sed -n 's|^\./boot/vmlinuz-||p' | head -n 1; }
+release_a=$(release_of "${debs[0]}")
+release_b=$(release_of "${debs[1]}")
+default_release=$(cat "$cache/release")
+echo "VM default kernel $default_release; a = $release_a, b = $release_b (image ready after $(( $(date +%s) - started ))s)"
+
+vm=$WORK/vm
+trap '"$vm_script" stop "$vm" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+"$vm_script" start "$vm" "$cache" || { fail "test-vm.sh start failed"; finish; exit; }
+first_boot=$("$vm_script" wait "$vm" 600) || { fail "the VM did not come up"; finish; exit; }
+echo "VM up: ssh ready after ${first_boot}s"
+vm_ssh() { ssh -F "$vm/ssh_config" vm "$@"; }
+vm_scp() { scp -q -F "$vm/ssh_config" "$@"; }
+# What kbench must leave as it found it.
+listing='ls -l /boot; ls /etc/grub.d /lib/modules /etc/systemd/system /etc/systemd/system/multi-user.target.wants'
+listing_before=$(vm_ssh "$listing")
+cmdline_before=$(vm_ssh cat /proc/cmdline)
+
+# kbench as a user would have it on the machine: built here (the same
+# Debian release), its runtime libraries in the image (test-vm.sh).
+dir=/root/kbench-local
+vm_ssh "mkdir -p $dir" || { fail "ssh into the VM failed"; finish; exit; }
+vm_scp "$KBENCH" "$KBENCH_AGENT" "vm:$dir/" || { fail "copying kbench into the VM failed"; finish; exit; }
+vm_scp "${debs[0]}" "vm:$dir/a.deb" && vm_scp "${debs[1]}" "vm:$dir/b.deb" || { fail "copying the kernels failed"; finish; exit; }
+vm_ssh "$dir/kbench --help >/dev/null" || { fail "kbench does not start in the VM:"; vm_ssh "ldd $dir/kbench | grep 'not found'"; finish; exit; }
+
+plan_text() {
+  cat <<YAML
+sut: {name: vm-self, connection: {method: local}, boot: {method: kexec}}
+swprofiles:
+  - {name: a, kernel: {deb: $dir/a.deb}}
+  - {name: b, kernel: {deb: $dir/b.deb}, cmdline: [mitigations=off]}
+  - {name: panics, kernel: {deb: $dir/a.deb}, cmdline_mode: replace, cmdline: [rdinit=/nonexistent, root=/dev/nonexistent, console=ttyS0$1]}
+benchmarks:
+  - {name: syscall/getppid, params: {calls: "20000"}}
+defaults: {benchmark: {warmups: 1, repeats: 3, sessions: 2, timeout: 3m}}
+YAML
+}
+plan_text "" | vm_ssh "cat > $dir/ab.yaml"
+plan_text ", panic=0" | vm_ssh "cat > $dir/hangs.yaml; mkdir -p /tmp/plans; cat $dir/ab.yaml > /tmp/plans/ab.yaml"
+
+# Refusals: one line, exit 2, and nothing installed or written.
+expect_bad_input "a swprofile whose panic would hang the machine" vm_ssh "$dir/kbench plan exec $dir/hangs.yaml --store $dir/bad.db"
+expect_bad_input "a plan in /tmp" vm_ssh "$dir/kbench plan exec /tmp/plans/ab.yaml --store $dir/bad.db"
+expect_bad_input "a store in /tmp" vm_ssh "$dir/kbench plan exec $dir/ab.yaml --store /tmp/bad.db"
+[ "$(vm_ssh "ls $dir/bad.db /tmp/bad.db /root/.local/state/kbench/local-boot /etc/systemd/system/kbench-resume-* 2>/dev/null")" = "" ] &&
+  pass || fail "a refused plan left files behind"
+
+# The plan: this ssh session ends with the first kexec.
+plan_started=$(date +%s)
+vm_ssh "cd $dir && ./kbench plan exec ab.yaml --store $dir/store.db" >"$WORK/first.out" 2>"$WORK/first.err"
+echo "first run (staging two kernels, the first kexec) ended with status $? after $(( $(date +%s) - plan_started ))s:"
+grep -E '^kbench: ' "$WORK/first.err"
+expect_contains "$WORK/first.err" "kbench: installed kbench-resume-"
+expect_contains "$WORK/first.err" "kbench: boot 1/6: a by kexec: this machine boots now"
+
+# Where the plan stands, over ssh while the VM boots and measures.
+status=
+last=
+deadline=$(( $(date +%s) + 900 ))
+while [ "$(date +%s)" -lt "$deadline" ]; do
+  sleep 10
+  timeout 60 ssh -F "$vm/ssh_config" -o ConnectTimeout=5 vm "$dir/kbench plan status $dir/ab.yaml" >"$WORK/status.txt" 2>&1 || continue
+  status=$(sed -n 's/^status: //p' "$WORK/status.txt")
+  [ "$status" != "$last" ] && echo "$(( $(date +%s) - plan_started ))s: ${status%%,*}"
+  last=$status
+  [ "$status" = finished ] && break
+done
+echo "plan (2 kernels staged, 6 boots by kexec, a panic and its reboot, unit runs after each): $(( $(date +%s) - plan_started ))s"
+cat "$WORK/status.txt"
+[ "$status" = finished ] && pass || { fail "kbench plan status says '$status' after 15 minutes"; vm_ssh "tail -n 40 /root/.local/state/kbench/local-boot/*.log"; tail -n 30 "$vm/console.log"; }
+expect_contains "$WORK/status.txt" "sessions: a 2/2, b 2/2, panics 0/2 (its kernel failed to boot in session 1)"
+expect_contains "$WORK/status.txt" "boots: 6 (5 ok, 1 failed)"
+expect_contains "$WORK/status.txt" ".service: not installed"
+expect_contains "$WORK/status.txt" "pending: no boot"
+vm_ssh 'cat /root/.local/state/kbench/local-boot/*.log' >"$WORK/unit.log"
+grep -E '^kbench: ' "$WORK/unit.log"
+expect_contains "$WORK/unit.log" "kbench: boot 3/6: panics by kexec FAILED: this machine came back"
+expect_contains "$WORK/unit.log" "on its own kernel $default_release"
+expect_contains "$WORK/unit.log" "session 2 of panics not measured: its kernel failed to boot in session 1"
+expect_contains "$WORK/unit.log" "kbench: plan done: this machine runs its own kernel $default_release"
+expect_contains "$vm/console.log" "Kernel panic"
+
+vm_scp vm:$dir/store.db "$WORK/store.db" || fail "copying the store out of the VM failed"
+store_file=$WORK/store.db
+order=$(sqlite3 "$store_file" "select group_concat(swprofile || ':' || ok, ' ') from (select * from boot order by id)")
+[ "$order" = "a:1 b:1 panics:0 a:1 b:1 (the SUT's own kernel):1" ] && pass ||
+  fail "boots were '$order', expected a b panics(failed) a b then back"
+for profile in a b; do
+  want=$release_a; [ $profile = b ] && want=$release_b
+  got=$(sqlite3 "$store_file" "select group_concat(distinct s.kernel_release) from session s join swprofile w on w.id = s.swprofile_id where w.name = '$profile'")
+  [ "$got" = "$want" ] && pass || fail "sessions of $profile ran kernel '$got', expected $want"
+  boots=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = '$profile' and s.finished_at is not null and json_extract(s.fingerprint, '\$.boot.ok') = 1 and json_extract(s.fingerprint, '\$.boot.method') = 'kexec'")
+  [ "$boots" -eq 2 ] && pass || fail "$profile: $boots finished sessions record their kexec boot, expected 2"
+done
+cmdline_b=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'b' and json_extract(s.fingerprint, '\$.cmdline') like '%mitigations=off%panic=10%'")
+[ "$cmdline_b" -eq 2 ] && pass || fail "the fingerprints of b lack mitigations=off and panic=10 on its cmdline"
+panics=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'panics'")
+[ "$panics" -eq 0 ] && pass || fail "the failed boot stored $panics session(s) under swprofile panics"
+vm_ssh "$dir/kbench compare a b --store $dir/store.db" >"$WORK/compare.txt" 2>&1 && pass || fail "compare a b failed"
+grep -qE '^\| syscall/getppid +\| mean \(ns\)' "$WORK/compare.txt" && pass || { fail "the comparison lacks the getppid row"; cat "$WORK/compare.txt"; }
+
+# The VM is back on its own kernel and cmdline, as it was.
+[ "$(vm_ssh uname -r)" = "$default_release" ] && pass || fail "the VM runs $(vm_ssh uname -r) after the plan, expected $default_release"
+[ "$(vm_ssh cat /proc/cmdline)" = "$cmdline_before" ] && pass || fail "the VM's cmdline is '$(vm_ssh cat /proc/cmdline)', expected '$cmdline_before'"
+listing_after=$(vm_ssh "$listing")
+[ "$listing_after" = "$listing_before" ] && pass || {
+  fail "the VM's /boot, /etc/grub.d, /lib/modules or systemd units changed:"; diff <(echo "$listing_before") <(echo "$listing_after") >&2; }
+[ "$(vm_ssh 'ls /root/.local/state/kbench/local-boot/*.json 2>/dev/null')" = "" ] && pass || fail "the state file is still there"
+[ "$(vm_ssh "systemctl list-unit-files 'kbench-resume-*' --no-legend")" = "" ] && pass || fail "systemd still knows the resume unit"
+
+"$vm_script" stop "$vm"
+echo "deploy_local e2e took $(( $(date +%s) - started ))s"
+finish
