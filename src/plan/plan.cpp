@@ -367,6 +367,15 @@ BootSpec boot_spec(const Context& ctx, const YAML::Node& node, const SutSpec& su
   }
   if (node["power_cycle"]) boot.power_cycle = ctx.scalar(node["power_cycle"], at + ".boot.power_cycle");
   if (node["console_log"]) boot.console_log = ctx.scalar(node["console_log"], at + ".boot.console_log");
+  // The machine kbench runs on is not watched from outside: a kernel that
+  // panics reboots it (panic=10), and the run after the boot judges it.
+  for (const char* key : {"timeout", "power_cycle", "console_log"}) {
+    if (sut.method == "local" && node[key]) {
+      ctx.fail(node[key], at + ".boot." + key,
+               std::string("no ") + key + " with connection local (nothing outside the machine waits for its boots: "
+               "a kernel that panics reboots it, and the run after the boot judges it)");
+    }
+  }
   return boot;
 }
 
