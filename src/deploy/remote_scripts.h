@@ -193,6 +193,10 @@ if [ "$start" = queue ]; then
     kexec) target=kexec.target ;;
     *) target=reboot.target ;;
   esac
+  # The shutdown this starts stops the resume unit (or the ssh session)
+  # kbench runs in at once: its SIGTERM must not end this script before it
+  # reports that the boot was queued.
+  trap '' TERM HUP INT
   systemctl --no-block start --job-mode=replace-irreversibly "$target" ||
     { echo "systemctl did not take the $method job ($target)" >&2; exit 3; }
   echo booting

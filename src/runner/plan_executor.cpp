@@ -509,7 +509,13 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       save_state();
     };
     auto failed = profile ? deployer->launch(*profile, keep) : deployer->launch_restore(keep);
-    if (failed) {
+    if (failed && local_state->pending && interrupted()) {
+      // Cut short by the shutdown it began (it stops the resume unit, or the
+      // ssh session, with everything in it), not refused: the boot is under
+      // way, and the run after it judges it.
+      progress.message("kbench: the start of the boot was cut short by the shutdown it began; the run after the boot "
+                       "judges it");
+    } else if (failed) {
       local_state->pending.reset();
       save_state();
       return failed;
