@@ -74,8 +74,9 @@ plan_started=$(date +%s)
 vm_ssh "cd $dir && ./kbench plan exec ab.yaml --store $dir/store.db" >"$WORK/first.out" 2>"$WORK/first.err"
 echo "first run (staging two kernels, the first kexec) ended with status $? after $(( $(date +%s) - plan_started ))s:"
 grep -E '^kbench: ' "$WORK/first.err"
+# (Its last lines may be lost with the connection: the boot itself is
+# checked in the store below.)
 expect_contains "$WORK/first.err" "kbench: installed kbench-resume-"
-expect_contains "$WORK/first.err" "kbench: boot 1/6: a by kexec: this machine boots now"
 
 # Where the plan stands, over ssh while the VM boots and measures.
 status=
