@@ -81,7 +81,7 @@ expect_contains "$WORK/first.err" "kbench: installed kbench-resume-"
 # Where the plan stands, over ssh while the VM boots and measures.
 status=
 last=
-deadline=$(( $(date +%s) + 900 ))
+deadline=$(( $(date +%s) + 1200 ))
 while [ "$(date +%s)" -lt "$deadline" ]; do
   sleep 10
   timeout 60 ssh -F "$vm/ssh_config" -o ConnectTimeout=5 vm "$dir/kbench plan status $dir/ab.yaml" >"$WORK/status.txt" 2>&1 || continue
@@ -92,7 +92,7 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
 done
 echo "plan (2 kernels staged, 6 boots by kexec, a panic and its reboot, unit runs after each): $(( $(date +%s) - plan_started ))s"
 cat "$WORK/status.txt"
-[ "$status" = finished ] && pass || { fail "kbench plan status says '$status' after 15 minutes"; vm_ssh "tail -n 40 /root/.local/state/kbench/local-boot/*.log"; tail -n 30 "$vm/console.log"; }
+[ "$status" = finished ] && pass || { fail "kbench plan status says '$status' after 20 minutes"; vm_ssh "tail -n 40 /root/.local/state/kbench/local-boot/*.log"; tail -n 30 "$vm/console.log"; }
 expect_contains "$WORK/status.txt" "sessions: a 2/2, b 2/2, panics 0/2 (its kernel failed to boot in session 1)"
 expect_contains "$WORK/status.txt" "boots: 6 (5 ok, 1 failed)"
 expect_contains "$WORK/status.txt" ".service: not installed"
