@@ -435,10 +435,11 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   // later sessions are counted as not measured. Keyed by swprofile, with
   // the session and reason of the failure.
   std::map<std::string, std::string> failed_kernels;
+  auto remember_failed_kernel = [&](const std::string& swprofile, int plan_session, const std::string& reason) {
+    failed_kernels.emplace(swprofile, fmt::format("session {}: {}", plan_session + 1, reason));
+  };
   for (const auto& boot : earlier_boots) {
-    if (!boot.ok && !failed_kernels.count(boot.swprofile)) {
-      failed_kernels[boot.swprofile] = fmt::format("session {}: {}", boot.plan_session + 1, boot.reason);
-    }
+    if (!boot.ok) remember_failed_kernel(boot.swprofile, boot.plan_session, boot.reason);
   }
   const int planned_boots = deployer ? sessions * static_cast<int>(profiles.size()) : 0;
   const std::string boot_sut_name = plan.sut && !plan.sut->name.empty() ? plan.sut->name
@@ -568,7 +569,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       progress.message(boot_line(report, planned_boots, false, /*this_machine=*/true));
       earlier_boots.push_back(boot_record(report, pending.plan_session));
       store.record_boot(earlier_boots.back());
-      failed_kernels[report.swprofile] = fmt::format("session {}: {}", pending.plan_session + 1, report.reason);
+      remember_failed_kernel(report.swprofile, pending.plan_session, report.reason);
       ++result.failed;
       ++result.failed_boots;
     }
@@ -628,7 +629,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           if (interrupted() && !local_boots) break;
           // Nothing is recorded under the swprofile: only the boot, with why.
           store.record_boot(boot_record(*boot, s));
-          failed_kernels[profile.name] = fmt::format("session {}: {}", s + 1, boot->reason);
+          remember_failed_kernel(profile.name, s, boot->reason);
           ++result.failed;
           ++result.failed_boots;
           continue;
@@ -665,7 +666,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           if (s < run.settings.sessions) planned.push_back({run.name, run.params});
         }
         if (boot) fingerprint["boot"] = boot->to_json();
-        summary.session = store.begin_session({summary.sut, profile.name, fingerprint, utc_now_iso8601(), planned, /*uid=*/""});
+        summary.session =
+            store.begin_session({summary.sut, profile.name, fingerprint, utc_now_iso8601(), planned, /*uid=*/""});
         if (boot) {
           auto record = boot_record(*boot, s);
           record.session = summary.session;
