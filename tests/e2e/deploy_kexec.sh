@@ -11,28 +11,13 @@
 # kernel.
 source "$(dirname "$0")/lib.bash"
 
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (Debian package qemu-system-x86)"
-[ "$(id -u)" -eq 0 ] || skip "building the VM image needs root (mmdebstrap, mkfs.ext4 -d)"
-vm_script="$KBENCH_SOURCE_DIR/scripts/test-vm.sh"
+source "$(dirname "$0")/lab_vm.bash"
 expect_bad_input "test-vm.sh: an unknown subcommand" "$vm_script" frobnicate
 expect_bad_input "test-vm.sh: start without an image" "$vm_script" start "$WORK/no-vm" "$WORK/no-cache"
 started=$(date +%s)
-cache=$("$vm_script" build) || { fail "test-vm.sh build failed"; finish; exit; }
-mapfile -t debs < <("$vm_script" kernels "$cache")
-[ "${#debs[@]}" -eq 2 ] || { fail "test-vm.sh kernels gave ${#debs[@]} packages, expected 2"; finish; exit; }
-release_of() { dpkg-deb --fsys-tarfile "$1" | tar -t | sed -n 's|^\./boot/vmlinuz-||p' | head -n 1; }
-release_a=$(release_of "${debs[0]}")
-release_b=$(release_of "${debs[1]}")
-default_release=$(cat "$cache/release")
-echo "VM default kernel $default_release; a = $release_a, b = $release_b (image ready after $(( $(date +%s) - started ))s)"
-
+lab_vm_image
 image_mtime=$(stat -c %Y "$cache/image.raw")
-vm=$WORK/vm
-trap '"$vm_script" stop "$vm" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-"$vm_script" start "$vm" "$cache" || { fail "test-vm.sh start failed"; finish; exit; }
-first_boot=$("$vm_script" wait "$vm" 600) || { fail "the VM did not come up"; finish; exit; }
-echo "VM up: ssh ready after ${first_boot}s"
-vm_ssh() { ssh -F "$vm/ssh_config" vm "$@"; }
+lab_vm_start
 boot_listing_before=$(vm_ssh 'ls -l /boot; ls /etc/grub.d 2>/dev/null; ls /lib/modules')
 
 store_file=$WORK/deploy.db
@@ -66,16 +51,7 @@ grep -E '^kbench: |^console|Kernel panic' "$WORK/ab.err" | head -60
 echo "plan (staging two kernels, 5 boots, a panic and its power cycle, 1 back): $(( $(date +%s) - plan_started ))s"
 [ $status -eq 1 ] && pass || fail "the plan with a failed boot exited $status, expected 1"
 
-order=$(sqlite3 "$store_file" "select group_concat(swprofile || ':' || ok, ' ') from (select * from boot order by id)")
-[ "$order" = "a:1 b:1 panics:0 a:1 b:1 (the SUT's own kernel):1" ] && pass ||
-  fail "boots were '$order', expected a b panics(failed) a b then back"
-for profile in a b; do
-  want=$release_a; [ $profile = b ] && want=$release_b
-  got=$(sqlite3 "$store_file" "select group_concat(distinct s.kernel_release) from session s join swprofile w on w.id = s.swprofile_id where w.name = '$profile'")
-  [ "$got" = "$want" ] && pass || fail "sessions of $profile ran kernel '$got', expected $want"
-  boots=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = '$profile' and s.finished_at is not null and json_extract(s.fingerprint, '\$.boot.ok') = 1 and json_extract(s.fingerprint, '\$.boot.method') = 'kexec'")
-  [ "$boots" -eq 2 ] && pass || fail "$profile: $boots finished sessions record their kexec boot, expected 2"
-done
+check_alternated_boots "$store_file"
 cmdline_b=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'b' and json_extract(s.fingerprint, '\$.cmdline') like '%mitigations=off%'")
 [ "$cmdline_b" -eq 2 ] && pass || fail "the fingerprints of b lack mitigations=off from its cmdline"
 # b's sysctl is written after each of its boots, before the fingerprint.
@@ -89,8 +65,6 @@ expect_contains "$WORK/ab.err" "power-cycled, back after"
 expect_contains "$WORK/ab.err" "Kernel panic"
 expect_contains "$WORK/ab.err" "session 2 of panics not measured: its kernel failed to boot in session 1"
 expect_contains "$WORK/ab.err" "2 session(s) not measured"
-panics=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'panics'")
-[ "$panics" -eq 0 ] && pass || fail "the failed boot stored $panics session(s) under swprofile panics"
 "$KBENCH" list boots --store "$store" | tee "$WORK/boots.txt"
 expect_contains "$WORK/boots.txt" "kexec"
 "$KBENCH" list boots --store "$store" --swprofile panics >"$WORK/panic-boots.txt"

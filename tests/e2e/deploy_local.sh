@@ -13,26 +13,11 @@
 # until it says the plan finished, then reads the VM's store.
 source "$(dirname "$0")/lib.bash"
 
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (Debian package qemu-system-x86)"
-[ "$(id -u)" -eq 0 ] || skip "building the VM image needs root (mmdebstrap, mkfs.ext4 -d)"
+source "$(dirname "$0")/lab_vm.bash"
 command -v sqlite3 >/dev/null || skip "sqlite3 missing (Debian package sqlite3)"
-vm_script="$KBENCH_SOURCE_DIR/scripts/test-vm.sh"
 started=$(date +%s)
-cache=$("$vm_script" build) || { fail "test-vm.sh build failed"; finish; exit; }
-mapfile -t debs < <("$vm_script" kernels "$cache")
-[ "${#debs[@]}" -eq 2 ] || { fail "test-vm.sh kernels gave ${#debs[@]} packages, expected 2"; finish; exit; }
-release_of() { dpkg-deb --fsys-tarfile "$1" | tar -t | sed -n 's|^\./boot/vmlinuz-||p' | head -n 1; }
-release_a=$(release_of "${debs[0]}")
-release_b=$(release_of "${debs[1]}")
-default_release=$(cat "$cache/release")
-echo "VM default kernel $default_release; a = $release_a, b = $release_b (image ready after $(( $(date +%s) - started ))s)"
-
-vm=$WORK/vm
-trap '"$vm_script" stop "$vm" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-"$vm_script" start "$vm" "$cache" || { fail "test-vm.sh start failed"; finish; exit; }
-first_boot=$("$vm_script" wait "$vm" 600) || { fail "the VM did not come up"; finish; exit; }
-echo "VM up: ssh ready after ${first_boot}s"
-vm_ssh() { ssh -F "$vm/ssh_config" vm "$@"; }
+lab_vm_image
+lab_vm_start
 vm_scp() { scp -q -F "$vm/ssh_config" "$@"; }
 # What kbench must leave as it found it.
 listing='ls -l /boot; ls /etc/grub.d /lib/modules /etc/systemd/system /etc/systemd/system/multi-user.target.wants'
@@ -107,20 +92,9 @@ expect_contains "$vm/console.log" "Kernel panic"
 
 vm_scp vm:$dir/store.db "$WORK/store.db" || fail "copying the store out of the VM failed"
 store_file=$WORK/store.db
-order=$(sqlite3 "$store_file" "select group_concat(swprofile || ':' || ok, ' ') from (select * from boot order by id)")
-[ "$order" = "a:1 b:1 panics:0 a:1 b:1 (the SUT's own kernel):1" ] && pass ||
-  fail "boots were '$order', expected a b panics(failed) a b then back"
-for profile in a b; do
-  want=$release_a; [ $profile = b ] && want=$release_b
-  got=$(sqlite3 "$store_file" "select group_concat(distinct s.kernel_release) from session s join swprofile w on w.id = s.swprofile_id where w.name = '$profile'")
-  [ "$got" = "$want" ] && pass || fail "sessions of $profile ran kernel '$got', expected $want"
-  boots=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = '$profile' and s.finished_at is not null and json_extract(s.fingerprint, '\$.boot.ok') = 1 and json_extract(s.fingerprint, '\$.boot.method') = 'kexec'")
-  [ "$boots" -eq 2 ] && pass || fail "$profile: $boots finished sessions record their kexec boot, expected 2"
-done
+check_alternated_boots "$store_file"
 cmdline_b=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'b' and json_extract(s.fingerprint, '\$.cmdline') like '%mitigations=off%panic=10%'")
 [ "$cmdline_b" -eq 2 ] && pass || fail "the fingerprints of b lack mitigations=off and panic=10 on its cmdline"
-panics=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'panics'")
-[ "$panics" -eq 0 ] && pass || fail "the failed boot stored $panics session(s) under swprofile panics"
 vm_ssh "$dir/kbench compare a b --store $dir/store.db" >"$WORK/compare.txt" 2>&1 && pass || fail "compare a b failed"
 grep -qE '^\| syscall/getppid +\| mean \(ns\)' "$WORK/compare.txt" && pass || { fail "the comparison lacks the getppid row"; cat "$WORK/compare.txt"; }
 

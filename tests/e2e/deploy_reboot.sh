@@ -11,25 +11,13 @@
 # grub-reboot (GRUB cleared next_entry at the one-shot boot).
 source "$(dirname "$0")/lib.bash"
 
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (Debian package qemu-system-x86)"
-[ "$(id -u)" -eq 0 ] || skip "building the VM image needs root (mmdebstrap, mkfs.ext4 -d)"
-vm_script="$KBENCH_SOURCE_DIR/scripts/test-vm.sh"
+source "$(dirname "$0")/lab_vm.bash"
 KBENCH_TEST_VM_BOOT=bios expect_bad_input "test-vm.sh: an unknown boot mode" "$vm_script" start "$WORK/no-vm"
 started=$(date +%s)
-cache=$("$vm_script" build) || { fail "test-vm.sh build failed"; finish; exit; }
-mapfile -t debs < <("$vm_script" kernels "$cache")
-[ "${#debs[@]}" -eq 2 ] || { fail "test-vm.sh kernels gave ${#debs[@]} packages, expected 2"; finish; exit; }
+lab_vm_image
 deb=${debs[1]}
-release=$(dpkg-deb --fsys-tarfile "$deb" | tar -t | sed -n 's|^\./boot/vmlinuz-||p' | head -n 1)
-default_release=$(cat "$cache/release")
-echo "VM default kernel $default_release; deployed: $release (image ready after $(( $(date +%s) - started ))s)"
-
-vm=$WORK/vm
-trap '"$vm_script" stop "$vm" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-KBENCH_TEST_VM_BOOT=grub "$vm_script" start "$vm" "$cache" || { fail "test-vm.sh start (grub) failed"; finish; exit; }
-first_boot=$("$vm_script" wait "$vm" 600) || { fail "the VM did not come up through GRUB"; finish; exit; }
-echo "VM up through GRUB: ssh ready after ${first_boot}s"
-vm_ssh() { ssh -F "$vm/ssh_config" vm "$@"; }
+release=$release_b
+lab_vm_start grub
 grep -qF "Booting \`" "$vm/console.log" && pass || fail "the console shows no GRUB menu entry being booted"
 sut_cmdline=$(vm_ssh cat /proc/cmdline)
 
