@@ -16,31 +16,14 @@
 #include "runner/plan_status.h"
 #include "runner/sysctl.h"
 #include "store/result_store.h"
+#include "support/scoped_env.h"
 #include "support/test_files.h"
 
 namespace kbench::runner {
 namespace {
 
 using ::testing::HasSubstr;
-
-// KBENCH_STATE_DIR set for one test, restored after it.
-class StateDir {
- public:
-  explicit StateDir(const std::filesystem::path& dir) {
-    if (const char* old = std::getenv("KBENCH_STATE_DIR")) old_ = old;
-    setenv("KBENCH_STATE_DIR", dir.c_str(), 1);
-  }
-  ~StateDir() {
-    if (old_) {
-      setenv("KBENCH_STATE_DIR", old_->c_str(), 1);
-    } else {
-      unsetenv("KBENCH_STATE_DIR");
-    }
-  }
-
- private:
-  std::optional<std::string> old_;
-};
+using kbench::testing::ScopedEnv;
 
 LocalBootState state_with_pending() {
   LocalBootState state;
@@ -69,7 +52,7 @@ LocalBootState state_with_pending() {
 
 TEST(LocalBootState, RoundTripsThroughItsFile) {
   testing::TempDir dir;
-  StateDir state_dir(dir.path());
+  ScopedEnv state_dir("KBENCH_STATE_DIR", dir.path().c_str());
   const LocalBootState state = state_with_pending();
   const std::string path = local_boot_state_path(state.plan_key);
   EXPECT_EQ(std::filesystem::path(path).parent_path(), dir.path() / "local-boot");
@@ -257,7 +240,7 @@ plan::Plan ab_plan() {
 
 TEST(PlanStatus, BetweenBootsShowsTheBootInFlightAndTheUnit) {
   testing::TempDir dir;
-  StateDir state_dir(dir.path());
+  ScopedEnv state_dir("KBENCH_STATE_DIR", dir.path().c_str());
   const std::string url = "sqlite://" + (dir.path() / "s.db").string();
   auto store = store::open_store(url, store::OpenMode::CreateIfMissing);
   LocalBootState state = state_with_pending();
@@ -289,7 +272,7 @@ TEST(PlanStatus, BetweenBootsShowsTheBootInFlightAndTheUnit) {
 
 TEST(PlanStatus, FinishedWhenEverySessionIsMeasuredOrItsKernelFailed) {
   testing::TempDir dir;
-  StateDir state_dir(dir.path());
+  ScopedEnv state_dir("KBENCH_STATE_DIR", dir.path().c_str());
   const std::string url = "sqlite://" + (dir.path() / "s.db").string();
   auto store = store::open_store(url, store::OpenMode::CreateIfMissing);
   const std::string run = "run-1";

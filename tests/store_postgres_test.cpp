@@ -21,6 +21,7 @@
 #include "common/errors.h"
 #include "store/result_store.h"
 #include "support/postgres_test_db.h"
+#include "support/scoped_env.h"
 #include "support/test_files.h"
 
 namespace kbench::store {
@@ -29,6 +30,7 @@ namespace {
 using kbench::testing::PostgresTestDatabase;
 using kbench::testing::query_postgres;
 using kbench::testing::run_postgres;
+using kbench::testing::ScopedEnv;
 using kbench::testing::TempDir;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -362,9 +364,7 @@ TEST(PostgresStore, WrongPasswordFileIsBadInputWithoutTheServerPassword) {
     out << "*:*:*:*:wrong-password\n";
   }
   std::filesystem::permissions(pgpass, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
-  const char* real = std::getenv("PGPASSFILE");
-  const std::string saved = real ? real : "";
-  setenv("PGPASSFILE", pgpass.c_str(), 1);
+  ScopedEnv pgpassfile("PGPASSFILE", pgpass.c_str());
   try {
     open_store(database.url(), OpenMode::CreateIfMissing);
     ADD_FAILURE() << "connected with a wrong password";
@@ -372,8 +372,6 @@ TEST(PostgresStore, WrongPasswordFileIsBadInputWithoutTheServerPassword) {
     EXPECT_THAT(error.what(), HasSubstr("password authentication failed"));
     EXPECT_THAT(error.what(), Not(HasSubstr("wrong-password")));
   }
-  if (real) setenv("PGPASSFILE", saved.c_str(), 1);
-  else unsetenv("PGPASSFILE");
 }
 
 TEST(PostgresStore, FirstWritersCreatingTheSchemaAtOnceAllSucceed) {

@@ -17,11 +17,13 @@
 #include "common/errors.h"
 #include "store/result_store.h"
 #include "support/sqlite_sql.h"
+#include "support/scoped_env.h"
 #include "support/test_files.h"
 
 namespace kbench::store {
 namespace {
 
+using kbench::testing::ScopedEnv;
 using kbench::testing::TempDir;
 using kbench::testing::read_file;
 using kbench::testing::run_sql;
@@ -538,29 +540,6 @@ TEST(StoreUrl, SchemesAndPaths) {
     EXPECT_THAT(error.what(), HasSubstr("not supported yet in this build"));
   }
 }
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 TEST(DefaultStoreUrl, KbenchStoreThenXdgDataHomeThenHome) {
   ScopedEnv home("HOME", "/home/tester");

@@ -1,0 +1,37 @@
+#pragma once
+// An environment variable set (or unset, with nullptr) for one scope and
+// restored at its end. Header-only, shared by the test binaries.
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace kbench::testing {
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) {
+      setenv(name, value, 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_.c_str(), old_->c_str(), 1);
+    } else {
+      unsetenv(name_.c_str());
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace kbench::testing
