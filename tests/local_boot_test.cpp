@@ -149,8 +149,12 @@ TEST(LocalBootMachine, NeedsSystemdAndRoot) {
   EXPECT_EQ(volatile_folder("/var/tmp/ab.yaml"), "");
 }
 
+// An absolute plan path outside /tmp: a relative one would resolve against
+// the test's working directory, which is in /tmp for a checkout there.
+constexpr const char* kPlanPath = "/srv/plans/p.yaml";
+
 std::string select_error(const std::string& yaml) {
-  const plan::Plan plan = plan::parse_plan(yaml, "p.yaml");
+  const plan::Plan plan = plan::parse_plan(yaml, kPlanPath);
   try {
     select_swprofiles(plan, ExecOptions{});
   } catch (const InputError& e) {
@@ -168,17 +172,20 @@ TEST(LocalBootPlan, IsAcceptedAndItsFaultsAreNamed) {
   EXPECT_EQ(plan.sut->method, "local");
   EXPECT_EQ(select_error(sut + "swprofiles: [{name: a, kernel: {release: r1}, cmdline: [quiet, panic=0]}]\n"
                                "benchmarks: [syscall/getppid]\n"),
-            "p.yaml:2: swprofile a: cmdline 'panic=0' leaves a panicked kernel hanging, and this machine has no "
-            "power_cycle to recover; leave it out (kbench adds panic=10 to each boot here) or give a panic=N that "
-            "reboots");
+            std::string(kPlanPath) +
+                ":2: swprofile a: cmdline 'panic=0' leaves a panicked kernel hanging, and this machine has no "
+                "power_cycle to recover; leave it out (kbench adds panic=10 to each boot here) or give a panic=N "
+                "that reboots");
   EXPECT_EQ(select_error(sut + "swprofiles: [{name: a, kernel: {deb: /tmp/a.deb}}]\nbenchmarks: [syscall/getppid]\n"),
-            "p.yaml:2: swprofile a: kernel file /tmp/a.deb is in /tmp, which a boot empties; the run resumed after "
-            "the boot would not find it");
+            std::string(kPlanPath) +
+                ":2: swprofile a: kernel file /tmp/a.deb is in /tmp, which a boot empties; the run resumed after "
+                "the boot would not find it");
   // The machine's own faults: this one's, whichever it has.
   const std::string machine = select_error(sut + "swprofiles: [{name: a, kernel: {release: r1}}]\n"
                                                  "benchmarks: [syscall/getppid]\n");
   const std::string obstacle = local_boot_obstacle(kSystemdRunDir, geteuid() == 0);
-  EXPECT_EQ(machine, obstacle.empty() ? "" : "p.yaml:1: sut.boot with connection local: " + obstacle);
+  EXPECT_EQ(machine,
+            obstacle.empty() ? "" : std::string(kPlanPath) + ":1: sut.boot with connection local: " + obstacle);
   const auto plan_error = [](const std::string& yaml) {
     try {
       plan::parse_plan(yaml, "p.yaml");
