@@ -35,7 +35,8 @@
 # for root, else ~/.cache/kbench/test-vm. `build` needs root (mmdebstrap,
 # mkfs.ext4 -d with root-owned files); it installs mmdebstrap, qemu-utils,
 # grub-common and xorriso (grub-mkrescue) when missing.
-# KBENCH_TEST_ACCEL picks QEMU's accelerator (default tcg).
+# KBENCH_TEST_ACCEL picks QEMU's accelerator (default tcg), KBENCH_TEST_VM_CPUS the
+# guest's vCPUs (default 1).
 #
 # KBENCH_TEST_VM_BOOT=grub (for `start`) boots through real GRUB instead of
 # QEMU's -kernel, so that update-grub, grub-reboot and a reboot pick the next
@@ -372,10 +373,14 @@ cmd_start() {
   local port attempt
   for attempt in 1 2 3; do
     port=$(free_loopback_port)
-    # -smp 2: QEMU runs a thread per vCPU under TCG; on two host cores ssh is up
-    # in ~19 s instead of ~26-31 s with one.
+    # One vCPU: the VM tests run two at a time on two host cores, and there a
+    # guest with two vCPUs (two TCG threads) ran a fork+exec and gzip loop in
+    # 31-33 s where a guest with one ran it in 12-15 s (four TCG threads on two
+    # cores wait on each other for the guest's cross-CPU TLB flushes). Alone,
+    # two vCPUs are a little faster (ssh up in 15-18 s instead of 22-35 s):
+    # KBENCH_TEST_VM_CPUS=2.
     if qemu-system-x86_64 -name kbench-test-vm -machine q35,accel="${KBENCH_TEST_ACCEL:-tcg}" \
-        -cpu max -m 1G -smp "${KBENCH_TEST_VM_CPUS:-2}" -nodefaults -display none -no-user-config \
+        -cpu max -m 1G -smp "${KBENCH_TEST_VM_CPUS:-1}" -nodefaults -display none -no-user-config \
         "${boot_args[@]}" \
         -drive file="$dir/disk.qcow2",if=virtio,format=qcow2,cache=unsafe \
         -netdev user,id=net0,hostfwd=tcp:127.0.0.1:"$port"-:22 -device virtio-net-pci,netdev=net0 \

@@ -2,15 +2,18 @@
 # Kernels on the machine kbench runs on: kbench runs INSIDE the QEMU VM
 # (scripts/test-vm.sh: Debian 12 with systemd and kexec-tools), with a plan
 # whose SUT is that machine (connection local, boot kexec). Three
-# swprofiles, 2 sessions: two Debian kernel packages of two releases as a
-# and b, and panics, a's kernel on a cmdline where it panics. The ssh session
-# that starts the plan dies with the first kexec; from then on a systemd
-# unit resumes the plan after each boot. Kexec boots go a b panics a b:
-# panics reboots by the panic= kbench adds, the VM comes back on its own
-# kernel, that boot is recorded as failed and the kernel not booted again;
-# at the end the VM is booted back into its own kernel, and the unit and
-# the state file are gone. The test polls `kbench plan status` over ssh
-# until it says the plan finished, then reads the VM's store.
+# swprofiles, one session each: two Debian kernel packages of two releases as
+# a and b, and between them panics, a's kernel on a cmdline where it panics.
+# The ssh session that starts the plan dies with the first kexec; from then
+# on a systemd unit resumes the plan after each boot. Kexec boots go a
+# panics b: panics reboots by the panic= kbench adds, the VM comes back on
+# its own kernel, that boot is recorded as failed and not retried, and the
+# plan goes on to b; at the end the VM is booted back into its own kernel,
+# and the unit and the state file are gone. (One session each: every step
+# of the local path is crossed once; that a failed kernel is not booted for
+# its later sessions is the plan executor's, shown by deploy_kexec.) The
+# test polls `kbench plan status` over ssh until it says the plan finished,
+# then reads the VM's store.
 source "$(dirname "$0")/lib.bash"
 
 source "$(dirname "$0")/lab_vm.bash"
@@ -37,11 +40,11 @@ plan_text() {
 sut: {name: vm-self, connection: {method: local}, boot: {method: kexec}}
 swprofiles:
   - {name: a, kernel: {deb: $dir/a.deb}}
-  - {name: b, kernel: {deb: $dir/b.deb}, cmdline: [mitigations=off]}
   - {name: panics, kernel: {deb: $dir/a.deb}, cmdline_mode: replace, cmdline: [rdinit=/nonexistent, root=/dev/nonexistent, console=ttyS0$1]}
+  - {name: b, kernel: {deb: $dir/b.deb}, cmdline: [mitigations=off]}
 benchmarks:
   - {name: syscall/getppid, params: {calls: "20000"}}
-defaults: {benchmark: {warmups: 1, repeats: 3, sessions: 2, timeout: 3m}}
+defaults: {benchmark: {warmups: 1, repeats: 3, sessions: 1, timeout: 3m}}
 YAML
 }
 plan_text "" | vm_ssh "cat > $dir/ab.yaml"
@@ -75,26 +78,25 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
   last=$status
   [ "$status" = finished ] && break
 done
-echo "plan (2 kernels staged, 6 boots by kexec, a panic and its reboot, unit runs after each): $(( $(date +%s) - plan_started ))s"
+echo "plan (2 kernels staged, 4 boots by kexec, a panic and its reboot, unit runs after each): $(( $(date +%s) - plan_started ))s"
 cat "$WORK/status.txt"
 [ "$status" = finished ] && pass || { fail "kbench plan status says '$status' after 20 minutes"; vm_ssh "tail -n 40 /root/.local/state/kbench/local-boot/*.log"; tail -n 30 "$vm/console.log"; }
-expect_contains "$WORK/status.txt" "sessions: a 2/2, b 2/2, panics 0/2 (its kernel failed to boot in session 1)"
-expect_contains "$WORK/status.txt" "boots: 6 (5 ok, 1 failed)"
+expect_contains "$WORK/status.txt" "sessions: a 1/1, panics 0/1 (its kernel failed to boot in session 1), b 1/1"
+expect_contains "$WORK/status.txt" "boots: 4 (3 ok, 1 failed)"
 expect_contains "$WORK/status.txt" ".service: not installed"
 expect_contains "$WORK/status.txt" "pending: no boot"
 vm_ssh 'cat /root/.local/state/kbench/local-boot/*.log' >"$WORK/unit.log"
 grep -E '^kbench: ' "$WORK/unit.log"
-expect_contains "$WORK/unit.log" "kbench: boot 3/6: panics by kexec FAILED: this machine came back"
+expect_contains "$WORK/unit.log" "kbench: boot 2/3: panics by kexec FAILED: this machine came back"
 expect_contains "$WORK/unit.log" "on its own kernel $default_release"
-expect_contains "$WORK/unit.log" "session 2 of panics not measured: its kernel failed to boot in session 1"
 expect_contains "$WORK/unit.log" "kbench: plan done: this machine runs its own kernel $default_release"
 expect_contains "$vm/console.log" "Kernel panic"
 
 vm_scp vm:$dir/store.db "$WORK/store.db" || fail "copying the store out of the VM failed"
 store_file=$WORK/store.db
-check_alternated_boots "$store_file"
+check_alternated_boots "$store_file" 1 "a:1 panics:0 b:1"
 cmdline_b=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'b' and json_extract(s.fingerprint, '\$.cmdline') like '%mitigations=off%panic=10%'")
-[ "$cmdline_b" -eq 2 ] && pass || fail "the fingerprints of b lack mitigations=off and panic=10 on its cmdline"
+[ "$cmdline_b" -eq 1 ] && pass || fail "the fingerprints of b lack mitigations=off and panic=10 on its cmdline"
 vm_ssh "$dir/kbench compare a b --store $dir/store.db" >"$WORK/compare.txt" 2>&1 && pass || fail "compare a b failed"
 grep -qE '^\| syscall/getppid +\| mean \(ns\)' "$WORK/compare.txt" && pass || { fail "the comparison lacks the getppid row"; cat "$WORK/compare.txt"; }
 

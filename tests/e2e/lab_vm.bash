@@ -34,21 +34,22 @@ lab_vm_start() {
 }
 vm_ssh() { ssh -F "$vm/ssh_config" vm "$@"; }
 
-# check_alternated_boots STORE_FILE: a plan of swprofiles a, b and panics
-# (a kernel that panics), 2 sessions, booted by kexec: the boots went a b
-# panics(failed) a b then back; each session of a and b ran its kernel and
-# records its kexec boot; panics stored no session.
+# check_alternated_boots STORE_FILE SESSIONS ORDER: a plan of swprofiles a,
+# b and panics (a kernel that panics), SESSIONS sessions each, booted by
+# kexec: the boots went as ORDER (e.g. "a:1 b:1 panics:0 a:1 b:1", 0 for the
+# failed boot), then back; each session of a and b ran its kernel and records
+# its kexec boot; panics stored no session.
 check_alternated_boots() {
-  local store_file=$1 order profile want got boots panics
+  local store_file=$1 sessions=$2 expected="$3 (the SUT's own kernel):1" order profile want got boots panics
   order=$(sqlite3 "$store_file" "select group_concat(swprofile || ':' || ok, ' ') from (select * from boot order by id)")
-  [ "$order" = "a:1 b:1 panics:0 a:1 b:1 (the SUT's own kernel):1" ] && pass ||
-    fail "boots were '$order', expected a b panics(failed) a b then back"
+  [ "$order" = "$expected" ] && pass ||
+    fail "boots were '$order', expected '$expected'"
   for profile in a b; do
     want=$release_a; [ $profile = b ] && want=$release_b
     got=$(sqlite3 "$store_file" "select group_concat(distinct s.kernel_release) from session s join swprofile w on w.id = s.swprofile_id where w.name = '$profile'")
     [ "$got" = "$want" ] && pass || fail "sessions of $profile ran kernel '$got', expected $want"
     boots=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = '$profile' and s.finished_at is not null and json_extract(s.fingerprint, '\$.boot.ok') = 1 and json_extract(s.fingerprint, '\$.boot.method') = 'kexec'")
-    [ "$boots" -eq 2 ] && pass || fail "$profile: $boots finished sessions record their kexec boot, expected 2"
+    [ "$boots" -eq "$sessions" ] && pass || fail "$profile: $boots finished sessions record their kexec boot, expected $sessions"
   done
   panics=$(sqlite3 "$store_file" "select count(*) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'panics'")
   [ "$panics" -eq 0 ] && pass || fail "the failed boot stored $panics session(s) under swprofile panics"
