@@ -375,8 +375,9 @@ cmd_start() {
     port=$(free_loopback_port)
     # One vCPU: the VM tests run two at a time on two host cores, and there a
     # guest with two vCPUs (two TCG threads) ran a fork+exec and gzip loop in
-    # 31-33 s where a guest with one ran it in 12-15 s (four TCG threads on two
-    # cores wait on each other for the guest's cross-CPU TLB flushes). Alone,
+    # 31-33 s where a guest with one ran it in 12-15 s (likely: four TCG
+    # threads on two cores wait on each other for the guest's cross-CPU TLB
+    # flushes; not traced). Alone,
     # two vCPUs are a little faster (ssh up in 15-18 s instead of 22-35 s):
     # KBENCH_TEST_VM_CPUS=2.
     if qemu-system-x86_64 -name kbench-test-vm -machine q35,accel="${KBENCH_TEST_ACCEL:-tcg}" \

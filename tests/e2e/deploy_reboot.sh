@@ -16,7 +16,6 @@ KBENCH_TEST_VM_BOOT=bios expect_bad_input "test-vm.sh: an unknown boot mode" "$v
 started=$(date +%s)
 lab_vm_image
 deb=${debs[1]}
-release=$release_b
 lab_vm_start grub
 grep -qF "Booting \`" "$vm/console.log" && pass || fail "the console shows no GRUB menu entry being booted"
 sut_cmdline=$(vm_ssh cat /proc/cmdline)
@@ -50,7 +49,7 @@ boots=$(sqlite3 "$store_file" "select group_concat(swprofile || ':' || method ||
   fail "boots were '$boots', expected other:reboot:1 then (the SUT's own kernel):default:1"
 "$KBENCH" list boots --store "$store" | tee "$WORK/boots.txt"
 got=$(sqlite3 "$store_file" "select group_concat(s.kernel_release) from session s join swprofile w on w.id = s.swprofile_id where w.name = 'other' and s.finished_at is not null")
-[ "$got" = "$release" ] && pass || fail "the session of other ran kernel '$got', expected $release"
+[ "$got" = "$release_b" ] && pass || fail "the session of other ran kernel '$got', expected $release_b"
 method=$(sqlite3 "$store_file" "select json_extract(s.fingerprint, '\$.boot.method') || ':' || json_extract(s.fingerprint, '\$.boot.ok') from session s")
 [ "$method" = "reboot:1" ] && pass || fail "the session's fingerprint records its boot as '$method', expected reboot:1"
 
