@@ -137,6 +137,22 @@ TEST_F(SshdFixture, WeirdArgumentsReachTheAgentUnchanged) {
   EXPECT_NE(result.stderr_tail.find("unknown benchmark '" + name + "'"), std::string::npos) << result.stderr_tail;
 }
 
+TEST_F(SshdFixture, TheAgentRunsUnderTheWrapperWithItsArgumentsUnchanged) {
+  auto connection = make_ssh_connection(params(), agent_path());
+  // The wrapper names the command it was given on stderr, then runs it.
+  connection->set_wrapper({"sh", "-c", "echo \"wrapped: ${1##*/} $2 $3\" >&2; exec \"$@\"", "wrap"});
+  const std::string name = "no such; $x 'z'";
+  auto result =
+      runner::invoke_agent(*connection, {"run", "--benchmark", name}, seconds(60), [](const nlohmann::json&) {});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_NE(result.stderr_tail.find("wrapped: kbench-agent run --benchmark"), std::string::npos) << result.stderr_tail;
+  EXPECT_NE(result.stderr_tail.find("unknown benchmark '" + name + "'"), std::string::npos) << result.stderr_tail;
+
+  connection->set_wrapper({});
+  result = runner::invoke_agent(*connection, {"run", "--benchmark", name}, seconds(60), [](const nlohmann::json&) {});
+  EXPECT_EQ(result.stderr_tail.find("wrapped:"), std::string::npos) << result.stderr_tail;
+}
+
 TEST_F(SshdFixture, AgentIsVerifiedInAPrivateDirectoryAndRemovedAfterwards) {
   std::string remote_dir;
   {

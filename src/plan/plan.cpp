@@ -503,7 +503,7 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
     if (!profiles.IsSequence()) ctx.fail(profiles, "swprofiles", "a list of swprofiles");
     std::set<std::string> seen;
     for (const auto& node : profiles) {
-      ctx.only_keys(node, "swprofiles[]", {"name", "kernel", "build", "cmdline", "cmdline_mode", "sysctl", "initrd"});
+      ctx.only_keys(node, "swprofiles[]", {"name", "kernel", "build", "cmdline", "cmdline_mode", "sysctl", "initrd", "wrapper"});
       SwprofileSpec spec;
       spec.line = node.Mark().line + 1;
       if (!node["name"]) ctx.fail(node, "swprofiles[].name", "a name for every swprofile");
@@ -537,6 +537,17 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
         }
       }
       if (node["sysctl"]) spec.sysctl = ctx.string_map(node["sysctl"], "swprofiles[].sysctl");
+      if (const auto wrapper = node["wrapper"]) {
+        if (!wrapper.IsSequence() || wrapper.size() == 0) {
+          ctx.fail(wrapper, "swprofiles[].wrapper", "a list of words, a command and its arguments");
+        }
+        for (const auto& w : wrapper) {
+          spec.wrapper.push_back(ctx.scalar(w, "swprofiles[].wrapper[]"));
+          if (spec.wrapper.back().empty() || has_control_characters(spec.wrapper.back())) {
+            ctx.fail(w, "swprofiles[].wrapper[]", "a non-empty word without control characters");
+          }
+        }
+      }
       plan.swprofiles.push_back(std::move(spec));
     }
   }

@@ -74,6 +74,10 @@ struct SwprofileSpec {
   // (append) or are the whole cmdline (replace).
   CmdlineMode cmdline_mode = CmdlineMode::Append;
   std::map<std::string, std::string> sysctl;
+  // A command the agent runs under in this swprofile's sessions (local and
+  // ssh SUTs): `wrapper... kbench-agent ...`, e.g. a CPU or memory policy, a
+  // sandbox, or a cost put on purpose on one side of an A/A comparison.
+  std::vector<std::string> wrapper;
   std::optional<KernelBuildSpec> build;  // never together with a non-empty kernel
   // What was built (BuiltKernel::info); filled by build::resolve_builds and
   // stored in the session fingerprint as swprofile.build.

@@ -273,6 +273,13 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
       }
     }
   }
+  for (const auto& spec : selected) {
+    if (!spec.wrapper.empty() && plan.sut && plan.sut->method == "qemu") {
+      throw InputError(fmt::format("{}:{}: swprofile {}: wrapper: expected a local or ssh SUT; a qemu SUT's guest "
+                                   "has only kbench's own initramfs",
+                                   plan.path, spec.line, spec.name));
+    }
+  }
   if (plan_is_local(plan) && !boots_this_machine(plan)) {
     const auto running = running_cmdline_words();
     for (const auto& spec : selected) {
@@ -635,6 +642,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           continue;
         }
       }
+      connection.set_wrapper(profile.wrapper);
       nlohmann::json fingerprint = fetch_fingerprint(connection);
       if (plan.sut) declare_sut_class(fingerprint, plan.sut->sut_class);
       // Before the session is written: a --cpus the SUT lacks is bad input.
@@ -659,6 +667,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         // What the swprofile sets on purpose, so compare does not list it as an
         // undeclared environment difference (analysis/environment.h).
         fingerprint["swprofile"] = {{"kernel", profile.kernel.describe()}, {"cmdline", profile.cmdline}};
+        if (!profile.wrapper.empty()) fingerprint["swprofile"]["wrapper"] = profile.wrapper;
         // A kernel kbench built: how (commit, config hash, compiler version, ...).
         if (!profile.build_info.is_null()) fingerprint["swprofile"]["build"] = profile.build_info;
         std::vector<store::BenchmarkKey> planned;

@@ -24,6 +24,13 @@ class Connection {
   // Starts `kbench-agent <args...>` in a new process group, so that a timeout
   // can kill the agent together with every task its benchmark started.
   virtual AgentProcess start_agent(const std::vector<std::string>& args) = 0;
+  // Words every later agent runs under (a swprofile's `wrapper`, e.g.
+  // `taskset -c 1` or a sandbox): `wrapper... kbench-agent args...`. Empty:
+  // the agent alone. Connections that cannot run one refuse it in start_agent.
+  void set_wrapper(std::vector<std::string> words) { wrapper_ = std::move(words); }
+
+ protected:
+  std::vector<std::string> wrapper_;
 };
 
 // The agent binary next to the running kbench, or $KBENCH_AGENT.

@@ -34,7 +34,7 @@ class LocalConnection final : public Connection, public RemoteShell {
   std::string describe_target() const override { return "this machine"; }
 
   AgentProcess start_agent(const std::vector<std::string>& args) override {
-    std::vector<std::string> argv;
+    std::vector<std::string> argv = wrapper_;
     argv.push_back(agent_path_);
     argv.insert(argv.end(), args.begin(), args.end());
     // SIGTERM when kbench dies: the agent then kills its benchmark's tasks,

@@ -271,6 +271,8 @@ class QemuConnection final : public Connection {
   }
 
   AgentProcess start_agent(const std::vector<std::string>& args) override {
+    // The guest is a busybox initramfs: a wrapper from the host would not be there.
+    if (!wrapper_.empty()) throw InputError("a swprofile wrapper cannot run inside a qemu SUT");
     resolve_accel();
     const std::string initramfs = write_initramfs(args);
     const std::string console_log = fmt::format("{}/console-{}.log", work_dir_, ++boots_);

@@ -141,7 +141,9 @@ class SshConnection final : public Connection, public RemoteShell {
 
   AgentProcess start_agent(const std::vector<std::string>& args) override {
     install_agent();
-    std::vector<std::string> words = {"sh", "-c", kRemoteRunScript, "kbench-agent", remote_dir_ + "/kbench-agent"};
+    std::vector<std::string> words = {"sh", "-c", kRemoteRunScript, "kbench-agent"};
+    words.insert(words.end(), wrapper_.begin(), wrapper_.end());
+    words.push_back(remote_dir_ + "/kbench-agent");
     words.insert(words.end(), args.begin(), args.end());
     return spawn_process_group(ssh_command(shell_join(words)), /*keep_stdin_open=*/true);
   }

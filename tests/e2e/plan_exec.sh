@@ -102,6 +102,35 @@ outcomes=$(count "select count(*) from outcome o join session s on s.id=o.sessio
 order=$(count "select group_concat(w.name, ' ') from (select * from session order by id) s join swprofile w on w.id=s.swprofile_id where w.name in ('r1','r2')")
 [ "$order" = "r1 r2 r1 r2" ] && pass || fail "session order '$order', expected 'r1 r2 r1 r2'"
 
+# --- a swprofile's wrapper: the agent runs under it, in that swprofile only -------
+cat >"$WORK/wrap.sh" <<'SH'
+#!/bin/sh
+echo "$@" >>"$WRAP_LOG"
+exec "$@"
+SH
+chmod +x "$WORK/wrap.sh"
+cat >"$WORK/wrapper.yaml" <<YAML
+swprofiles:
+  - {name: plain}
+  - {name: wrapped, wrapper: [$WORK/wrap.sh]}
+defaults: {benchmark: {warmups: 0, repeats: 1, sessions: 2, timeout: 1m}}
+benchmarks: [{name: selftest/sleep, params: {ms: "1"}}]
+YAML
+WRAP_LOG="$WORK/wrap.log" "$KBENCH" plan exec "$WORK/wrapper.yaml" --store "$S" >/dev/null 2>"$WORK/wrapper.err" \
+  || fail "plan exec with a wrapper exited $?: $(tail -3 "$WORK/wrapper.err")"
+# Each wrapped session starts the agent for its fingerprint, its benchmark and its end state.
+runs=$(grep -c 'kbench-agent run ' "$WORK/wrap.log" 2>/dev/null)
+[ "$runs" = 2 ] && pass || fail "the wrapper ran the agent's benchmark $runs times, expected 2 (the wrapped sessions): $(cat "$WORK/wrap.log" 2>&1)"
+grep -q 'kbench-agent fingerprint' "$WORK/wrap.log" && pass || fail "the wrapped sessions' fingerprints were not taken under the wrapper"
+declared=$(count "select group_concat(w.name || '=' || coalesce(json_extract(s.fingerprint, '\$.swprofile.wrapper[0]'), '-'), ' ') from (select * from session order by id) s join swprofile w on w.id=s.swprofile_id where w.name in ('plain','wrapped')")
+[ "$declared" = "plain=- wrapped=$WORK/wrap.sh plain=- wrapped=$WORK/wrap.sh" ] && pass || fail "fingerprints declare the wrapper as '$declared'"
+printf 'swprofiles:\n  - {name: a, wrapper: taskset}\nbenchmarks: [syscall/getpid]\n' >"$WORK/wrapper-scalar.yaml"
+expect_bad_input "a wrapper that is not a list" "$KBENCH" plan check "$WORK/wrapper-scalar.yaml"
+expect_contains "$WORK/err" "wrapper-scalar.yaml:2: swprofiles[].wrapper: expected a list of words"
+printf 'sut: {name: vm, connection: {method: qemu, params: {}}}\nswprofiles:\n  - {name: a, kernel: /boot/vmlinuz, wrapper: [taskset, -c, "1"]}\nbenchmarks: [syscall/getpid]\n' >"$WORK/wrapper-qemu.yaml"
+expect_bad_input "a wrapper on a qemu SUT" "$KBENCH" plan check "$WORK/wrapper-qemu.yaml"
+expect_contains "$WORK/err" "swprofile a: wrapper: expected a local or ssh SUT"
+
 # --- sysctls restored ------------------------------------------------------------
 TTL=/proc/sys/net/ipv4/ip_default_ttl   # harmless: the default TTL of new IPv4 packets
 if [ -w "$TTL" ]; then
