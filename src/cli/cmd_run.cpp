@@ -154,7 +154,7 @@ void add_run_command(CLI::App& app) {
                      "warmup iterations per benchmark (discarded)");
   add_integer_option(*cmd, "--repeats", options->repeats, 1, kMaxRepeats, "measured iterations per benchmark");
   add_integer_option(*cmd, "--sessions", options->sessions, 1, kMaxSessions,
-                     "sessions (the replicates compare tests; default: the suite's, 3)");
+                     "sessions (the replicates compare tests; default: the suite's, 3 default, 5 quick)");
   add_timeout_option(*cmd, "--timeout", options->timeout, "per-benchmark timeout, e.g. 90s or 10m");
   cmd->add_option("--sut", options->sut_name, "name of this SUT in reports (default: hostname)");
   cmd->add_option("--param", options->params,
@@ -177,11 +177,11 @@ void add_run_command(CLI::App& app) {
       "Examples:\n"
       "  kbench run --swprofile base                      # default suite, 3 sessions\n"
       "  kbench run --swprofile patched --suite quick\n"
-      "  kbench run --swprofile patched --suite quick --sessions 5\n"
+      "  kbench run --swprofile patched --suite quick --sessions 8\n"
       "  kbench run --swprofile v6.18 --benchmark 'syscall/*' --repeats 10 --cpus 1\n"
       "  kbench run --swprofile base --benchmark syscall/getpid --param calls=200000 --size quick\n"
       "  kbench run --swprofile base --suite quick --spread 2m   # sessions 2 minutes apart\n"
-      "Each run adds new sessions (3 with the shipped suites: compare tests one value per\n"
+      "Each run adds new sessions (3 with the default suite, 5 with quick: compare tests one value per\n"
       "session, so sessions are the replicates), each with the benchmarks in its own shuffled\n"
       "order; samples are stored per repeat. Exit status 1 when a benchmark failed (the\n"
       "others still ran), 2 for bad input.");
