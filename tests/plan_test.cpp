@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <sstream>
+
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "support/test_paths.h"
@@ -108,4 +111,33 @@ TEST(Plan, ShippedSuitesParse) {
     EXPECT_GE(plan.benchmarks.size(), 20u) << suite;
     EXPECT_EQ(plan.defaults.size, suite);
   }
+}
+
+// yaml-cpp builds `&a [*a]` as a node inside itself and nested aliases as one
+// node repeated exponentially; both are bad input, and found at once.
+TEST(Plan, AliasesInsideTheirNodeOrRepeatingTooMuchAreRefused) {
+  EXPECT_EQ(error_of("benchmarks: &a [*a]\n"),
+            "p.yaml:1: expected an alias of a node that ends before it (this one is inside the node it names, which "
+            "would contain itself)");
+  EXPECT_EQ(error_of("sut: &s {name: *s}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: expected an alias of a node that ends before it (this one is inside the node it names, which "
+            "would contain itself)");
+  // Nine levels of nine aliases: 387 million nodes from 1 KB.
+  std::ostringstream laughs;
+  laughs << "l0: &l0 [a, a, a, a, a, a, a, a, a]\n";
+  for (int level = 1; level < 9; ++level) {
+    laughs << "l" << level << ": &l" << level << " [";
+    for (int i = 0; i < 9; ++i) laughs << (i ? ", " : "") << "*l" << level - 1;
+    laughs << "]\n";
+  }
+  laughs << "benchmarks: [a/b]\n";
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(error_of(laughs.str()),
+            "p.yaml:6: expected aliases that repeat at most 100000 nodes in all (nested aliases repeat more)");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
+  // An alias of a node that ended before it is what plans use them for.
+  const auto plan = parse_plan("swprofiles:\n  - {name: a, cmdline: &words [x=1]}\n  - {name: b, cmdline: *words}\n"
+                               "benchmarks: [a/b]\n", "p.yaml");
+  ASSERT_EQ(plan.swprofiles.size(), 2u);
+  EXPECT_EQ(plan.swprofiles[1].cmdline, std::vector<std::string>{"x=1"});
 }

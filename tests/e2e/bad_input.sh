@@ -53,6 +53,31 @@ expect_bad_input "bad list kind" "$KBENCH" list widgets --store "sqlite://$S"
 expect_bad_input "show unknown profile" "$KBENCH" show NOPE --store "sqlite://$S"
 expect_bad_input "unknown command" "$KBENCH" frobnicate
 
+# kbench plan check / exec: a plan's faults are found before anything is written.
+# expect_plan_refused NAME PLAN TEXT: check and exec both refuse PLAN, with TEXT, within seconds.
+expect_plan_refused() {
+  local name=$1 plan=$2 text=$3
+  expect_bad_input "plan check: $name" timeout 10 "$KBENCH" plan check "$plan"
+  expect_contains "$WORK/err" "$text"
+  expect_bad_input "plan exec: $name" timeout 10 "$KBENCH" plan exec "$plan" --swprofile A --store "sqlite://$WORK/new.db"
+  expect_contains "$WORK/err" "$text"
+  [ ! -e "$WORK/new.db" ] && pass || fail "plan exec of a refused plan ($name) created the store"
+}
+printf 'benchmarks: &a [*a]\n' >"$WORK/self-alias.yaml"
+expect_plan_refused "an alias inside the node it names" "$WORK/self-alias.yaml" \
+  "self-alias.yaml:1: expected an alias of a node that ends before it"
+# Nine levels of nine aliases: 387 million nodes from 1 KB ("billion laughs").
+{
+  echo "l0: &l0 [a, a, a, a, a, a, a, a, a]"
+  for level in 1 2 3 4 5 6 7 8; do
+    p="*l$((level - 1))"
+    echo "l$level: &l$level [$p, $p, $p, $p, $p, $p, $p, $p, $p]"
+  done
+  echo "benchmarks: [syscall/getpid]"
+} >"$WORK/laughs.yaml"
+expect_plan_refused "nested aliases" "$WORK/laughs.yaml" \
+  "laughs.yaml:6: expected aliases that repeat at most 100000 nodes in all"
+
 # kbench-agent
 expect_bad_input "agent unknown benchmark" "$KBENCH_AGENT" run --benchmark nosuch/thing --repeats 1
 expect_bad_input "agent --param without =" "$KBENCH_AGENT" run --benchmark syscall/getpid --param calls --repeats 1
