@@ -141,3 +141,12 @@ TEST(Plan, AliasesInsideTheirNodeOrRepeatingTooMuchAreRefused) {
   ASSERT_EQ(plan.swprofiles.size(), 2u);
   EXPECT_EQ(plan.swprofiles[1].cmdline, std::vector<std::string>{"x=1"});
 }
+
+// An empty list is a mistake: `swprofiles: []` leaves plan exec no swprofile
+// to run, and `benchmarks: []` would store sessions of nothing as complete.
+TEST(Plan, EmptySwprofileAndBenchmarkListsAreRefused) {
+  EXPECT_EQ(error_of("swprofiles: []\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: swprofiles: expected at least one swprofile (or no swprofiles key, to name one with "
+            "--swprofile)");
+  EXPECT_EQ(error_of("swprofiles: [{name: a}]\nbenchmarks: []\n"), "p.yaml:2: benchmarks: expected at least one benchmark");
+}

@@ -583,6 +583,10 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
 
   if (const auto profiles = root["swprofiles"]) {
     if (!profiles.IsSequence()) ctx.fail(profiles, "swprofiles", "a list of swprofiles");
+    // plan exec would find none to run; without the key, --swprofile names one.
+    if (profiles.size() == 0) {
+      ctx.fail(profiles, "swprofiles", "at least one swprofile (or no swprofiles key, to name one with --swprofile)");
+    }
     std::set<std::string> seen;
     for (const auto& node : profiles) {
       ctx.only_keys(node, "swprofiles[]", {"name", "kernel", "build", "cmdline", "cmdline_mode", "sysctl", "initrd", "wrapper"});
@@ -638,6 +642,8 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
   if (!benchmarks && included) return plan;
   if (!benchmarks) ctx.fail(root, "benchmarks", "a list of benchmarks");
   if (!benchmarks.IsSequence()) ctx.fail(benchmarks, "benchmarks", "a list of benchmarks");
+  // Sessions of nothing would be stored as complete.
+  if (benchmarks.size() == 0) ctx.fail(benchmarks, "benchmarks", "at least one benchmark");
   for (const auto& node : benchmarks) {
     BenchmarkEntry entry;
     entry.line = node.Mark().line + 1;

@@ -77,6 +77,14 @@ expect_plan_refused "an alias inside the node it names" "$WORK/self-alias.yaml" 
 } >"$WORK/laughs.yaml"
 expect_plan_refused "nested aliases" "$WORK/laughs.yaml" \
   "laughs.yaml:6: expected aliases that repeat at most 100000 nodes in all"
+printf 'swprofiles: []\nbenchmarks: [syscall/getpid]\n' >"$WORK/no-swprofiles.yaml"
+expect_bad_input "plan check: swprofiles: []" "$KBENCH" plan check "$WORK/no-swprofiles.yaml"
+expect_contains "$WORK/err" "no-swprofiles.yaml:1: swprofiles: expected at least one swprofile"
+expect_bad_input "plan exec: swprofiles: []" "$KBENCH" plan exec "$WORK/no-swprofiles.yaml" --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "no-swprofiles.yaml:1: swprofiles: expected at least one swprofile"
+printf 'swprofiles: [{name: A}]\nbenchmarks: []\n' >"$WORK/no-benchmarks.yaml"
+expect_plan_refused "benchmarks: []" "$WORK/no-benchmarks.yaml" "no-benchmarks.yaml:2: benchmarks: expected at least one benchmark"
+expect_bad_input "plan exec into a store: benchmarks: []" "$KBENCH" plan exec "$WORK/no-benchmarks.yaml" --store "sqlite://$S"
 
 # kbench-agent
 expect_bad_input "agent unknown benchmark" "$KBENCH_AGENT" run --benchmark nosuch/thing --repeats 1
