@@ -1,6 +1,7 @@
 // kbench run: measure this machine's running kernel as sessions of a swprofile.
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -17,6 +18,20 @@
 namespace kbench::cli {
 
 namespace {
+
+// What --resume finds the sessions of `kbench run` by (ExecOptions::plan_key).
+const char* const kRunPlanKey = "kbench run";
+
+// --resume with no run of the swprofile in the store would start a new run in
+// its place without a word; refused before the store is created or changed.
+void require_run_to_resume(const std::string& store_url, const std::string& swprofile) {
+  const store::StoreUrl parsed = store::parse_store_url(store_url);
+  if (parsed.scheme != "sqlite" || std::filesystem::exists(parsed.path)) {
+    if (store::open_store(store_url, store::OpenMode::ReadOnly)->latest_plan(kRunPlanKey, {swprofile})) return;
+  }
+  throw InputError("--resume: no interrupted run of swprofile '" + swprofile + "' to resume in " + store_url +
+                   " (leave out --resume to start a new run)");
+}
 
 // --param key=value (repeatable) -> overrides; a key given twice is refused.
 Params parse_param_options(const std::vector<std::string>& texts) {
@@ -128,12 +143,13 @@ RunDone measure_running_kernel(const RunOptions& options, std::chrono::milliseco
   exec.strict = options.strict;
   exec.sut_name = options.sut_name;
   exec.resume = options.resume;
-  exec.plan_key = "kbench run";
+  exec.plan_key = kRunPlanKey;
   exec.session_gap = session_gap;
 
   // Only now, with every input checked, is the store opened (and maybe created).
   RunDone done;
   done.store_url = resolve_store_url(options.store_url);
+  if (options.resume) require_run_to_resume(done.store_url, options.swprofile);
   auto store = store::open_store(done.store_url, store::OpenMode::CreateIfMissing);
   done.result = execute_and_report(
       run_plan, runs, [&](const plan::SwprofileSpec&) -> sut::Connection& { return *connection; }, *store, exec,

@@ -21,6 +21,13 @@ expect_bad_input "bad --timeout" "$KBENCH" run --swprofile A --timeout soon --st
 expect_bad_input "bad --suite" "$KBENCH" run --swprofile A --suite huge --store "sqlite://$WORK/new.db"
 expect_bad_input "bad store scheme" "$KBENCH" run --swprofile A --store "mysql://x/y"
 [ ! -e "$WORK/new.db" ] && pass || fail "a refused run created the store"
+# --resume with nothing to resume, in a new store and in one without that swprofile's runs.
+for store in "$WORK/new.db" "$S"; do
+  expect_bad_input "run --resume with nothing to resume in $store" "$KBENCH" run --swprofile B --suite quick \
+    --benchmark 'syscall/getpid' --param calls=20000 --repeats 2 --warmups 0 --resume --store "sqlite://$store"
+  expect_contains "$WORK/err" "--resume: no interrupted run of swprofile 'B' to resume in sqlite://$store"
+done
+[ ! -e "$WORK/new.db" ] && pass || fail "run --resume with nothing to resume created the store"
 
 # kbench compare
 expect_bad_input "unknown swprofile" "$KBENCH" compare A NOPE --store "sqlite://$S"
