@@ -65,7 +65,7 @@ void add_calibrate_command(CLI::App& app) {
       "pause between sessions, e.g. 90s or 1h (default 5m; 0: none, which teaches no run-to-run noise)");
   add_glob_option(*cmd, "--benchmark", options->run.benchmark_glob,
                   "run only benchmarks matching this glob, e.g. 'syscall/*'");
-  cmd->add_option("--sut", options->run.sut_name, "name of this SUT in reports (default: hostname)");
+  add_name_option(*cmd, "--sut", options->run.sut_name, "name of this SUT in reports (default: hostname)");
   add_execution_options(*cmd, options->run.cpus, options->run.strict, options->run.store_url);
   cmd->footer(
       "The noise model of `kbench compare` learns, per SUT and row, how much session means\n"

@@ -45,15 +45,6 @@ Params parse_param_options(const std::vector<std::string>& texts) {
   return overrides;
 }
 
-void validate_profile_name(const std::string& name) {
-  if (name.empty()) throw InputError("--swprofile '': expected a non-empty name");
-  for (const char c : name) {
-    if (static_cast<unsigned char>(c) < 0x20) {
-      throw InputError("--swprofile '" + name + "': expected a name without control characters");
-    }
-  }
-}
-
 // The implicit plan of `kbench run`: the suite's entries (or the catalogue's
 // names matching --benchmark, with the suite's settings where it lists them)
 // and the command line's overrides.
@@ -126,7 +117,7 @@ std::string resume_command(const RunOptions& options, const std::string& store_u
 }
 
 RunDone measure_running_kernel(const RunOptions& options, std::chrono::milliseconds session_gap) {
-  validate_profile_name(options.swprofile);
+  check_name("--swprofile", options.swprofile);
   if (options.size) parse_size_name(*options.size, "--size");
   const plan::Plan suite = plan::load_plan(suite_plan_path(options.suite));
 
@@ -172,7 +163,7 @@ void add_run_command(CLI::App& app) {
   add_integer_option(*cmd, "--sessions", options->sessions, 1, kMaxSessions,
                      "sessions (the replicates compare tests; default: the suite's, 3 default, 5 quick)");
   add_timeout_option(*cmd, "--timeout", options->timeout, "per-benchmark timeout, e.g. 90s or 10m");
-  cmd->add_option("--sut", options->sut_name, "name of this SUT in reports (default: hostname)");
+  add_name_option(*cmd, "--sut", options->sut_name, "name of this SUT in reports (default: hostname)");
   cmd->add_option("--param", options->params,
                   "parameter override key=value for every benchmark selected (repeatable); see kbench catalogue")
       ->expected(1)

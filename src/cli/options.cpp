@@ -105,6 +105,12 @@ std::string parse_glob(const std::string& option, const std::string& text) {
   return canonical;
 }
 
+void check_name(const std::string& option, const std::string& text) {
+  if (const std::string expected = plan::name_expectation(text); !expected.empty()) {
+    throw InputError(quoted(option, text) + ": expected " + expected);
+  }
+}
+
 void add_glob_option(CLI::App& command, const std::string& name, std::string& into, const std::string& description) {
   command.add_option_function<std::string>(
       name, [&into, name](const std::string& text) { into = parse_glob(name, text); }, description);
@@ -127,6 +133,16 @@ void add_timeout_option(CLI::App& command, const std::string& name, std::string&
       },
       fmt::format("{} ({}s to {}h, whole seconds)", description, kMinTimeout.count(),
                   std::chrono::duration_cast<std::chrono::hours>(kMaxTimeout).count()));
+}
+
+void add_name_option(CLI::App& command, const std::string& name, std::string& into, const std::string& description) {
+  command.add_option_function<std::string>(
+      name,
+      [&into, name](const std::string& text) {
+        check_name(name, text);
+        into = text;
+      },
+      description);
 }
 
 void add_sample_filter_options(CLI::App& command, store::SampleQuery& filter) {

@@ -53,6 +53,10 @@ std::chrono::milliseconds parse_spread(const std::string& text);
 // written "[^", which both read as a negated set (SQLite knows only '^').
 std::string parse_glob(const std::string& option, const std::string& text);
 
+// A swprofile or SUT name given on the command line, held to the rule of a
+// plan's names (plan::name_expectation).
+void check_name(const std::string& option, const std::string& text);
+
 // Options whose value is checked as CLI11 parses it, so a bad value is one
 // InputError line (exit 2) before anything runs.
 void add_glob_option(CLI::App& command, const std::string& name, std::string& into, const std::string& description);
@@ -60,6 +64,8 @@ void add_integer_option(CLI::App& command, const std::string& name, std::optiona
                         const std::string& description);
 void add_timeout_option(CLI::App& command, const std::string& name, std::string& into,
                         const std::string& description);
+// A name (check_name): given empty, it is refused, not taken for "not given".
+void add_name_option(CLI::App& command, const std::string& name, std::string& into, const std::string& description);
 
 // --sut, --benchmark, --resultclass: checked globs written straight into the
 // query; the caller sets the swprofiles.

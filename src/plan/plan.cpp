@@ -467,8 +467,8 @@ SutSpec sut_spec(const Context& ctx, const YAML::Node& sut, const std::string& a
   spec.line = sut.Mark().line + 1;
   if (sut["name"]) {
     spec.name = ctx.scalar(sut["name"], at + ".name");
-    if (at != "sut" && (is_blank(spec.name) || has_control_characters(spec.name))) {
-      ctx.fail(sut["name"], at + ".name", "a non-blank name without control characters, got '" + spec.name + "'");
+    if (const auto expected = name_expectation(spec.name); !expected.empty()) {
+      ctx.fail(sut["name"], at + ".name", expected + ", got '" + spec.name + "'");
     }
   }
   if (const auto declared = sut["class"]) {
@@ -502,6 +502,11 @@ SutSpec sut_spec(const Context& ctx, const YAML::Node& sut, const std::string& a
 }
 
 }  // namespace
+
+std::string name_expectation(const std::string& name) {
+  if (is_blank(name) || has_control_characters(name)) return "a non-blank name without control characters";
+  return "";
+}
 
 std::string KernelSource::describe() const {
   if (!deb.empty()) return deb;
@@ -594,8 +599,8 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
       spec.line = node.Mark().line + 1;
       if (!node["name"]) ctx.fail(node, "swprofiles[].name", "a name for every swprofile");
       spec.name = ctx.scalar(node["name"], "swprofiles[].name");
-      if (is_blank(spec.name) || has_control_characters(spec.name)) {
-        ctx.fail(node["name"], "swprofiles[].name", "a non-blank name without control characters, got '" + spec.name + "'");
+      if (const auto expected = name_expectation(spec.name); !expected.empty()) {
+        ctx.fail(node["name"], "swprofiles[].name", expected + ", got '" + spec.name + "'");
       }
       if (!seen.insert(spec.name).second) {
         ctx.fail(node["name"], "swprofiles[].name", "unique names, '" + spec.name + "' appears twice");

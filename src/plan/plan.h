@@ -110,6 +110,11 @@ struct SutSpec {
 // What a SUT class may be called: letters, digits, '.', '_', '-', up to 64.
 bool valid_sut_class(const std::string& name);
 
+// What may name a swprofile or a SUT, in a plan or on the command line: empty
+// when `name` may, else what a name is expected to be ("a non-blank name
+// without control characters"), for the error message.
+std::string name_expectation(const std::string& name);
+
 // The order of the benchmarks within a session. Shuffled (the default): a
 // different order per session, from a seed of the run and the session, so
 // the machine's drift during a session falls on every benchmark alike and

@@ -21,6 +21,18 @@ expect_bad_input "bad --timeout" "$KBENCH" run --swprofile A --timeout soon --st
 expect_bad_input "bad --suite" "$KBENCH" run --swprofile A --suite huge --store "sqlite://$WORK/new.db"
 expect_bad_input "bad store scheme" "$KBENCH" run --swprofile A --store "mysql://x/y"
 [ ! -e "$WORK/new.db" ] && pass || fail "a refused run created the store"
+# Names follow a plan's rule; an empty --sut is refused, not read as the hostname.
+QUICK=(--suite quick --benchmark syscall/getpid --param calls=20000 --repeats 2 --warmups 0 --sessions 1)
+expect_bad_input "blank --swprofile" "$KBENCH" run --swprofile ' ' "${QUICK[@]}" --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "--swprofile ' ': expected a non-blank name without control characters"
+expect_bad_input "empty --sut" "$KBENCH" run --swprofile A --sut '' "${QUICK[@]}" --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "--sut '': expected a non-blank name without control characters"
+expect_bad_input "calibrate: empty --sut" "$KBENCH" calibrate --sut '' --sessions 2 --spread 0 --benchmark syscall/getpid \
+  --store "sqlite://$WORK/new.db"
+printf 'sut: {name: " "}\nbenchmarks: [syscall/getpid]\n' >"$WORK/blank-sut.yaml"
+expect_bad_input "plan: blank sut.name" "$KBENCH" plan check "$WORK/blank-sut.yaml"
+expect_contains "$WORK/err" "blank-sut.yaml:1: sut.name: expected a non-blank name without control characters"
+[ ! -e "$WORK/new.db" ] && pass || fail "a run with a refused name created the store"
 # --resume with nothing to resume, in a new store and in one without that swprofile's runs.
 for store in "$WORK/new.db" "$S"; do
   expect_bad_input "run --resume with nothing to resume in $store" "$KBENCH" run --swprofile B --suite quick \
