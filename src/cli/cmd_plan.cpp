@@ -181,6 +181,8 @@ void exec_fleet(plan::Plan plan, const std::vector<plan::SutSpec>& suts, const P
   const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*local));
   // Built once here; each worker finds them in the cache.
   build_kernels(plan, options);
+  // Before the store is created: a refused run writes nothing.
+  if (options.strict) runner::check_machine_load(/*strict=*/true);
   // Created here, before the workers open it at once.
   auto store = store::open_store(fleet.store_url, store::OpenMode::CreateIfMissing);
   execute_fleet(plan, suts, runs, fleet, *store);
@@ -304,6 +306,8 @@ void exec_command(const PlanOptions& options) {
   if (sut_spec && sut_spec->boot && sut_spec->method == "local") {
     prepare_local_boots(options, store_url, exec);
   }
+  // Before the store is created: a refused run writes nothing.
+  if (options.strict) runner::check_machine_load(/*strict=*/true);
   auto store = store::open_store(store_url, store::OpenMode::CreateIfMissing);
 
   std::string again = "kbench plan exec " + sut::shell_quote(options.path);

@@ -141,6 +141,8 @@ RunDone measure_running_kernel(const RunOptions& options, std::chrono::milliseco
   RunDone done;
   done.store_url = resolve_store_url(options.store_url);
   if (options.resume) require_run_to_resume(done.store_url, options.swprofile);
+  // Before the store is created: a refused run writes nothing.
+  if (options.strict) runner::check_machine_load(/*strict=*/true);
   auto store = store::open_store(done.store_url, store::OpenMode::CreateIfMissing);
   done.result = execute_and_report(
       run_plan, runs, [&](const plan::SwprofileSpec&) -> sut::Connection& { return *connection; }, *store, exec,

@@ -246,6 +246,14 @@ MachineLoad machine_load() {
   return load;
 }
 
+std::string check_machine_load(bool strict) {
+  const MachineLoad load = machine_load();
+  if (!load.busy()) return "";
+  const std::string warning = fmt::format("machine busy: 1-minute load average {:.2f} on {} CPUs", load.load1, load.cpus);
+  if (strict) throw RunError(warning + "; --strict refuses to start");
+  return warning;
+}
+
 std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const ExecOptions& options) {
   std::vector<plan::SwprofileSpec> selected;
   if (plan.swprofiles.empty()) {
@@ -399,10 +407,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   }
   if (run_id.empty()) run_id = fmt::format("{}-{}", utc_now_iso8601(), getpid());
 
-  const MachineLoad load = machine_load();
-  if (load.busy()) {
-    const std::string warning = fmt::format("machine busy: 1-minute load average {:.2f} on {} CPUs", load.load1, load.cpus);
-    if (options.strict) throw RunError(warning + "; --strict refuses to start");
+  if (const std::string warning = check_machine_load(options.strict); !warning.empty()) {
     progress.message("kbench: warning: " + warning + "; results will be noisier");
   }
   std::ostringstream restored;

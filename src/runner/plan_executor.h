@@ -104,5 +104,9 @@ struct MachineLoad {
   bool busy() const { return load1 >= 0.5 * cpus; }
 };
 MachineLoad machine_load();
+// On a busy machine: with `strict`, throws RunError ("--strict refuses to
+// start"), which callers do before they open the store, so nothing is
+// written; else returns the warning to show. Empty when the machine is idle.
+std::string check_machine_load(bool strict);
 
 }  // namespace kbench::runner

@@ -105,6 +105,28 @@ printf 'swprofiles: [{name: A}]\nbenchmarks: []\n' >"$WORK/no-benchmarks.yaml"
 expect_plan_refused "benchmarks: []" "$WORK/no-benchmarks.yaml" "no-benchmarks.yaml:2: benchmarks: expected at least one benchmark"
 expect_bad_input "plan exec into a store: benchmarks: []" "$KBENCH" plan exec "$WORK/no-benchmarks.yaml" --store "sqlite://$S"
 
+# --strict on a busy machine refuses (exit 1) before the store is created. The
+# load average is faked in a mount namespace of this test's own.
+printf '9999.00 9999.00 9999.00 1/100 1\n' >"$WORK/busy-loadavg"
+# shellcheck disable=SC2016  # $0 and $@ are the inner shell's
+busy() { unshare -Urm sh -c 'mount --bind "$0" /proc/loadavg && exec "$@"' "$WORK/busy-loadavg" "$@"; }
+printf 'swprofiles: [{name: A}]\nbenchmarks: [{name: syscall/getpid, params: {calls: "20000"}, repeats: 2}]\n' \
+  >"$WORK/getpid.yaml"
+if busy true 2>/dev/null; then
+  for command in "run --swprofile A ${QUICK[*]}" "plan exec $WORK/getpid.yaml"; do
+    # shellcheck disable=SC2086
+    busy "$KBENCH" $command --strict --store "sqlite://$WORK/new.db" >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    [ "$status" -eq 1 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && pass \
+      || fail "$command --strict on a busy machine: exit $status, expected 1 with one line: $(cat "$WORK/err")"
+    expect_contains "$WORK/err" "machine busy: 1-minute load average 9999.00"
+    [ ! -e "$WORK/new.db" ] && pass || fail "$command --strict on a busy machine created the store"
+    rm -f "$WORK/new.db"
+  done
+else
+  echo "skipped: --strict on a busy machine (no user namespace here to fake the load average in)"
+fi
+
 # kbench-agent
 expect_bad_input "agent unknown benchmark" "$KBENCH_AGENT" run --benchmark nosuch/thing --repeats 1
 expect_bad_input "agent --param without =" "$KBENCH_AGENT" run --benchmark syscall/getpid --param calls --repeats 1
