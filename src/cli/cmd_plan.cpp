@@ -347,13 +347,17 @@ void add_plan_command(CLI::App& app) {
   exec->add_option("--swprofile", options->swprofiles,
                    "run only these swprofiles (repeatable); required when the plan names none");
   exec->add_flag("--resume", options->resume, "continue this plan's unfinished sessions in the store");
-  exec->add_flag("--until-decided", options->until_decided,
-                 "after the planned sessions, add sessions (alternating swprofiles) for benchmarks with undecided "
-                 "rows, first swprofile as base, each look at level/looks");
+  CLI::Option* until_decided =
+      exec->add_flag("--until-decided", options->until_decided,
+                     "after the planned sessions, add sessions (alternating swprofiles) for benchmarks with undecided "
+                     "rows, first swprofile as base, each look at level/looks");
+  // Alone, they would limit nothing: refused rather than ignored.
   exec->add_option("--budget", options->budget, "with --until-decided: stop before a round would exceed this "
-                                                "wall time in all (e.g. 30m, 2h); default: no limit");
+                                                "wall time in all (e.g. 30m, 2h); default: no limit")
+      ->needs(until_decided);
   exec->add_option("--max-looks", options->max_looks, "with --until-decided: looks at the data in all, 2-20 "
-                                                      "(default 4); the level of each is q/looks");
+                                                      "(default 4); the level of each is q/looks")
+      ->needs(until_decided);
   exec->add_option("--sut", options->suts,
                    "with a plan listing suts: measure only these SUTs (repeatable); default all, in parallel");
   // A worker measuring one SUT of a suts: plan (started by the plan exec

@@ -104,14 +104,23 @@ expect_contains "$WORK/err" "no-swprofiles.yaml:1: swprofiles: expected at least
 printf 'swprofiles: [{name: A}]\nbenchmarks: []\n' >"$WORK/no-benchmarks.yaml"
 expect_plan_refused "benchmarks: []" "$WORK/no-benchmarks.yaml" "no-benchmarks.yaml:2: benchmarks: expected at least one benchmark"
 expect_bad_input "plan exec into a store: benchmarks: []" "$KBENCH" plan exec "$WORK/no-benchmarks.yaml" --store "sqlite://$S"
+# A plan that runs in a second, for the refusals below.
+printf 'swprofiles: [{name: A}]\nbenchmarks: [{name: syscall/getpid, params: {calls: "20000"}, repeats: 2}]\n' \
+  >"$WORK/getpid.yaml"
+# --budget and --max-looks limit what --until-decided adds: alone they are refused.
+for option in "--budget 1h" "--max-looks 3"; do
+  # shellcheck disable=SC2086
+  expect_bad_input "plan exec $option without --until-decided" "$KBENCH" plan exec "$WORK/getpid.yaml" $option \
+    --store "sqlite://$WORK/new.db"
+  expect_contains "$WORK/err" "${option% *} requires --until-decided"
+done
+[ ! -e "$WORK/new.db" ] && pass || fail "plan exec with --budget or --max-looks alone created the store"
 
 # --strict on a busy machine refuses (exit 1) before the store is created. The
 # load average is faked in a mount namespace of this test's own.
 printf '9999.00 9999.00 9999.00 1/100 1\n' >"$WORK/busy-loadavg"
 # shellcheck disable=SC2016  # $0 and $@ are the inner shell's
 busy() { unshare -Urm sh -c 'mount --bind "$0" /proc/loadavg && exec "$@"' "$WORK/busy-loadavg" "$@"; }
-printf 'swprofiles: [{name: A}]\nbenchmarks: [{name: syscall/getpid, params: {calls: "20000"}, repeats: 2}]\n' \
-  >"$WORK/getpid.yaml"
 if busy true 2>/dev/null; then
   for command in "run --swprofile A ${QUICK[*]}" "plan exec $WORK/getpid.yaml"; do
     # shellcheck disable=SC2086
