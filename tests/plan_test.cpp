@@ -150,3 +150,23 @@ TEST(Plan, EmptySwprofileAndBenchmarkListsAreRefused) {
             "--swprofile)");
   EXPECT_EQ(error_of("swprofiles: [{name: a}]\nbenchmarks: []\n"), "p.yaml:2: benchmarks: expected at least one benchmark");
 }
+
+// Names end up in reports and json outputs, which carry them as text.
+TEST(Plan, NamesAreUtf8) {
+  using kbench::plan::name_expectation;
+  for (const char* name : {"base", "caf\xc3\xa9", "\xe5\x9f\xba\xe5\x87\x86", "\xf0\x9f\x90\xa7"}) {
+    EXPECT_EQ(name_expectation(name), "") << name;
+  }
+  EXPECT_EQ(name_expectation("a\xff"), "a name in UTF-8 (byte 2 is not)");
+  EXPECT_EQ(name_expectation("\xc0\xaf"), "a name in UTF-8 (byte 1 is not)");          // overlong '/'
+  EXPECT_EQ(name_expectation("x\xed\xa0\x80"), "a name in UTF-8 (byte 2 is not)");    // a surrogate
+  EXPECT_EQ(name_expectation("\xf4\x90\x80\x80"), "a name in UTF-8 (byte 1 is not)");  // past U+10FFFF
+  EXPECT_EQ(name_expectation("ab\xe2\x82"), "a name in UTF-8 (byte 3 is not)");        // cut short
+  EXPECT_EQ(name_expectation(" "), "a non-blank name without control characters");
+  EXPECT_EQ(error_of("swprofiles:\n  - name: \"a\xff\"\nbenchmarks: [a/b]\n"),
+            "p.yaml:2: swprofiles[].name: expected a name in UTF-8 (byte 2 is not), got 'a\xff'");
+  EXPECT_EQ(error_of("sut: {name: \"\xff\"}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: sut.name: expected a name in UTF-8 (byte 1 is not), got '\xff'");
+  EXPECT_EQ(error_of("suts:\n  - {name: \"b\xff\"}\nbenchmarks: [a/b]\n"),
+            "p.yaml:2: suts[].name: expected a name in UTF-8 (byte 2 is not), got 'b\xff'");
+}

@@ -135,6 +135,7 @@ void add_sessions_until_decided(const plan::Plan& plan, const std::vector<runner
 }
 
 void check_command(const PlanOptions& options) {
+  for (const auto& name : options.swprofiles) check_name("--swprofile", name);
   const plan::Plan plan = plan::load_plan(options.path);
   runner::ExecOptions exec;
   exec.swprofiles = options.swprofiles;
@@ -253,6 +254,7 @@ void status_command(const PlanOptions& options) {
 }
 
 void exec_command(const PlanOptions& options) {
+  for (const auto& name : options.swprofiles) check_name("--swprofile", name);
   const plan::Plan loaded = plan::load_plan(options.path);
   // Fleet workers (started below) build into the same cache.
   if (!options.build_cache.empty()) setenv("KBENCH_BUILD_CACHE", options.build_cache.c_str(), 1);

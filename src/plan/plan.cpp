@@ -266,6 +266,41 @@ bool has_control_characters(const std::string& text) {
   return std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
 }
 
+// The offset of the first byte that does not begin a well-formed UTF-8
+// sequence (no overlong forms, surrogates or code points past U+10FFFF, as
+// the json writer demands), or npos when there is none.
+std::size_t first_byte_not_utf8(const std::string& text) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(at);
+    std::size_t length = 1;
+    unsigned char second_low = 0x80, second_high = 0xBF;
+    if (lead < 0x80) {
+      ++at;
+      continue;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) second_low = 0xA0;   // overlong
+      if (lead == 0xED) second_high = 0x9F;  // surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) second_low = 0x90;   // overlong
+      if (lead == 0xF4) second_high = 0x8F;  // past U+10FFFF
+    } else {
+      return at;
+    }
+    if (at + length > text.size() || byte(at + 1) < second_low || byte(at + 1) > second_high) return at;
+    for (std::size_t i = 2; i < length; ++i) {
+      if (byte(at + i) < 0x80 || byte(at + i) > 0xBF) return at;
+    }
+    at += length;
+  }
+  return std::string::npos;
+}
+
 // An include names a file relative to the directory of the plan naming it.
 std::string include_path(const std::string& including_plan, const std::string& name) {
   const std::filesystem::path target(name);
@@ -505,6 +540,10 @@ SutSpec sut_spec(const Context& ctx, const YAML::Node& sut, const std::string& a
 
 std::string name_expectation(const std::string& name) {
   if (is_blank(name) || has_control_characters(name)) return "a non-blank name without control characters";
+  // Reports and json outputs carry names as text.
+  if (const std::size_t bad = first_byte_not_utf8(name); bad != std::string::npos) {
+    return "a name in UTF-8 (byte " + std::to_string(bad + 1) + " is not)";
+  }
   return "";
 }
 

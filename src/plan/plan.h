@@ -112,7 +112,7 @@ bool valid_sut_class(const std::string& name);
 
 // What may name a swprofile or a SUT, in a plan or on the command line: empty
 // when `name` may, else what a name is expected to be ("a non-blank name
-// without control characters"), for the error message.
+// without control characters", "a name in UTF-8"), for the error message.
 std::string name_expectation(const std::string& name);
 
 // The order of the benchmarks within a session. Shuffled (the default): a

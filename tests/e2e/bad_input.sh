@@ -32,6 +32,23 @@ expect_bad_input "calibrate: empty --sut" "$KBENCH" calibrate --sut '' --session
 printf 'sut: {name: " "}\nbenchmarks: [syscall/getpid]\n' >"$WORK/blank-sut.yaml"
 expect_bad_input "plan: blank sut.name" "$KBENCH" plan check "$WORK/blank-sut.yaml"
 expect_contains "$WORK/err" "blank-sut.yaml:1: sut.name: expected a non-blank name without control characters"
+# Names that are not UTF-8 would break every json output later.
+expect_bad_input "--swprofile not UTF-8" "$KBENCH" run --swprofile $'a\xff' "${QUICK[@]}" --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "expected a name in UTF-8 (byte 2 is not)"
+expect_bad_input "--sut not UTF-8" "$KBENCH" run --swprofile A --sut $'\xc0\xaf' "${QUICK[@]}" --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "expected a name in UTF-8 (byte 1 is not)"
+printf 'swprofiles: [{name: "a\xff"}]\nbenchmarks: [syscall/getpid]\n' >"$WORK/latin1.yaml"
+expect_bad_input "plan check: a swprofile name not UTF-8" "$KBENCH" plan check "$WORK/latin1.yaml"
+expect_contains "$WORK/err" "latin1.yaml:1: swprofiles[].name: expected a name in UTF-8 (byte 2 is not)"
+expect_bad_input "plan exec: a swprofile name not UTF-8" "$KBENCH" plan exec "$WORK/latin1.yaml" --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "latin1.yaml:1: swprofiles[].name: expected a name in UTF-8 (byte 2 is not)"
+printf 'benchmarks: [{name: syscall/getpid, params: {calls: "20000"}, repeats: 2}]\n' >"$WORK/unnamed.yaml"
+for command in check "exec --store sqlite://$WORK/new.db"; do
+  # shellcheck disable=SC2086
+  expect_bad_input "plan $command --swprofile not UTF-8" "$KBENCH" plan $command "$WORK/unnamed.yaml" --swprofile $'a\xff'
+  expect_contains "$WORK/err" "--swprofile 'a"
+  expect_contains "$WORK/err" "expected a name in UTF-8 (byte 2 is not)"
+done
 [ ! -e "$WORK/new.db" ] && pass || fail "a run with a refused name created the store"
 # --resume with nothing to resume, in a new store and in one without that swprofile's runs.
 for store in "$WORK/new.db" "$S"; do
