@@ -131,10 +131,11 @@ TEST(Plan, AliasesInsideTheirNodeOrRepeatingTooMuchAreRefused) {
     laughs << "]\n";
   }
   laughs << "benchmarks: [a/b]\n";
-  const auto started = std::chrono::steady_clock::now();
+  // Refused at line 6, where the count first passes the bound: by the parser
+  // events, before any walk of the tree (which took 23 s, and ended in an
+  // unrelated error, on this plan).
   EXPECT_EQ(error_of(laughs.str()),
             "p.yaml:6: expected aliases that repeat at most 100000 nodes in all (nested aliases repeat more)");
-  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
   // An alias of a node that ended before it is what plans use them for.
   const auto plan = parse_plan("swprofiles:\n  - {name: a, cmdline: &words [x=1]}\n  - {name: b, cmdline: *words}\n"
                                "benchmarks: [a/b]\n", "p.yaml");
