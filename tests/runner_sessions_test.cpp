@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -75,6 +76,46 @@ TEST(SessionOrder, SessionsAndRunsGetDifferentOrders) {
 
 TEST(SessionOrder, ListedKeepsThePlansOrder) {
   EXPECT_THAT(runner::session_order("run-1", 4, 4, plan::Order::Listed), ElementsAre(0u, 1u, 2u, 3u));
+}
+
+TEST(RoundOrder, TwoSwprofilesSwapEveryRound) {
+  EXPECT_THAT(runner::round_order(0, 2), ElementsAre(0u, 1u));
+  EXPECT_THAT(runner::round_order(1, 2), ElementsAre(1u, 0u));
+  EXPECT_THAT(runner::round_order(2, 2), ElementsAre(0u, 1u));
+  EXPECT_THAT(runner::round_order(0, 1), ElementsAre(0u));
+  EXPECT_THAT(runner::round_order(5, 1), ElementsAre(0u));
+  EXPECT_TRUE(runner::round_order(3, 0).empty());
+}
+
+// Over one full cycle of rows (n rounds for an even n, 2n for an odd one):
+// every swprofile is in every position equally often, and right after each
+// other swprofile equally often (a Williams design). The first round is
+// the plan's listed order.
+TEST(RoundOrder, AFullCycleBalancesPositionsAndPredecessors) {
+  for (std::size_t n = 2; n <= 7; ++n) {
+    const int rows = n % 2 == 0 ? static_cast<int>(n) : 2 * static_cast<int>(n);
+    std::vector<std::size_t> listed(n);
+    std::iota(listed.begin(), listed.end(), 0);
+    EXPECT_EQ(runner::round_order(0, n), listed) << n << " swprofiles";
+    std::map<std::pair<std::size_t, std::size_t>, int> at_position, after;
+    for (int round = 0; round < rows; ++round) {
+      const auto order = runner::round_order(round, n);
+      ASSERT_EQ(sorted(order), listed) << "round " << round << " of " << n;
+      for (std::size_t j = 0; j < n; ++j) {
+        ++at_position[{order[j], j}];
+        if (j > 0) ++after[{order[j - 1], order[j]}];
+      }
+      EXPECT_EQ(runner::round_order(round + rows, n), order) << "the rows repeat after a cycle";
+    }
+    const int per_position = rows / static_cast<int>(n);
+    const int per_pair = rows / static_cast<int>(n);
+    for (std::size_t a = 0; a < n; ++a) {
+      for (std::size_t b = 0; b < n; ++b) {
+        EXPECT_EQ(at_position[std::make_pair(a, b)], per_position) << n << " swprofiles: " << a << " at position " << b;
+        if (a != b) EXPECT_EQ(after[std::make_pair(a, b)], per_pair) << n << " swprofiles: " << b << " right after " << a;
+      }
+    }
+  }
 }
 
 // Each test runs in its own process (gtest_discover_tests), so the signal

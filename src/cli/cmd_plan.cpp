@@ -121,6 +121,7 @@ void add_sessions_until_decided(const plan::Plan& plan, const std::vector<runner
                              look, looks, again.size());
     runner::ExecOptions more = exec;
     more.resume = false;
+    more.first_round = sessions_per_run + look - 1;
     const auto started = Clock::now();
     const auto result = execute_and_report(plan, again, connection_for, store, more, "");
     spent += Clock::now() - started;

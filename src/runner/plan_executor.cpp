@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
@@ -217,6 +218,27 @@ std::vector<std::size_t> session_order(const std::string& run_id, int session, s
     std::swap(indices[i], indices[generator() % (i + 1)]);
   }
   return indices;
+}
+
+std::vector<std::size_t> round_order(int round, std::size_t count) {
+  if (count == 0) return {};
+  // Williams's first row is 0, 1, n-1, 2, n-2, ...; row r adds r to every
+  // entry (mod n); for an odd n the reversed rows complete the balance. The
+  // entries are then renamed by their place in the first row, which keeps
+  // the balance and makes the first row the listed order.
+  const long n = static_cast<long>(count);
+  std::vector<long> first(count);
+  std::vector<std::size_t> place(count);
+  for (long j = 0; j < n; ++j) {
+    first[j] = j % 2 == 1 ? (j + 1) / 2 : (n - j / 2) % n;
+    place[first[j]] = static_cast<std::size_t>(j);
+  }
+  const long rows = n % 2 == 0 ? n : 2 * n;
+  const long row = ((round % rows) + rows) % rows;
+  std::vector<std::size_t> order(count);
+  for (long j = 0; j < n; ++j) order[j] = place[(first[j] + row) % n];
+  if (row >= n) std::reverse(order.begin(), order.end());
+  return order;
 }
 
 bool sleep_unless_interrupted(std::chrono::milliseconds duration) {
@@ -586,7 +608,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       ++result.failed_boots;
     }
   }
-  // Sessions alternate A B A B, so drift of the machine falls on both sides.
+  // Sessions alternate between the swprofiles, so drift of the machine
+  // falls on every side, in an order balanced for carry-over (round_order).
   for (int s = 0; s < sessions && !interrupted(); ++s) {
     if (s > 0 && options.session_gap.count() > 0) {
       progress.message(fmt::format("kbench: pausing {} before session round {} of {}",
@@ -601,7 +624,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     for (const std::size_t index : order) {
       if (s < benchmarks[index].settings.sessions) order_names.push_back(benchmarks[index].name);
     }
-    for (const auto& profile : profiles) {
+    for (const std::size_t profile_index : round_order(options.first_round + s, profiles.size())) {
+      const plan::SwprofileSpec& profile = profiles[profile_index];
       if (interrupted()) break;
       sut::Connection& connection = connection_for(profile);
       std::optional<deploy::BootReport> boot;

@@ -36,6 +36,9 @@ struct ExecOptions {
   // command (absolute paths) that resumes the plan after each boot.
   std::string store_url;
   std::vector<std::string> resume_command;
+  // The balanced swprofile order (round_order) of this execution's first
+  // round: --until-decided's later rounds go on where the plan left off.
+  int first_round = 0;
 };
 
 struct SessionSummary {
@@ -87,6 +90,16 @@ std::vector<std::string> plan_changes(const nlohmann::json& before, const nlohma
 // run finds every session's order again (recorded as plan.order in the
 // session's fingerprint).
 std::vector<std::size_t> session_order(const std::string& run_id, int session, std::size_t count, plan::Order order);
+
+// The order in which round `round` (0-based) visits `count` swprofiles, as
+// indices into the selected list: the rows of a Williams design, in turn
+// (count rows for an even count, 2 x count for an odd one). Within every
+// full cycle of rows each swprofile comes first, last and right after each
+// other swprofile equally often, so what one session leaves behind (a warm
+// or a disturbed machine, a cost that outlasts its session) falls on every
+// side alike instead of always on the one that follows it. Round 0 is the
+// listed order. Two swprofiles: a b, b a, a b, ...
+std::vector<std::size_t> round_order(int round, std::size_t count);
 
 // The plan's declared SUT class (sut.class, suts[].class) replaces the one
 // the agent derived, which stays as sut_class_derived; `declared` empty:

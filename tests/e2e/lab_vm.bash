@@ -36,7 +36,7 @@ vm_ssh() { ssh -F "$vm/ssh_config" vm "$@"; }
 
 # check_alternated_boots STORE_FILE ORDER: a plan of swprofiles a, b and
 # panics (a kernel that panics), booted by kexec: the boots went as ORDER
-# (e.g. "a:1 b:1 panics:0 a:1 b:1", 0 for the failed boot), then back; each
+# (e.g. "a:1 b:1 panics:0 b:1 a:1", 0 for the failed boot), then back; each
 # session of a and b (as many as a's boots in ORDER) ran its kernel and
 # records its kexec boot; panics stored no session.
 check_alternated_boots() {

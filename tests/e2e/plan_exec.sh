@@ -98,9 +98,10 @@ sessions=$(count "select count(*) from session s join swprofile w on w.id=s.swpr
 outcomes=$(count "select count(*) from outcome o join session s on s.id=o.session_id join swprofile w on w.id=s.swprofile_id where w.name in ('r1','r2') and o.status='ok'")
 [ "$outcomes" -eq 12 ] && pass || fail "after --resume $outcomes ok outcomes, expected 12"
 [ "$(count 'pragma integrity_check')" = "ok" ] && pass || fail "integrity check failed"
-# Sessions alternate between the swprofiles: r1 r2 r1 r2.
+# Sessions alternate between the swprofiles, each round in the balanced
+# order (round_order): r1 r2, then r2 r1.
 order=$(count "select group_concat(w.name, ' ') from (select * from session order by id) s join swprofile w on w.id=s.swprofile_id where w.name in ('r1','r2')")
-[ "$order" = "r1 r2 r1 r2" ] && pass || fail "session order '$order', expected 'r1 r2 r1 r2'"
+[ "$order" = "r1 r2 r2 r1" ] && pass || fail "session order '$order', expected 'r1 r2 r2 r1'"
 
 # --- a swprofile's wrapper: the agent runs under it, in that swprofile only -------
 cat >"$WORK/wrap.sh" <<'SH'
@@ -123,7 +124,7 @@ runs=$(grep -c 'kbench-agent run ' "$WORK/wrap.log" 2>/dev/null)
 [ "$runs" = 2 ] && pass || fail "the wrapper ran the agent's benchmark $runs times, expected 2 (the wrapped sessions): $(cat "$WORK/wrap.log" 2>&1)"
 grep -q 'kbench-agent fingerprint' "$WORK/wrap.log" && pass || fail "the wrapped sessions' fingerprints were not taken under the wrapper"
 declared=$(count "select group_concat(w.name || '=' || coalesce(json_extract(s.fingerprint, '\$.swprofile.wrapper[0]'), '-'), ' ') from (select * from session order by id) s join swprofile w on w.id=s.swprofile_id where w.name in ('plain','wrapped')")
-[ "$declared" = "plain=- wrapped=$WORK/wrap.sh plain=- wrapped=$WORK/wrap.sh" ] && pass || fail "fingerprints declare the wrapper as '$declared'"
+[ "$declared" = "plain=- wrapped=$WORK/wrap.sh wrapped=$WORK/wrap.sh plain=-" ] && pass || fail "fingerprints declare the wrapper as '$declared'"
 printf 'swprofiles:\n  - {name: a, wrapper: taskset}\nbenchmarks: [syscall/getpid]\n' >"$WORK/wrapper-scalar.yaml"
 expect_bad_input "a wrapper that is not a list" "$KBENCH" plan check "$WORK/wrapper-scalar.yaml"
 expect_contains "$WORK/err" "wrapper-scalar.yaml:2: swprofiles[].wrapper: expected a list of words"

@@ -41,6 +41,11 @@ a=$(sessions_of A) b=$(sessions_of B)
 [ "$a" -ge 2 ] && [ "$a" -le 4 ] && pass || fail "A has $a sessions; 2 planned plus at most 2 more looks"
 rounds=$(grep -c "until-decided: look" "$WORK/err")
 [ "$a" -eq $((2 + rounds)) ] && pass || fail "$rounds rounds announced but A has $a sessions"
+# The added rounds go on with the balanced order where the planned ones
+# stopped (A B, B A, A B, B A), not back at the plan's listed order.
+expected="A B B A"; [ "$rounds" -ge 1 ] && expected+=" A B"; [ "$rounds" -ge 2 ] && expected+=" B A"
+order=$(sqlite3 "$DB" "select group_concat(w.name, ' ') from (select * from session order by id) s join swprofile w on w.id=s.swprofile_id")
+[ "$order" = "$expected" ] && pass || fail "sessions ran '$order', expected '$expected'"
 "$KBENCH" compare A B --looks 3 --store "$S" >"$WORK/cmp" 2>&1 || fail "compare --looks 3 exited $?"
 expect_contains "$WORK/cmp" "Until decided: 3 looks at the data"
 finish
