@@ -258,6 +258,19 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, 
       for (const Cell& cell : row.cells)
         unclassified = unclassified || (row.base_present && cell.present && cell.verdict == Verdict::None &&
                                         cell.note.empty() && std::isfinite(cell.change_pct));
+  // Nothing tested (every cell's note says why): a blank is not "unchanged".
+  bool any_tested = false;
+  bool any_untested = false;
+  if (table)
+    for (const Row& row : table->rows)
+      for (const Cell& cell : row.cells) {
+        if (!row.base_present || !cell.present) continue;
+        (cell.note.empty() ? any_tested : any_untested) = true;
+      }
+  if (any_untested && !any_tested) {
+    lines.push_back("No mark: not tested; each cell's note says why.");
+    return lines;
+  }
   if (legend.min_change_pct > 0 && !unclassified)
     lines.push_back(fmt::format("No mark: unchanged, the CI of the change lies within +/-{}. {}",
                                 format_percent(legend.min_change_pct), ci));

@@ -27,6 +27,9 @@ run_sleep B
 "$KBENCH" compare A B --store "$S" >"$WORK/cmp1.txt" 2>&1 || fail "compare A B exited $?"
 expect_contains "$WORK/cmp1.txt" "the sides come from different runs and no kernel on this SUT was measured in 2 runs"
 expect_contains "$WORK/cmp1.txt" "kbench calibrate, or a second run of the base, measures it"
+# Nothing was tested, so a blank cell must not read as "unchanged".
+expect_contains "$WORK/cmp1.txt" "No mark: not tested; each cell's note says why."
+grep -q "No mark: unchanged" "$WORK/cmp1.txt" && fail "the legend of a table with no tested cell says unchanged" || pass
 
 # Two paused sessions of the same kernel: two runs of it.
 "$KBENCH" calibrate --benchmark selftest/sleep --sessions 2 --spread 1s --sut vm --store "$S" >"$WORK/cal.out" 2>"$WORK/cal.err" || fail "calibrate exited $?: $(tail -3 "$WORK/cal.err")"
