@@ -15,6 +15,8 @@ namespace kbench::serve {
 
 namespace {
 
+constexpr std::size_t kServeThreads = 64;
+
 // The store layer and the report renderers were written for one command
 // per process and are not reviewed for concurrent use: pages are made one
 // at a time (a local dashboard has one reader).
@@ -63,6 +65,12 @@ void serve(const ServeOptions& options) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   httplib::Server server;
+  // httplib gives each connection a pool thread until it closes or its read
+  // timeout (5 s) passes, so with the default pool (8 threads here) a few
+  // idle keep-alive connections of browsers or scanners queued every page
+  // behind them (23 s with 40 open). Threads that wait on a socket cost
+  // little; 64 of them serve a team's browsers.
+  server.new_task_queue = [] { return new httplib::ThreadPool(kServeThreads); };
   server.Get("/", page(options.store_url, index_page));
   server.Get("/compare", page(options.store_url, compare_page));
   server.Get("/trend", page(options.store_url, trend_page));

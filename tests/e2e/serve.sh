@@ -80,6 +80,27 @@ expect_status 500 "$(fetch '/compare?base=base&test=slow')" "compare, the store 
 mv "$WORK/moved.db" "$DB"
 expect_status 200 "$(fetch /)" "GET / after the errors"   # still serving
 
+# Idle connections (a browser's kept-alive ones, a port scan) must not hold
+# up a page: with 40 open and silent, the page comes while all 40 are still
+# open, i.e. before the server gave up on any of them, and not after their
+# read timeouts freed the threads they held.
+idle=$(/usr/bin/python3 - "$URL" <<'PY'
+import socket, sys, urllib.parse, urllib.request
+url = urllib.parse.urlparse(sys.argv[1])
+idle = [socket.create_connection((url.hostname, url.port)) for _ in range(40)]
+urllib.request.urlopen(sys.argv[1], timeout=120).read()
+still_open = 0
+for s in idle:
+    s.setblocking(False)
+    try:
+        still_open += s.recv(1) != b""
+    except BlockingIOError:
+        still_open += 1
+print(still_open)
+PY
+)
+[ "$idle" = 40 ] && pass || fail "the page came after the server had closed $((40 - ${idle:-0})) of 40 idle connections"
+
 kill -TERM "$SERVER"
 wait "$SERVER"
 status=$?
