@@ -88,6 +88,25 @@ done
 expect_bad_input "bad list kind" "$KBENCH" list widgets --store "sqlite://$S"
 expect_bad_input "show unknown profile" "$KBENCH" show NOPE --store "sqlite://$S"
 expect_bad_input "unknown command" "$KBENCH" frobnicate
+expect_contains "$WORK/err" "kbench: command 'frobnicate': expected one of run, calibrate, compare,"
+# A misspelt command is named, with the nearest one, not "A subcommand is required".
+expect_bad_input "misspelt command" "$KBENCH" compaer A B --store "sqlite://$S"
+expect_contains "$WORK/err" "command 'compaer': expected one of run, calibrate, compare,"
+expect_contains "$WORK/err" "(did you mean compare?)"
+expect_bad_input "misspelt plan command" "$KBENCH" plan exce my-plan.yaml --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "plan command 'exce': expected one of check, exec, status (did you mean exec?)"
+[ ! -e "$WORK/new.db" ] && pass || fail "a misspelt plan command created the store"
+expect_bad_input "no command" "$KBENCH"
+expect_contains "$WORK/err" "kbench: command missing: expected one of run, calibrate, compare,"
+expect_bad_input "an option before the command" "$KBENCH" --store "sqlite://$S" compare A B
+expect_contains "$WORK/err" "kbench: command missing before '--store': expected one of run, calibrate, compare,"
+expect_bad_input "session without its command" "$KBENCH" session
+expect_contains "$WORK/err" "kbench: session command missing: expected one of show, delete"
+# --version is no command: it prints the version and exits 0.
+"$KBENCH" --version >"$WORK/out" 2>"$WORK/err"
+status=$?
+[ "$status" -eq 0 ] && [ ! -s "$WORK/err" ] && grep -qE '^kbench [0-9]+\.[0-9]+\.[0-9]+$' "$WORK/out" && pass \
+  || fail "--version: exit $status, stdout '$(cat "$WORK/out")', stderr '$(cat "$WORK/err")'"
 
 # kbench plan check / exec: a plan's faults are found before anything is written.
 # expect_plan_refused NAME PLAN TEXT: check and exec both refuse PLAN, with TEXT, within seconds.
