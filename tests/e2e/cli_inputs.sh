@@ -80,6 +80,15 @@ for v in nan inf abc -1; do
     "$KBENCH" compare A B --min-change "$v" --store "sqlite://$S"
 done
 expect_message "hex --fdr" "--fdr 0x0.1p0: expected a level" "$KBENCH" compare A B --fdr 0x0.1p0 --store "sqlite://$S"
+# A session number: a short line (CLI11's printed the largest double in full).
+for command in show "delete --yes"; do
+  for n in 0 -1 1.5; do
+    # shellcheck disable=SC2086
+    expect_message "session $command $n" "session number '$n': expected a whole number from 1 to 2147483647" \
+      "$KBENCH" session $command A "$n" --store "sqlite://$S"
+    [ "$(wc -c <"$WORK/err")" -lt 100 ] && pass || fail "session $command $n: $(wc -c <"$WORK/err") bytes on stderr"
+  done
+done
 [ ! -e "$WORK/new.db" ] && pass || fail "a refused run created the store"
 
 # Output that cannot be written: one line naming why, exit 1 (it used to be 0).
