@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,20 @@ void check_command_words(const CLI::App& app, int argc, char** argv) {
   }
 }
 
+// CLI11 words an option given twice "--swprofile: At Most 1 required but
+// received 2", which reads as if a value were missing; said here in kbench's
+// words. Other parse errors keep CLI11's, with the pointer to --help.
+std::string parse_error_message(const CLI::ParseError& e) {
+  static const std::regex at_most("(.+): At Most ([0-9]+) required but received ([0-9]+)");
+  const std::string what = e.what();
+  std::smatch parts;
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && std::regex_match(what, parts, at_most)) {
+    if (parts[2] == "1") return parts[1].str() + " given " + parts[3].str() + " times: expected it once";
+    return parts[1].str() + " given " + parts[3].str() + " values: expected at most " + parts[2].str();
+  }
+  return what + " (see kbench --help)";
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "kbench: what a kernel change does to performance, with statistical confidence.\n\n"
@@ -187,7 +202,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11 throws help requests of subcommands as ParseError with exit code 0.
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "kbench: " << e.what() << " (see kbench --help)\n";
+    std::cerr << "kbench: " << parse_error_message(e) << "\n";
     return kbench::kExitUsage;
   } catch (const kbench::InputError& e) {
     std::cerr << "kbench: " << e.what() << "\n";

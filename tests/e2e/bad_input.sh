@@ -49,7 +49,12 @@ for command in check "exec --store sqlite://$WORK/new.db"; do
   expect_contains "$WORK/err" "--swprofile 'a"
   expect_contains "$WORK/err" "expected a name in UTF-8 (byte 2 is not)"
 done
-[ ! -e "$WORK/new.db" ] && pass || fail "a run with a refused name created the store"
+# An option given twice is named, in kbench's words, not CLI11's "At Most 1 required but received 2".
+expect_bad_input "--swprofile twice" "$KBENCH" run --swprofile a --swprofile b "${QUICK[@]}" --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "kbench: --swprofile given 2 times: expected it once"
+expect_bad_input "compare --fdr twice" "$KBENCH" compare A B --fdr 0.1 --fdr 0.2 --store "sqlite://$S"
+expect_contains "$WORK/err" "kbench: --fdr given 2 times: expected it once"
+[ ! -e "$WORK/new.db" ] && pass || fail "a run with a refused name or repeated option created the store"
 # --resume with nothing to resume, in a new store and in one without that swprofile's runs.
 for store in "$WORK/new.db" "$S"; do
   expect_bad_input "run --resume with nothing to resume in $store" "$KBENCH" run --swprofile B --suite quick \
