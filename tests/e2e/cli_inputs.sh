@@ -53,6 +53,11 @@ expect_message "list empty --id" "--id '': expected a non-empty glob" "$KBENCH" 
 expect_message "list unclosed [" "--id '[': expected a glob" "$KBENCH" list benchmark --id '[' --store "sqlite://$S"
 expect_message "backslash in a glob" "without backslashes" \
   "$KBENCH" compare A B --benchmark 'syscall\*' --store "sqlite://$S"
+expect_message "catalogue unclosed [" "GLOB '[': expected a glob whose '[' (character 1) is closed by a ']'" \
+  "$KBENCH" catalogue '['
+expect_message "catalogue backslash" "GLOB 'syscall\*': expected a glob without backslashes" "$KBENCH" catalogue 'syscall\*'
+"$KBENCH" catalogue 'syscall/[!i]*' >"$WORK/out" 2>"$WORK/err" && grep -qx 'syscall/getpid' "$WORK/out" \
+  && ! grep -q 'syscall/invalid' "$WORK/out" && pass || fail "catalogue 'syscall/[!i]*': $(grep -v '^ ' "$WORK/out")"
 # fnmatch's "[!...]" negates in the store's queries too (SQLite reads only "[^...]").
 "$KBENCH" export --benchmark 'syscall/[!g]*' --store "sqlite://$S" >"$WORK/out" 2>"$WORK/err"
 [ "$(wc -l <"$WORK/out")" -eq 1 ] && pass || fail "[!g]* matched getpid: $(head -3 "$WORK/out")"
