@@ -156,6 +156,14 @@ for option in "--budget 1h" "--max-looks 3"; do
   expect_contains "$WORK/err" "${option% *} requires --until-decided"
 done
 [ ! -e "$WORK/new.db" ] && pass || fail "plan exec with --budget or --max-looks alone created the store"
+# plan exec --resume with nothing to resume, as run's: in a new store and in one without the plan's runs.
+for store in "$WORK/new.db" "$S"; do
+  expect_bad_input "plan exec --resume with nothing to resume in $store" "$KBENCH" plan exec "$WORK/getpid.yaml" \
+    --resume --store "sqlite://$store"
+  expect_contains "$WORK/err" \
+    "--resume: no interrupted run of plan $WORK/getpid.yaml (swprofile A) to resume in sqlite://$store"
+done
+[ ! -e "$WORK/new.db" ] && pass || fail "plan exec --resume with nothing to resume created the store"
 
 # --strict on a busy machine refuses (exit 1) before the store is created. The
 # load average is faked in a mount namespace of this test's own.
