@@ -78,7 +78,10 @@ echo "hello, not a database" >"$WORK/text.db"
 sqlite3 "$WORK/other.db" "create table t(x); insert into t values (1);"
 cp "$S" "$WORK/newer.db"
 sqlite3 "$WORK/newer.db" "update kbench_meta set value='99' where key='schema_version'"
-for f in text other newer; do
+# Damaged copies of a real store: cut inside its first page, and after it.
+head -c 100 "$S" >"$WORK/cut.db"
+head -c 4096 "$S" >"$WORK/cut4k.db"
+for f in text other newer cut cut4k; do
   sum=$(md5sum <"$WORK/$f.db")
   expect_bad_input "$f.db as a store (compare)" "$KBENCH" compare A B --store "sqlite://$WORK/$f.db"
   # A store from a newer kbench is named as such, never as "not a kbench store".
@@ -86,7 +89,10 @@ for f in text other newer; do
   expect_bad_input "$f.db as a store (run)" "$KBENCH" run --swprofile A --benchmark 'syscall/getpid' \
     --store "sqlite://$WORK/$f.db"
   [ $f = newer ] && expect_contains "$WORK/err" "has schema version 99"
+  [ $f = cut ] && expect_contains "$WORK/err" "cut.db is damaged (an SQLite database cut off after 100 bytes"
+  [ $f = cut4k ] && expect_contains "$WORK/err" "cut4k.db is damaged (SQLite cannot read it: "
   [ "$(md5sum <"$WORK/$f.db")" = "$sum" ] && pass || fail "$f.db was changed"
+  [ ! -e "$WORK/$f.db-wal" ] && [ ! -e "$WORK/$f.db-shm" ] && pass || fail "$f.db was left with -wal or -shm files"
 done
 
 # kbench list / show
