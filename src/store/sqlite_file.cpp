@@ -91,18 +91,22 @@ Connection open_read_only(const std::string& url, const std::string& path) {
 }
 
 Connection open_read_write(const std::string& url, const std::string& path, bool create) {
-  Connection db = open_with(url, path, path, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), " for writing");
-  // SQLite quietly opens a file it cannot write read-only; the store also
-  // needs its directory for the -wal and -shm files. Say which is in the way.
+  // SQLite quietly opens a file it cannot write read-only, and says "No such
+  // file or directory" of one it cannot create in a read-only directory; the
+  // store also needs its directory for the -wal and -shm files. Say which is
+  // in the way, before SQLite tries.
   const std::string directory = fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string();
+  const bool exists = ::access(path.c_str(), F_OK) == 0;
   for (const auto& [name, what] : {std::pair{path, "cannot write "}, std::pair{directory, "cannot create files in "}}) {
+    if (name == path && !exists) continue;
     if (::access(name.c_str(), W_OK) == 0) continue;
     const int error = errno;
-    throw InputError("store " + url + ": " + what + name + ": " +
+    throw InputError("store " + url + ": " + (exists ? what + name : "cannot create " + path) + ": " +
                      (error == EROFS    ? std::string("read-only file system")
                       : error == EACCES ? std::string("permission denied")
                                         : std::string(std::strerror(error))));
   }
+  Connection db = open_with(url, path, path, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), " for writing");
   if (sqlite3_db_readonly(db.get(), "main") == 1) {
     throw InputError("store " + url + ": cannot write " + path + ": SQLite opened it read-only");
   }

@@ -94,6 +94,18 @@ for f in text other newer cut cut4k; do
   [ "$(md5sum <"$WORK/$f.db")" = "$sum" ] && pass || fail "$f.db was changed"
   [ ! -e "$WORK/$f.db-wal" ] && [ ! -e "$WORK/$f.db-shm" ] && pass || fail "$f.db was left with -wal or -shm files"
 done
+# A new store on a read-only file system is named as such (SQLite said "No such
+# file or directory"). The file system is a tmpfs of this test's own mount namespace.
+mkdir "$WORK/ro"
+# shellcheck disable=SC2016  # $0 and $@ are the inner shell's
+read_only() { unshare -Urm sh -c 'mount -t tmpfs none "$0" && mount -o remount,ro "$0" && exec "$@"' "$WORK/ro" "$@"; }
+if read_only true 2>/dev/null; then
+  expect_bad_input "run into a read-only file system" read_only "$KBENCH" run --swprofile A "${QUICK[@]}" \
+    --store "sqlite://$WORK/ro/new.db"
+  expect_contains "$WORK/err" "cannot create $WORK/ro/new.db: read-only file system"
+else
+  echo "skipped: a store on a read-only file system (no user namespace here to mount one in)"
+fi
 
 # kbench list / show
 expect_bad_input "bad list kind" "$KBENCH" list widgets --store "sqlite://$S"
