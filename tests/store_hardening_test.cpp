@@ -413,6 +413,19 @@ TEST_F(MountedStoreTest, ReadOnlyFileSystemIsReadAndRefusedForWritingAsWhatItIs)
   }
 }
 
+TEST_F(MountedStoreTest, NewStoreOnAReadOnlyFileSystemIsRefusedAsWhatItIs) {
+  ASSERT_TRUE(mount_->remount_read_only()) << std::strerror(errno);
+  const fs::path missing = dir_.path() / "mnt" / "new.db";
+  try {
+    open_store(missing.string(), OpenMode::CreateIfMissing);
+    ADD_FAILURE() << "created a store on a read-only file system";
+  } catch (const InputError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("cannot create " + missing.string() + ": read-only file system"));
+    EXPECT_THAT(error.what(), Not(HasSubstr("No such file")));
+  }
+  EXPECT_FALSE(fs::exists(missing));
+}
+
 TEST_F(MountedStoreTest, FullFileSystemIsCalledFullAndStillReadable) {
   {
     // Fill the file system to the last byte.

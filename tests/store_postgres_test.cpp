@@ -324,16 +324,31 @@ TEST(PostgresStoreUrl, PasswordInTheUrlIsRefusedWithoutEchoingIt) {
   EXPECT_EQ(parse_store_url("postgres://db.example/results").scheme, "postgresql");
 }
 
-TEST(PostgresStore, UnreachableServerIsBadInputNamingTheUrlAndTheReason) {
+TEST(PostgresStore, UnreachableServerIsAFailureNamingTheUrlAndTheReason) {
   // Port 1 on loopback: nothing listens there, so the refusal is immediate.
+  // Not bad input: the same URL works once the server is up.
   try {
     open_store("postgresql://kbench@127.0.0.1:1/results", OpenMode::CreateIfMissing);
     ADD_FAILURE() << "connected to nothing";
-  } catch (const InputError& error) {
+  } catch (const RunError& error) {
     EXPECT_THAT(error.what(), HasSubstr("postgresql://kbench@127.0.0.1:1/results"));
     EXPECT_THAT(error.what(), HasSubstr("cannot connect"));
     EXPECT_THAT(error.what(), HasSubstr("refused"));
     EXPECT_THAT(std::string(error.what()), Not(HasSubstr("\n")));
+  }
+}
+
+TEST(PostgresStore, MissingDatabaseIsBadInputNamingIt) {
+  // The server answers and refuses the URL: what it names is wrong.
+  const std::string server = kbench::testing::postgres_server_url();
+  ASSERT_FALSE(server.empty());
+  const std::string url = kbench::testing::with_database(server, "kbench_test_no_such_database");
+  try {
+    open_store(url, OpenMode::CreateIfMissing);
+    ADD_FAILURE() << "connected to a database that does not exist";
+  } catch (const InputError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("cannot connect"));
+    EXPECT_THAT(error.what(), HasSubstr("kbench_test_no_such_database"));
   }
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/errors.h"
 #include "common/records.h"
 #include "runner/catalogue.h"
@@ -49,9 +50,11 @@ nlohmann::json to_json(const runner::CatalogueEntry& entry) {
 
 void catalogue_command(const CatalogueOptions& options) {
   if (options.glob.empty()) throw InputError("GLOB '': expected a benchmark name or glob such as 'syscall/*'");
+  // Read as run --benchmark reads it, so a '[' without its ']' is named as such, not "no benchmark matches".
+  const std::string glob = parse_glob("GLOB", options.glob);
   auto connection = sut::make_local_connection(sut::find_agent_binary());
   const runner::Catalogue catalogue = runner::fetch_catalogue(*connection);
-  const auto names = catalogue.matching(options.glob);
+  const auto names = catalogue.matching(glob);
   if (names.empty()) {
     throw InputError("GLOB '" + options.glob + "': no benchmark matches (known: " + catalogue.known_names() + ")");
   }

@@ -164,6 +164,23 @@ void check_command(const PlanOptions& options) {
             << " benchmarks, " << repeats << " repeats per swprofile\n";
 }
 
+// --resume with no run of the plan in the store would start new sessions with
+// only a note; refused before the store is created or changed, as run's is.
+void require_plan_run_to_resume(const PlanOptions& options, const std::string& store_url,
+                                const std::vector<std::string>& plan_keys, const std::vector<std::string>& swprofiles) {
+  for (const auto& key : plan_keys) {
+    if (has_run_to_resume(store_url, key, swprofiles)) return;
+  }
+  std::string names;
+  for (const auto& name : swprofiles) names += (names.empty() ? "" : ", ") + name;
+  const std::string which = swprofiles.empty()      ? ""
+                            : swprofiles.size() == 1 ? " (swprofile " + names + ")"
+                                                     : " (swprofiles " + names + ")";
+  throw InputError(fmt::format("--resume: no interrupted run of plan {}{} to resume in {} (leave out --resume to "
+                               "start new sessions)",
+                               options.path, which, store_url));
+}
+
 // Several SUTs: checked here, then measured by one worker process each.
 void exec_fleet(plan::Plan plan, const std::vector<plan::SutSpec>& suts, const PlanOptions& options,
                 const std::string& plan_key) {
@@ -183,6 +200,13 @@ void exec_fleet(plan::Plan plan, const std::vector<plan::SutSpec>& suts, const P
   const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*local));
   // Built once here; each worker finds them in the cache.
   build_kernels(plan, options);
+  if (options.resume) {
+    // Any SUT of the plan: the failed ones of a fleet are resumed with --sut,
+    // and one may have failed before its first session.
+    std::vector<std::string> keys;
+    for (const auto& sut : plan.suts) keys.push_back(fleet_plan_key(plan_key, sut.name));
+    require_plan_run_to_resume(options, fleet.store_url, keys, options.swprofiles);
+  }
   // Before the store is created: a refused run writes nothing.
   if (options.strict) runner::check_machine_load(/*strict=*/true);
   // Created here, before the workers open it at once.
@@ -306,8 +330,16 @@ void exec_command(const PlanOptions& options) {
       throw InputError("--until-decided: the plan needs at least two swprofiles to compare");
   }
   const std::string store_url = resolve_store_url(options.store_url);
-  if (sut_spec && sut_spec->boot && sut_spec->method == "local") {
-    prepare_local_boots(options, store_url, exec);
+  const bool local_boots = sut_spec && sut_spec->boot && sut_spec->method == "local";
+  if (local_boots) prepare_local_boots(options, store_url, exec);
+  // A fleet worker's SUT may not have begun when the fleet stopped (the fleet
+  // checked its plan as a whole), and a plan between boots of this machine
+  // resumes from its state file.
+  if (options.resume && !options.fleet_worker &&
+      !(local_boots && runner::read_local_boot_state(runner::local_boot_state_path(exec.plan_key)))) {
+    std::vector<std::string> names;
+    for (const auto& profile : runner::select_swprofiles(plan, exec)) names.push_back(profile.name);
+    require_plan_run_to_resume(options, store_url, {exec.plan_key}, names);
   }
   // Before the store is created: a refused run writes nothing.
   if (options.strict) runner::check_machine_load(/*strict=*/true);

@@ -1,7 +1,6 @@
 // kbench run: measure this machine's running kernel as sessions of a swprofile.
 #include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -25,10 +24,7 @@ const char* const kRunPlanKey = "kbench run";
 // --resume with no run of the swprofile in the store would start a new run in
 // its place without a word; refused before the store is created or changed.
 void require_run_to_resume(const std::string& store_url, const std::string& swprofile) {
-  const store::StoreUrl parsed = store::parse_store_url(store_url);
-  if (parsed.scheme != "sqlite" || std::filesystem::exists(parsed.path)) {
-    if (store::open_store(store_url, store::OpenMode::ReadOnly)->latest_plan(kRunPlanKey, {swprofile})) return;
-  }
+  if (has_run_to_resume(store_url, kRunPlanKey, {swprofile})) return;
   throw InputError("--resume: no interrupted run of swprofile '" + swprofile + "' to resume in " + store_url +
                    " (leave out --resume to start a new run)");
 }

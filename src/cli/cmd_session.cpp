@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <limits>
 #include <set>
 
 #include "cli/commands.h"
@@ -136,9 +137,14 @@ void delete_command(const SessionOptions& options) {
 
 void add_selector(CLI::App& cmd, SessionOptions& options) {
   cmd.add_option("swprofile", options.swprofile, "swprofile of the session")->required();
-  cmd.add_option("number", options.number, "the session's number within SUT and swprofile (kbench list sessions)")
-      ->required()
-      ->check(CLI::PositiveNumber);
+  // CLI::PositiveNumber's message for 0 printed the largest double in full.
+  cmd.add_option_function<std::string>(
+         "number",
+         [&options](const std::string& text) {
+           options.number = parse_integer("session number", text, 1, std::numeric_limits<int>::max());
+         },
+         "the session's number within SUT and swprofile (kbench list sessions)")
+      ->required();
   cmd.add_option("--sut", options.sut, "the SUT, when the swprofile ran on several");
   add_store_option(cmd, options.store_url);
 }

@@ -1,11 +1,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iostream>
+#include <regex>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "common/errors.h"
@@ -84,6 +89,77 @@ int finish_output(StdoutBuffer& buffer, int status) {
   return status == kbench::kExitOk || status == kbench::kExitGate ? kbench::kExitFailure : status;
 }
 
+// Optimal string alignment distance: a swap of two neighbours counts once,
+// so "compaer" is as near "compare" as a one-letter typo.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// CLI11 says "A subcommand is required" for a misspelt or missing command,
+// naming neither the word it did not know nor the commands there are. The
+// command words come first (a group has no options but --help), so
+// they are checked here, before CLI11 parses.
+void check_command_words(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* current = &app;
+  std::string path;
+  for (int i = 1;; ++i) {
+    const auto commands = current->get_subcommands(std::function<bool(const CLI::App*)>([](const CLI::App*) {
+      return true;
+    }));
+    if (commands.empty() || current->get_require_subcommand_min() == 0) return;
+    const std::string word = i < argc ? argv[i] : "";
+    if (word.starts_with("-") && current->get_option_no_throw(word.substr(0, word.find('='))) != nullptr) return;
+    std::string names;
+    std::string nearest;
+    std::size_t nearest_distance = 3;  // at most two typos are a suggestion
+    const CLI::App* next = nullptr;
+    for (const CLI::App* command : commands) {
+      if (command->get_name() == word) next = command;
+      names += (names.empty() ? "" : ", ") + command->get_name();
+      const std::size_t distance = edit_distance(word, command->get_name());
+      if (distance < nearest_distance && distance < command->get_name().size()) {
+        nearest = command->get_name();
+        nearest_distance = distance;
+      }
+    }
+    if (next == nullptr) {
+      if (i >= argc) throw kbench::InputError(path + "command missing: expected one of " + names);
+      if (word.starts_with("-")) {
+        throw kbench::InputError(path + "command missing before '" + word + "': expected one of " + names);
+      }
+      throw kbench::InputError(path + "command '" + word + "': expected one of " + names +
+                               (nearest.empty() ? "" : " (did you mean " + nearest + "?)"));
+    }
+    current = next;
+    path += current->get_name() + " ";
+  }
+}
+
+// CLI11 words an option given twice "--swprofile: At Most 1 required but
+// received 2", which reads as if a value were missing; said here in kbench's
+// words. Other parse errors keep CLI11's, with the pointer to --help.
+std::string parse_error_message(const CLI::ParseError& e) {
+  static const std::regex at_most("(.+): At Most ([0-9]+) required but received ([0-9]+)");
+  const std::string what = e.what();
+  std::smatch parts;
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && std::regex_match(what, parts, at_most)) {
+    if (parts[2] == "1") return parts[1].str() + " given " + parts[3].str() + " times: expected it once";
+    return parts[1].str() + " given " + parts[3].str() + " values: expected at most " + parts[2].str();
+  }
+  return what + " (see kbench --help)";
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "kbench: what a kernel change does to performance, with statistical confidence.\n\n"
@@ -92,6 +168,7 @@ int run(int argc, char** argv) {
       "  kbench compare base patched        # the table for the mailing list\n",
       "kbench"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("kbench ") + KBENCH_VERSION);
   app.footer("Run 'kbench COMMAND --help' for a command's options and examples.");
   kbench::cli::add_run_command(app);
   kbench::cli::add_calibrate_command(app);
@@ -111,7 +188,11 @@ int run(int argc, char** argv) {
   kbench::cli::add_bisect_command(app);
 
   try {
+    check_command_words(app, argc, argv);
     app.parse(argc, argv);
+  } catch (const CLI::CallForVersion& e) {
+    std::cout << e.what() << "\n";
+    return kbench::kExitOk;
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return kbench::kExitOk;
@@ -121,7 +202,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11 throws help requests of subcommands as ParseError with exit code 0.
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "kbench: " << e.what() << " (see kbench --help)\n";
+    std::cerr << "kbench: " << parse_error_message(e) << "\n";
     return kbench::kExitUsage;
   } catch (const kbench::InputError& e) {
     std::cerr << "kbench: " << e.what() << "\n";

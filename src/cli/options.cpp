@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 
 #include "cli/commands.h"
 #include "common/errors.h"
@@ -157,6 +158,13 @@ OpenedStore open_existing_store(const std::string& store_url_option) {
   opened.url = resolve_store_url(store_url_option);
   opened.store = store::open_store(opened.url, store::OpenMode::ReadOnly);
   return opened;
+}
+
+bool has_run_to_resume(const std::string& store_url, const std::string& plan_key,
+                       const std::vector<std::string>& swprofiles) {
+  const store::StoreUrl parsed = store::parse_store_url(store_url);
+  if (parsed.scheme == "sqlite" && !std::filesystem::exists(parsed.path)) return false;
+  return store::open_store(store_url, store::OpenMode::ReadOnly)->latest_plan(plan_key, swprofiles).has_value();
 }
 
 void require_swprofiles(const OpenedStore& opened, const std::vector<std::string>& profiles,

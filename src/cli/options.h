@@ -80,6 +80,12 @@ struct OpenedStore {
 };
 OpenedStore open_existing_store(const std::string& store_url_option);
 
+// --resume: whether the store holds a run, of any of `swprofiles` (all when
+// empty), of the plan with this key (ExecOptions::plan_key). A missing SQLite
+// file holds none, and is not created.
+bool has_run_to_resume(const std::string& store_url, const std::string& plan_key,
+                       const std::vector<std::string>& swprofiles);
+
 // Throws InputError naming the first profile the store does not hold; with
 // KnownProfiles::List the message also lists the profiles it does hold.
 enum class KnownProfiles { Omit, List };

@@ -72,9 +72,16 @@ PgConnection::PgConnection(const std::string& conninfo, const std::string& locat
   const char* keywords[] = {"connect_timeout", "fallback_application_name", "dbname", nullptr};
   const char* values[] = {"10", "kbench", conninfo.c_str(), nullptr};
   conn_.reset(PQconnectdbParams(keywords, values, /*expand_dbname=*/1));
-  if (!conn_) throw InputError("store " + location_ + ": cannot connect: out of memory");
+  if (!conn_) throw RunError("store " + location_ + ": cannot connect: out of memory");
   if (PQstatus(conn_.get()) != CONNECTION_OK) {
-    throw InputError("store " + location_ + ": cannot connect: " + one_line(PQerrorMessage(conn_.get())));
+    const std::string message = "store " + location_ + ": cannot connect: " + one_line(PQerrorMessage(conn_.get()));
+    // A server that is down, unreachable or not yet accepting connections is
+    // a failure of the environment (exit 1), which the same command may get
+    // past later; one that answered and refused this URL's user, password or
+    // database is bad input (exit 2). libpq tells them apart only by a ping.
+    const PGPing ping = PQpingParams(keywords, values, /*expand_dbname=*/1);
+    if (ping == PQPING_NO_RESPONSE || ping == PQPING_REJECT) throw RunError(message);
+    throw InputError(message);
   }
   // Warnings about e.g. "relation already exists, skipping" are not for users.
   execute("SET client_min_messages = warning");

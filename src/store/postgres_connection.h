@@ -69,7 +69,8 @@ class PgResult {
 class PgConnection {
  public:
   // Connects with the libpq URI `conninfo`; `location` (password-free) names
-  // the store in messages. A failure is an InputError with libpq's reason.
+  // the store in messages. A failure names libpq's reason: a RunError when
+  // the server cannot be reached, an InputError when it refused the URL.
   PgConnection(const std::string& conninfo, const std::string& location);
 
   // Statements without parameters (several allowed, separated by ';').

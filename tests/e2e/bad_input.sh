@@ -49,7 +49,12 @@ for command in check "exec --store sqlite://$WORK/new.db"; do
   expect_contains "$WORK/err" "--swprofile 'a"
   expect_contains "$WORK/err" "expected a name in UTF-8 (byte 2 is not)"
 done
-[ ! -e "$WORK/new.db" ] && pass || fail "a run with a refused name created the store"
+# An option given twice is named, in kbench's words, not CLI11's "At Most 1 required but received 2".
+expect_bad_input "--swprofile twice" "$KBENCH" run --swprofile a --swprofile b "${QUICK[@]}" --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "kbench: --swprofile given 2 times: expected it once"
+expect_bad_input "compare --fdr twice" "$KBENCH" compare A B --fdr 0.1 --fdr 0.2 --store "sqlite://$S"
+expect_contains "$WORK/err" "kbench: --fdr given 2 times: expected it once"
+[ ! -e "$WORK/new.db" ] && pass || fail "a run with a refused name or repeated option created the store"
 # --resume with nothing to resume, in a new store and in one without that swprofile's runs.
 for store in "$WORK/new.db" "$S"; do
   expect_bad_input "run --resume with nothing to resume in $store" "$KBENCH" run --swprofile B --suite quick \
@@ -73,7 +78,10 @@ echo "hello, not a database" >"$WORK/text.db"
 sqlite3 "$WORK/other.db" "create table t(x); insert into t values (1);"
 cp "$S" "$WORK/newer.db"
 sqlite3 "$WORK/newer.db" "update kbench_meta set value='99' where key='schema_version'"
-for f in text other newer; do
+# Damaged copies of a real store: cut inside its first page, and after it.
+head -c 100 "$S" >"$WORK/cut.db"
+head -c 4096 "$S" >"$WORK/cut4k.db"
+for f in text other newer cut cut4k; do
   sum=$(md5sum <"$WORK/$f.db")
   expect_bad_input "$f.db as a store (compare)" "$KBENCH" compare A B --store "sqlite://$WORK/$f.db"
   # A store from a newer kbench is named as such, never as "not a kbench store".
@@ -81,13 +89,47 @@ for f in text other newer; do
   expect_bad_input "$f.db as a store (run)" "$KBENCH" run --swprofile A --benchmark 'syscall/getpid' \
     --store "sqlite://$WORK/$f.db"
   [ $f = newer ] && expect_contains "$WORK/err" "has schema version 99"
+  [ $f = cut ] && expect_contains "$WORK/err" "cut.db is damaged (an SQLite database cut off after 100 bytes"
+  [ $f = cut4k ] && expect_contains "$WORK/err" "cut4k.db is damaged (SQLite cannot read it: "
   [ "$(md5sum <"$WORK/$f.db")" = "$sum" ] && pass || fail "$f.db was changed"
+  [ ! -e "$WORK/$f.db-wal" ] && [ ! -e "$WORK/$f.db-shm" ] && pass || fail "$f.db was left with -wal or -shm files"
 done
+# A new store on a read-only file system is named as such (SQLite said "No such
+# file or directory"). The file system is a tmpfs of this test's own mount namespace.
+mkdir "$WORK/ro"
+# shellcheck disable=SC2016  # $0 and $@ are the inner shell's
+read_only() { unshare -Urm sh -c 'mount -t tmpfs none "$0" && mount -o remount,ro "$0" && exec "$@"' "$WORK/ro" "$@"; }
+if read_only true 2>/dev/null; then
+  expect_bad_input "run into a read-only file system" read_only "$KBENCH" run --swprofile A "${QUICK[@]}" \
+    --store "sqlite://$WORK/ro/new.db"
+  expect_contains "$WORK/err" "cannot create $WORK/ro/new.db: read-only file system"
+else
+  echo "skipped: a store on a read-only file system (no user namespace here to mount one in)"
+fi
 
 # kbench list / show
 expect_bad_input "bad list kind" "$KBENCH" list widgets --store "sqlite://$S"
 expect_bad_input "show unknown profile" "$KBENCH" show NOPE --store "sqlite://$S"
 expect_bad_input "unknown command" "$KBENCH" frobnicate
+expect_contains "$WORK/err" "kbench: command 'frobnicate': expected one of run, calibrate, compare,"
+# A misspelt command is named, with the nearest one, not "A subcommand is required".
+expect_bad_input "misspelt command" "$KBENCH" compaer A B --store "sqlite://$S"
+expect_contains "$WORK/err" "command 'compaer': expected one of run, calibrate, compare,"
+expect_contains "$WORK/err" "(did you mean compare?)"
+expect_bad_input "misspelt plan command" "$KBENCH" plan exce my-plan.yaml --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "plan command 'exce': expected one of check, exec, status (did you mean exec?)"
+[ ! -e "$WORK/new.db" ] && pass || fail "a misspelt plan command created the store"
+expect_bad_input "no command" "$KBENCH"
+expect_contains "$WORK/err" "kbench: command missing: expected one of run, calibrate, compare,"
+expect_bad_input "an option before the command" "$KBENCH" --store "sqlite://$S" compare A B
+expect_contains "$WORK/err" "kbench: command missing before '--store': expected one of run, calibrate, compare,"
+expect_bad_input "session without its command" "$KBENCH" session
+expect_contains "$WORK/err" "kbench: session command missing: expected one of show, delete"
+# --version is no command: it prints the version and exits 0.
+"$KBENCH" --version >"$WORK/out" 2>"$WORK/err"
+status=$?
+[ "$status" -eq 0 ] && [ ! -s "$WORK/err" ] && grep -qE '^kbench [0-9]+\.[0-9]+\.[0-9]+$' "$WORK/out" && pass \
+  || fail "--version: exit $status, stdout '$(cat "$WORK/out")', stderr '$(cat "$WORK/err")'"
 
 # kbench plan check / exec: a plan's faults are found before anything is written.
 # expect_plan_refused NAME PLAN TEXT: check and exec both refuse PLAN, with TEXT, within seconds.
@@ -132,6 +174,14 @@ for option in "--budget 1h" "--max-looks 3"; do
   expect_contains "$WORK/err" "${option% *} requires --until-decided"
 done
 [ ! -e "$WORK/new.db" ] && pass || fail "plan exec with --budget or --max-looks alone created the store"
+# plan exec --resume with nothing to resume, as run's: in a new store and in one without the plan's runs.
+for store in "$WORK/new.db" "$S"; do
+  expect_bad_input "plan exec --resume with nothing to resume in $store" "$KBENCH" plan exec "$WORK/getpid.yaml" \
+    --resume --store "sqlite://$store"
+  expect_contains "$WORK/err" \
+    "--resume: no interrupted run of plan $WORK/getpid.yaml (swprofile A) to resume in sqlite://$store"
+done
+[ ! -e "$WORK/new.db" ] && pass || fail "plan exec --resume with nothing to resume created the store"
 
 # --strict on a busy machine refuses (exit 1) before the store is created. The
 # load average is faked in a mount namespace of this test's own.

@@ -53,6 +53,11 @@ expect_message "list empty --id" "--id '': expected a non-empty glob" "$KBENCH" 
 expect_message "list unclosed [" "--id '[': expected a glob" "$KBENCH" list benchmark --id '[' --store "sqlite://$S"
 expect_message "backslash in a glob" "without backslashes" \
   "$KBENCH" compare A B --benchmark 'syscall\*' --store "sqlite://$S"
+expect_message "catalogue unclosed [" "GLOB '[': expected a glob whose '[' (character 1) is closed by a ']'" \
+  "$KBENCH" catalogue '['
+expect_message "catalogue backslash" "GLOB 'syscall\*': expected a glob without backslashes" "$KBENCH" catalogue 'syscall\*'
+"$KBENCH" catalogue 'syscall/[!i]*' >"$WORK/out" 2>"$WORK/err" && grep -qx 'syscall/getpid' "$WORK/out" \
+  && ! grep -q 'syscall/invalid' "$WORK/out" && pass || fail "catalogue 'syscall/[!i]*': $(grep -v '^ ' "$WORK/out")"
 # fnmatch's "[!...]" negates in the store's queries too (SQLite reads only "[^...]").
 "$KBENCH" export --benchmark 'syscall/[!g]*' --store "sqlite://$S" >"$WORK/out" 2>"$WORK/err"
 [ "$(wc -l <"$WORK/out")" -eq 1 ] && pass || fail "[!g]* matched getpid: $(head -3 "$WORK/out")"
@@ -80,6 +85,15 @@ for v in nan inf abc -1; do
     "$KBENCH" compare A B --min-change "$v" --store "sqlite://$S"
 done
 expect_message "hex --fdr" "--fdr 0x0.1p0: expected a level" "$KBENCH" compare A B --fdr 0x0.1p0 --store "sqlite://$S"
+# A session number: a short line (CLI11's printed the largest double in full).
+for command in show "delete --yes"; do
+  for n in 0 -1 1.5; do
+    # shellcheck disable=SC2086
+    expect_message "session $command $n" "session number '$n': expected a whole number from 1 to 2147483647" \
+      "$KBENCH" session $command A "$n" --store "sqlite://$S"
+    [ "$(wc -c <"$WORK/err")" -lt 100 ] && pass || fail "session $command $n: $(wc -c <"$WORK/err") bytes on stderr"
+  done
+done
 [ ! -e "$WORK/new.db" ] && pass || fail "a refused run created the store"
 
 # Output that cannot be written: one line naming why, exit 1 (it used to be 0).

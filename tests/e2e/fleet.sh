@@ -34,6 +34,8 @@ printf 'sut: {name: a}\nsuts:\n  - {name: b}\nbenchmarks: [syscall/getppid]\n' >
 expect_bad_input "sut and suts together" "$KBENCH" plan exec "$WORK/both.yaml" --store "$S"
 expect_contains "$WORK/err" "both.yaml:3: suts: expected either sut (one SUT) or suts (a list), not both"
 expect_bad_input "--until-decided with suts" "$KBENCH" plan exec "$WORK/two.yaml" --until-decided --store "$S"
+expect_bad_input "--resume with no SUT's run to resume" "$KBENCH" plan exec "$WORK/two.yaml" --resume --store "$S"
+expect_contains "$WORK/err" "--resume: no interrupted run of plan $WORK/two.yaml to resume in $S"
 [ ! -e "$DB" ] && pass || fail "refused input created the store"
 "$KBENCH" plan check "$WORK/two.yaml" >"$WORK/check.out" 2>&1 && pass || fail "plan check: $(cat "$WORK/check.out")"
 expect_contains "$WORK/check.out" "ok: 2 SUTs, 1 swprofiles, 2 benchmarks"

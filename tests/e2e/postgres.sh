@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every command against a PostgreSQL store (a fresh database on the server of
 # scripts/pg-test-server.sh; make test starts one): run, list, show, compare,
-# export, noise, session show/delete; a password in the URL and an
-# unreachable server are bad input that echo no password.
+# export, noise, session show/delete; a password in the URL and a missing
+# database are bad input that echo no password, an unreachable server a failure.
 source "$(dirname "$0")/lib.bash"
 export KBENCH_SELFTEST=1
 export KBENCH_STATE_DIR="$WORK/state"
@@ -46,8 +46,19 @@ if grep -q hunter2 "$WORK/err"; then fail "the password was echoed: $(cat "$WORK
 expect_bad_input "password parameter" "$KBENCH" run --swprofile A --benchmark selftest/sleep \
   --store "postgres://kbench@127.0.0.1:1/x?password=hunter2"
 if grep -q hunter2 "$WORK/err"; then fail "the password was echoed: $(cat "$WORK/err")"; else pass; fi
-expect_bad_input "unreachable server" "$KBENCH" list sessions --store "postgresql://kbench@127.0.0.1:1/results"
-expect_contains "$WORK/err" "postgresql://kbench@127.0.0.1:1/results: cannot connect"
+# A server that cannot be reached is a failure (exit 1), not bad input; one
+# that answers and refuses the URL's database is bad input.
+for command in "list sessions" "run --swprofile A --benchmark selftest/sleep"; do
+  # shellcheck disable=SC2086
+  "$KBENCH" $command --store "postgresql://kbench@127.0.0.1:1/results" >"$WORK/out" 2>"$WORK/err"
+  status=$?
+  [ "$status" -eq 1 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && [ ! -s "$WORK/out" ] && pass \
+    || fail "$command on an unreachable server: exit $status, expected 1 with one line: $(cat "$WORK/err")"
+  expect_contains "$WORK/err" "postgresql://kbench@127.0.0.1:1/results: cannot connect"
+done
+expect_bad_input "missing database" "$KBENCH" list sessions --store "${S%/*}/kbench_e2e_missing_$$"
+expect_contains "$WORK/err" "cannot connect"
+expect_contains "$WORK/err" "kbench_e2e_missing_$$"
 EMPTY="kbench_e2e_empty_$$_$RANDOM"
 psql "$KBENCH_TEST_POSTGRES" -qc "CREATE DATABASE $EMPTY"
 expect_bad_input "database without a store" "$KBENCH" compare A B --store "${S%/*}/$EMPTY"
