@@ -401,7 +401,14 @@ void add_plan_command(CLI::App& app) {
   add_execution_options(*exec, options->cpus, options->strict, options->store_url);
   add_build_cache_option(*exec, options->build_cache);
   exec->footer(
-      "Sessions alternate between swprofiles (A B A B) so drift falls on both. Sysctls a\n"
+      "Examples:\n"
+      "  kbench plan exec ab.yaml                          # every swprofile, the plan's sessions\n"
+      "  kbench plan exec ab.yaml --swprofile A            # only A\n"
+      "  kbench plan exec ab.yaml --resume                 # after an interruption\n"
+      "  kbench plan exec ab.yaml --until-decided --budget 1h && kbench compare A B --looks 4\n"
+      "  kbench plan exec lab.yaml --sut arm-1             # one SUT of a suts: plan\n"
+      "Sessions alternate between swprofiles so drift falls on every side, each round in a\n"
+      "balanced order (A B, B A, A B, ...; docs/statistics.md). Sysctls a\n"
       "swprofile sets are restored afterwards, also after SIGINT/SIGTERM (and, after kill -9,\n"
       "by the next kbench plan exec or run). Exit 1 when a benchmark failed, 128+N on signal N.\n"
       "On an ssh SUT with sut.boot every session is a fresh boot into its swprofile's kernel\n"
