@@ -6,6 +6,7 @@
 #include <iostream>
 #include <limits>
 #include <set>
+#include <string_view>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -91,7 +92,13 @@ void show_command(const SessionOptions& options) {
       {"cpu model:", "cpu_model"},   {"cpus:", "cpu_count"},          {"memory GiB:", "memory_gib"},
       {"cmdline:", "cmdline"},       {"governor:", "governor"},       {"clocksource:", "clocksource"}};
   for (const auto& [label, key] : fields) {
-    const std::string value = fingerprint_field(fp, key);
+    std::string value = fingerprint_field(fp, key);
+    // The agent records a missing cpufreq directory (most VMs) as null: say
+    // so, rather than leave out the line a reader looks for.
+    if (value.empty() && std::string_view(key) == "governor" && fp.is_object() && fp.contains(key) &&
+        fp[key].is_null()) {
+      value = "none (the SUT has no cpufreq)";
+    }
     if (!value.empty()) std::cout << fmt::format("  {:<12} {}\n", label, value);
   }
   if (fp.is_object() && fp.contains("plan") && fp["plan"].is_object()) {
@@ -169,6 +176,9 @@ void add_session_command(CLI::App& app) {
   add_selector(*remove, *options);
   remove->add_flag("--yes", options->yes, "do not ask (required when standard input is not a terminal)");
   remove->footer(
+      "Examples:\n"
+      "  kbench session delete base 2                # asks first\n"
+      "  kbench session delete base 2 --yes --sut vm # in a script; --sut when base ran on several\n"
       "Asks for confirmation on a terminal. The session's samples and outcomes go in one\n"
       "transaction: all or nothing. The numbers of the other sessions do not change.");
   remove->callback([options] { delete_command(*options); });

@@ -95,6 +95,9 @@ grep -E "^base +[^ ]+ +2 " "$WORK/list3.out" | grep -q incomplete && pass || fai
 expect_contains "$WORK/sshow.out" "session 2 of swprofile base on"
 expect_contains "$WORK/sshow.out" "incomplete"
 expect_contains "$WORK/sshow.out" "interrupted"
+# The governor line is there also where the SUT has no cpufreq (the agent's null).
+governor=$(sqlite3 "$DB" "select coalesce(json_extract(fingerprint, '\$.governor'), 'none (the SUT has no cpufreq)') from session s join swprofile w on w.id = s.swprofile_id where w.name = 'base' limit 1")
+grep -qxE " +governor: +${governor//[()]/.}" "$WORK/sshow.out" && pass || fail "session show lacks 'governor: $governor': $(cat "$WORK/sshow.out")"
 
 # --- kbench run --resume --------------------------------------------------------------------
 # Each repeat sleeps 400 ms, so the interrupt lands after the first sample and before the last.
