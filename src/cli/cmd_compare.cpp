@@ -234,8 +234,13 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
   analysis::CompareOptions compare;
   compare.method = analysis::parse_test_method(options.method);
   compare.fdr = parse_fdr(options.fdr);
-  if (options.sign != "better" && options.sign != "raw") {
+  if (!options.sign.empty() && options.sign != "better" && options.sign != "raw") {
     throw InputError("--sign " + options.sign + ": expected better or raw");
+  }
+  if (options.sign == "better" && (options.format == "markdown" || options.format == "delta")) {
+    throw InputError("--sign better: --format " + options.format +
+                     " prints the raw change, its arrow the direction of the value (the seed's layout); expected "
+                     "--sign raw, or another format");
   }
   compare.sign = options.sign == "raw" ? report::SignConvention::Raw : report::SignConvention::Better;
   compare.min_change_pct = parse_min_change(options.min_change);
@@ -350,7 +355,7 @@ void add_compare_command(CLI::App& app, std::vector<std::string> command_line) {
                   "significance test: " + analysis::method_names() + " (default: welch)");
   cmd->add_option("--fdr", options->fdr,
                   "Benjamini-Hochberg false discovery rate over all rows (default 0.05), or off");
-  cmd->add_option("--sign", options->sign, "better: positive change means better (default); raw");
+  cmd->add_option("--sign", options->sign, "better: positive change means better (default; markdown and delta print the raw change); raw");
   cmd->add_option("--min-change", options->min_change, "smallest change in percent worth a mark, 0.01 to 1000 (default 2); a CI inside +-this reads unchanged; 0: no margin and no unchanged verdict");
   cmd->add_option("--sessions", options->sessions,
                   "sessions (default): one log mean per session, with the SUT's noise model; pooled: every repeat "

@@ -16,7 +16,9 @@ struct CompareRequest {
   std::string format = "grid";
   std::string method = "welch";
   std::string fdr = "0.05";
-  std::string sign = "better";
+  // better or raw; empty: better, except that markdown and delta always
+  // print the raw change (their seeds' layouts).
+  std::string sign;
   std::string min_change = "2";
   store::SampleQuery filter;  // --sut/--benchmark/--resultclass/--class
   std::string sessions = "sessions";

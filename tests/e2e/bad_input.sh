@@ -70,6 +70,9 @@ expect_bad_input "bad --method" "$KBENCH" compare A B --method bayes --store "sq
 expect_bad_input "bad --fdr" "$KBENCH" compare A B --fdr 2 --store "sqlite://$S"
 expect_bad_input "bad --format" "$KBENCH" compare A B --format pdf --store "sqlite://$S"
 expect_bad_input "bad --sign" "$KBENCH" compare A B --sign up --store "sqlite://$S"
+# markdown prints the raw change with arrows: a sign it would not honour is refused.
+expect_bad_input "--sign better with markdown" "$KBENCH" compare A B --format markdown --sign better --store "sqlite://$S"
+expect_contains "$WORK/err" "--sign better: --format markdown prints the raw change"
 expect_bad_input "missing store" "$KBENCH" compare A B --store "sqlite://$WORK/missing.db"
 [ ! -e "$WORK/missing.db" ] && pass || fail "compare created a missing store"
 
