@@ -5,12 +5,13 @@
 # then compared. nohz_full=1 makes CPU 1, where the ping-pong runs, an
 # adaptive-tick CPU: finish_task_switch then also does the vtime accounting
 # and the tick-dependency check on every switch: its median was 46 % higher
-# over 5 boots of each in the search, the boots' ranges apart
-# (docs/benchmarks/kfunc-cmdline.md). The test
-# checks that both profiles have the kfunc rows, that the tracer's floor and
-# overhead rows are there, and that nohz-full is marked a regression (R)
-# against default on the median per call; `compare nohz-full default` marks
-# the same row an improvement (I).
+# over 5 boots of each, measured alone (docs/benchmarks/kfunc-cmdline.md).
+# That direction is not asserted here: with one boot a side under TCG on a
+# busy CI machine (1-minute load 2.1) a run gave nohz-full 23 % *faster*.
+# The test checks the mechanism: both profiles have every kfunc row with
+# samples, the nohz-full boot really ran with nohz_full=1, and the two
+# comparisons (default→nohz-full, nohz-full→default) agree with each other:
+# opposite changes, never the same mark both ways.
 source "$(dirname "$0")/lib.bash"
 
 started=$(date +%s)
@@ -62,27 +63,25 @@ for class in 'time per call,ns' 'median per call,ns' 'tracer floor,ns' 'tracer o
   else fail "row '${class/,/ (}') lacks samples of a profile: default $base_n, nohz-full $test_n"; fi
 done
 
-# The direction of the median per call, not its significance: one boot a
-# side under TCG, on a machine that may be busy, decides nothing reliably
-# (with a 1-minute load of 3 a run gave (?) -16.86 %), but a 46 % effect
-# points the same way under any load. The marks' logic is tested on fixture
-# stores (compare_test, e2e_compare_*); here the mechanism: the tracer's rows
-# from two real boots, compared both ways, never marked the wrong way.
+# The two comparisons of the same two boots must mirror each other, whatever
+# the timings were: the change of the median per call flips sign, and no row
+# is marked the same way both ways (a regression of nohz-full against
+# default and of default against nohz-full at once). The marks'
+# logic itself is tested on fixture stores (compare_test, e2e_compare_*).
 # change FILE CLASS: signed_change_pct (csv column 27: positive = better) of
-# that kfunc row; mark FILE CLASS: its (R)/(I) mark in the grid, or nothing.
+# that kfunc row; mark FILE CLASS: its (R)/(I)/(?) mark in the grid, or "none".
 change() { awk -F, -v want="kfunc/finish_task_switch,$2" '$4 "," $5 == want {print $27; exit}' "$WORK/$1.csv"; }
-mark() { grep -E "^\| kfunc/finish_task_switch +\| $2 " "$WORK/$1.grid" | grep -oE '\((R|I)\)' | head -n 1; }
+mark() { grep -E "^\| kfunc/finish_task_switch +\| $2 " "$WORK/$1.grid" | grep -oE '\((R|I|\?)\)' | head -n 1 || true; }
 forward=$(change forward 'median per call')
 reverse=$(change reverse 'median per call')
-awk -v c="$forward" 'BEGIN { exit !(c + 0 < 0) }' && pass ||
-  fail "nohz-full's median per call is not slower than default's (change '$forward')"
-awk -v c="$reverse" 'BEGIN { exit !(c + 0 > 0) }' && pass ||
-  fail "default's median per call is not faster than nohz-full's (change '$reverse')"
-[ "$(mark forward 'median per call \(ns\)')" != "(I)" ] && [ "$(mark reverse 'median per call \(ns\)')" != "(R)" ] && pass ||
-  fail "the median per call is marked the wrong way round"
-# The mean has the heavier tail (docs/benchmarks/kfunc-cmdline.md): it must
-# not point the other way.
-[ "$(mark forward 'time per call \(ns\)')" != "(I)" ] && pass ||
-  fail "nohz-full is marked an improvement (I) on kfunc/finish_task_switch time per call"
+awk -v f="$forward" -v r="$reverse" 'BEGIN { exit !(f != "" && r != "" && (f + 0) * (r + 0) < 0) }' && pass ||
+  fail "the median per call's change does not flip sign between the two comparisons (forward '$forward', reverse '$reverse')"
+for class in 'median per call \(ns\)' 'time per call \(ns\)'; do
+  f=$(mark forward "$class"); r=$(mark reverse "$class")
+  case "${f:-none} ${r:-none}" in
+    "(R) (R)"|"(I) (I)") fail "row '$class' is marked $f both ways" ;;
+    *) pass ;;
+  esac
+done
 echo "qemu kfunc e2e took $(( $(date +%s) - started ))s"
 finish
