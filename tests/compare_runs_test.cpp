@@ -28,9 +28,9 @@ struct Store {
 
   // One session of `profile`: three repeats around `mean`.
   void session(const std::string& profile, const std::string& run, const std::string& kernel, double mean,
-               const std::string& benchmark = "syscall/getpid") {
+               const std::string& benchmark = "syscall/getpid", const std::string& round = "") {
     const std::int64_t id = next_session++;
-    origins[id] = {run, kernel};
+    origins[id] = {run, kernel, round};
     int repeat = 0;
     for (const double wobble : {-0.002, 0.0, 0.002}) {
       SampleRow row;
@@ -113,6 +113,46 @@ TEST(CompareRuns, RunsThatAgreeLetASixPercentChangeBeMarked) {
   EXPECT_EQ(cell.verdict, Verdict::Regression) << cell.note;
 }
 
+// One plan exec of A and B, 6 rounds: each round's two sessions share the
+// machine's speed of the moment, which moves by up to 8 % between rounds;
+// inside a round B is `change` slower, give or take 0.3 %.
+Store plan_rounds(double change) {
+  Store store;
+  const double speed[] = {100.0, 106.0, 97.0, 104.0, 99.0, 108.0};
+  const double wobble[] = {0.002, -0.003, 0.001, 0.003, -0.002, -0.001};
+  for (int round = 0; round < 6; ++round) {
+    const std::string number = std::to_string(round);
+    store.session("A", "plan-run", "kernel-a", speed[round] * (1 + wobble[round]), "syscall/getpid", number);
+    store.session("B", "plan-run", "kernel-b", speed[round] * (1 + change) * (1 - wobble[round]), "syscall/getpid",
+                  number);
+  }
+  return store;
+}
+
+TEST(CompareRuns, RoundsOfAPlanCancelTheMachinesFastDrift) {
+  Store store = plan_rounds(0.04);
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  const auto& cell = only_cell(report);
+  EXPECT_EQ(cell.verdict, Verdict::Regression) << cell.note;
+  EXPECT_NEAR(cell.change_pct, 4.0, 0.3);
+  EXPECT_LT(cell.change_ci.high - cell.change_ci.low, 2.0);
+  // The same sessions with their rounds unknown: the drift between rounds is
+  // noise, and a 4 % change stays undecided.
+  for (auto& [session, origin] : store.origins) origin.round.clear();
+  const auto flat = build_comparison(store.rows, a_vs_b(), store.origins);
+  EXPECT_EQ(only_cell(flat).verdict, Verdict::Undecided) << only_cell(flat).note;
+}
+
+TEST(CompareRuns, RoundsOfAnAAPlanMarkNothing) {
+  // The same kernel on both sides: the rounds' drift must not become a mark.
+  Store store = plan_rounds(0.0);
+  const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
+  const auto& cell = only_cell(report);
+  EXPECT_NE(cell.verdict, Verdict::Regression) << cell.note;
+  EXPECT_NE(cell.verdict, Verdict::Improvement) << cell.note;
+  EXPECT_LT(cell.change_ci.high - cell.change_ci.low, 2.0);
+}
+
 TEST(CompareRuns, RankTestsAcrossRunsAreRefusedWithAReason) {
   Store store = two_runs();
   kernel_c_in_runs(store, {200.0, 200.6});
@@ -177,6 +217,14 @@ TEST(SessionOrigins, PausedSessionsAreRunsOfTheirOwn) {
   fingerprint["plan"]["block"] = "2026-12-01T01:35:40Z-31368/2";
   EXPECT_EQ(kbench::analysis::run_of(7, fingerprint), "2026-12-01T01:35:40Z-31368/2");
   EXPECT_EQ(kbench::analysis::run_of(7, nlohmann::json::object()), "session:7");
+}
+
+TEST(SessionOrigins, ARoundIsThePlansSessionNumber) {
+  nlohmann::json fingerprint = {{"plan", {{"run", "2026-12-01T01:35:40Z-31368"}, {"session", 3}}}};
+  EXPECT_EQ(kbench::analysis::round_of(fingerprint), "3");
+  fingerprint["plan"]["session"] = "3";  // not a plan's number: no round
+  EXPECT_EQ(kbench::analysis::round_of(fingerprint), "");
+  EXPECT_EQ(kbench::analysis::round_of(nlohmann::json::object()), "");
 }
 
 TEST(SessionOrigins, AKernelIsItsBuildCmdlineSettingsAndSeccomp) {

@@ -20,8 +20,12 @@ st::RunModelData data_of(const json& c) {
   data.log_means = c.at("log_means").get<std::vector<double>>();
   for (const auto& g : c.at("group")) data.group.push_back(g.get<std::size_t>());
   for (const auto& r : c.at("run")) data.run.push_back(r.get<std::size_t>());
+  if (c.contains("round")) {
+    for (const auto& b : c.at("round")) data.round.push_back(b.get<std::size_t>());
+  }
   for (auto g : data.group) data.groups = std::max(data.groups, g + 1);
   for (auto r : data.run) data.runs = std::max(data.runs, r + 1);
+  for (auto b : data.round) data.rounds = std::max(data.rounds, b + 1);
   return data;
 }
 
@@ -35,7 +39,8 @@ TEST(RunModel, MatchesStatsmodelsMixedLmReml) {
   const json reference = kbench::test::load_reference("run_model_reference.json");
   EXPECT_EQ(reference.at("provenance").at("generator"), "tests/data/make_run_model_reference.py");
   const auto& cases = reference.at("cases");
-  ASSERT_GE(cases.size(), 6u);
+  ASSERT_GE(cases.size(), 10u);
+  std::size_t with_rounds = 0;
   for (const auto& c : cases) {
     SCOPED_TRACE(c.at("name").get<std::string>());
     ASSERT_TRUE(c.at("converged").get<bool>());
@@ -44,16 +49,24 @@ TEST(RunModel, MatchesStatsmodelsMixedLmReml) {
     ASSERT_TRUE(fit.valid) << fit.reason;
     expect_close(fit.session_variance, c.at("session_variance").get<double>());
     expect_close(fit.run_variance, c.at("run_variance").get<double>());
+    if (c.contains("round_variance")) {
+      ++with_rounds;
+      expect_close(fit.round_variance, c.at("round_variance").get<double>());
+    } else {
+      EXPECT_EQ(fit.round_variance, 0);
+    }
     const auto means = c.at("group_means").get<std::vector<double>>();
     ASSERT_EQ(fit.group_means.size(), means.size());
     for (std::size_t g = 0; g < means.size(); ++g) expect_close(fit.group_means[g], means[g], 1e-7);
-    const auto contrast = st::run_contrast(data, 0, 1, fit.session_variance, fit.run_variance);
+    const auto contrast = st::run_contrast(data, 0, 1, fit.session_variance, fit.run_variance, fit.round_variance);
     ASSERT_TRUE(contrast.valid);
     expect_close(contrast.estimate, c.at("contrast_estimate").get<double>());
     expect_close(contrast.variance, c.at("contrast_variance").get<double>());
-    // The two parts add up to the variance (it is homogeneous of degree 1).
-    EXPECT_NEAR(contrast.session_part + contrast.run_part, contrast.variance, 1e-12 * contrast.variance);
+    // The parts add up to the variance (it is homogeneous of degree 1).
+    EXPECT_NEAR(contrast.session_part + contrast.round_part + contrast.run_part, contrast.variance,
+                1e-12 * contrast.variance);
   }
+  EXPECT_GE(with_rounds, 4u);
 }
 
 st::RunModelData sessions(std::vector<std::pair<std::size_t, std::size_t>> group_run, std::vector<double> y) {
@@ -155,6 +168,122 @@ TEST(RunModel, RefusesWhatItCannotFit) {
   ASSERT_TRUE(fit.valid);
   EXPECT_EQ(fit.session_variance, 0);
   EXPECT_EQ(fit.run_variance, 0);
+}
+
+// One run of a plan: `rounds` rounds, each one session of every group, with
+// a drift per round and a small session noise.
+st::RunModelData plan_rounds(std::size_t groups, std::size_t rounds, const std::vector<double>& drift,
+                             double shift) {
+  st::RunModelData d;
+  const double noise[] = {0.002, -0.001, 0.0015, -0.0025, 0.001, -0.0005, 0.0005};
+  for (std::size_t b = 0; b < rounds; ++b) {
+    for (std::size_t g = 0; g < groups; ++g) {
+      d.log_means.push_back(4 + drift[b] + (g == 1 ? shift : 0) + noise[(b * groups + g) % 7]);
+      d.group.push_back(g);
+      d.run.push_back(0);
+      d.round.push_back(b);
+    }
+  }
+  d.groups = groups;
+  d.runs = 1;
+  d.rounds = rounds;
+  return d;
+}
+
+TEST(RunModel, RoundsOfAPlanAreAVarianceComponentWithTheirOwnDf) {
+  const auto data = plan_rounds(3, 6, {0.0, 0.05, -0.04, 0.08, 0.01, -0.06}, 0.1);
+  const auto fit = st::fit_run_model(data);
+  ASSERT_TRUE(fit.valid) << fit.reason;
+  // rank([groups rounds]) = 3 + 6 - 1 = 8, rank([groups run]) = 3.
+  EXPECT_EQ(fit.session_df, 18 - 8);
+  EXPECT_EQ(fit.round_df, 5);
+  EXPECT_EQ(fit.run_df, 0);
+  EXPECT_GT(fit.round_variance, 100 * fit.session_variance);
+  // Every round holds both sides: its drift cancels in the contrast, which is
+  // the mean within-round difference.
+  const auto c = st::run_contrast(data, 0, 1, fit.session_variance, fit.run_variance, fit.round_variance);
+  ASSERT_TRUE(c.valid);
+  double within = 0;
+  for (std::size_t b = 0; b < 6; ++b) within += data.log_means[b * 3 + 1] - data.log_means[b * 3];
+  EXPECT_NEAR(c.estimate, within / 6, 1e-9);
+  EXPECT_LT(c.round_part, 1e-6 * c.variance);
+  // Without the rounds the same sessions carry the rounds' drift as noise.
+  auto flat = data;
+  flat.round.clear();
+  flat.rounds = 0;
+  const auto flat_fit = st::fit_run_model(flat);
+  ASSERT_TRUE(flat_fit.valid);
+  EXPECT_EQ(flat_fit.round_df, 0);
+  EXPECT_EQ(flat_fit.session_df, 18 - 3);
+  const auto flat_c = st::run_contrast(flat, 0, 1, flat_fit.session_variance, 0);
+  EXPECT_GT(flat_c.variance, 20 * c.variance);
+}
+
+TEST(RunModel, RoundsThatDoNotDifferGiveTheirDfBackToTheSessions) {
+  // Every round's sessions sum to the same: the likelihood peaks at a round
+  // variance of 0, and the fit is the one without rounds.
+  st::RunModelData d;
+  const double noise[] = {0.01, -0.02, 0.015, -0.005, 0.02};
+  for (std::size_t b = 0; b < 5; ++b) {
+    for (std::size_t g = 0; g < 2; ++g) {
+      d.log_means.push_back(4 + (g ? 0.1 : 0) + (g ? -noise[b] : noise[b]));
+      d.group.push_back(g);
+      d.run.push_back(0);
+      d.round.push_back(b);
+    }
+  }
+  d.groups = 2;
+  d.runs = 1;
+  d.rounds = 5;
+  const auto fit = st::fit_run_model(d);
+  ASSERT_TRUE(fit.valid) << fit.reason;
+  EXPECT_EQ(fit.round_variance, 0);
+  EXPECT_EQ(fit.round_df, 0);
+  EXPECT_EQ(fit.session_df, 10 - 2);
+}
+
+TEST(RunModel, RoundsOfOneSessionAreNotARoundLevel) {
+  // Each session a round of its own (a plain run): the same fit as no rounds.
+  auto data = sessions({{0, 0}, {0, 0}, {0, 0}, {1, 0}, {1, 0}, {1, 0}}, {1.0, 1.1, 1.05, 2.0, 2.1, 2.02});
+  const auto plain = st::fit_run_model(data);
+  for (std::size_t i = 0; i < data.log_means.size(); ++i) data.round.push_back(i);
+  data.rounds = data.log_means.size();
+  const auto fit = st::fit_run_model(data);
+  ASSERT_TRUE(fit.valid && plain.valid);
+  EXPECT_EQ(fit.round_df, 0);
+  EXPECT_EQ(fit.round_variance, 0);
+  EXPECT_EQ(fit.session_df, plain.session_df);
+  EXPECT_DOUBLE_EQ(fit.session_variance, plain.session_variance);
+}
+
+TEST(RunModel, RoundPartTravelsWithTheSessionsInTheTest) {
+  // A contrast with a round part: the test's df is Welch-Satterthwaite of
+  // the session and round parts (and the run part, none here).
+  st::RunContrast c;
+  c.valid = true;
+  c.estimate = 0.1;
+  c.session_part = 0.0004;
+  c.round_part = 0.0002;
+  c.run_part = 0;
+  c.variance = 0.0006;
+  const auto t = st::run_model_test(c, 10, 0, 5, 5, 0.95, 4);
+  ASSERT_TRUE(t.valid) << t.reason;
+  const double df = 0.0006 * 0.0006 / (0.0004 * 0.0004 / 10 + 0.0002 * 0.0002 / 4);
+  EXPECT_NEAR(t.df, df, 1e-9);
+  EXPECT_NEAR(t.test_df, df, 1e-9);
+  EXPECT_NEAR(t.variance, 0.0006 / (2.0 / 5), 1e-15);
+  EXPECT_NEAR(t.standard_error, std::sqrt(0.0006), 1e-15);
+  // A round part with no df cannot be tested.
+  EXPECT_FALSE(st::run_model_test(c, 10, 0, 5, 5, 0.95, 0).valid);
+}
+
+TEST(RunModel, RefusesARoundAcrossTwoRuns) {
+  auto data = sessions({{0, 0}, {1, 0}, {0, 1}, {1, 1}}, {1.0, 2.0, 1.1, 2.1});
+  data.round = {0, 0, 0, 1};
+  data.rounds = 2;
+  const auto fit = st::fit_run_model(data);
+  EXPECT_FALSE(fit.valid);
+  EXPECT_EQ(fit.reason, "a round spans two runs");
 }
 
 }  // namespace

@@ -143,6 +143,10 @@ class Origins {
     const auto* o = find(session);
     return o ? o->kernel : "profile:" + profile;
   }
+  std::string round(std::int64_t session) const {
+    const auto* o = find(session);
+    return o && !o->round.empty() ? o->round : "session:" + std::to_string(session);
+  }
 
  private:
   const SessionOrigin* find(std::int64_t session) const {
@@ -170,7 +174,7 @@ struct RowModel {
 RowModel row_model(const RowSamples& row, const std::set<std::string>& compared, const Origins& origins,
                    const std::set<std::string>& kept) {
   RowModel model;
-  std::map<std::string, std::size_t> groups, runs;
+  std::map<std::string, std::size_t> groups, runs, rounds;
   const auto index = [](std::map<std::string, std::size_t>& names, const std::string& name) {
     return names.emplace(name, names.size()).first->second;
   };
@@ -178,7 +182,7 @@ RowModel row_model(const RowSamples& row, const std::set<std::string>& compared,
     const bool own = compared.count(profile) > 0;
     if (own && !kept.count(profile)) continue;
     struct Session {
-      std::string group, run;
+      std::string group, run, round;
       double log_mean;
     };
     std::vector<Session> sessions;
@@ -193,7 +197,7 @@ RowModel row_model(const RowSamples& row, const std::set<std::string>& compared,
         break;
       }
       sessions.push_back({own ? "compared:" + profile : "kernel:" + origins.kernel(session, profile),
-                          origins.run(session, profile), std::log(mean)});
+                          origins.run(session, profile), origins.round(session), std::log(mean)});
     }
     for (const auto& session : sessions) {
       const std::size_t group = index(groups, session.group);
@@ -201,10 +205,12 @@ RowModel row_model(const RowSamples& row, const std::set<std::string>& compared,
       model.data.log_means.push_back(session.log_mean);
       model.data.group.push_back(group);
       model.data.run.push_back(index(runs, session.run));
+      model.data.round.push_back(index(rounds, session.run + "\n" + session.round));
     }
   }
   model.data.groups = groups.size();
   model.data.runs = runs.size();
+  model.data.rounds = rounds.size();
   model.fit = stats::fit_run_model(model.data);
   return model;
 }
@@ -356,20 +362,21 @@ bool test_sessions(const std::string& base_profile, const ProfileSamples& base, 
   }
   const bool runs_apart = noise.runs_modelled && !model.fit.runs_folded;
   const double run_variance = runs_apart ? stats::row_run_variance(model.data, model.fit, noise.machine) : 0;
-  auto contrast = stats::run_contrast(model.data, base_group->second, test_group->second, model.fit.session_variance, run_variance);
+  auto contrast = stats::run_contrast(model.data, base_group->second, test_group->second, model.fit.session_variance,
+                                      run_variance, model.fit.round_variance);
   // Sides measured side by side in every run (plan exec alternating them)
   // cancel the runs' drift; otherwise the drift is part of the change.
   const bool exposed = runs_apart && contrast.run_exposure > 1e-9;
   if (!exposed) {
     contrast.run_part = 0;
-    contrast.session_part = contrast.variance;
+    contrast.session_part = contrast.variance - contrast.round_part;
   } else if (!(noise.machine.df > 0)) {
     cell.note = "the sides come from different runs and no kernel on this SUT was measured in 2 runs: the "
                 "run-to-run noise is unknown (kbench calibrate, or a second run of the base, measures it)";
     return false;
   }
   result = stats::run_model_test(contrast, model.fit.session_df, noise.machine.df, base_means.size(),
-                                 test_means.size());
+                                 test_means.size(), 0.95, model.fit.round_df);
   if (!result.valid) {
     cell.note = result.reason;
     return false;

@@ -54,6 +54,9 @@ struct CompareOptions {
 struct SessionOrigin {
   std::string run;
   std::string kernel;
+  // The round inside the run: sessions of a plan's swprofiles measured one
+  // after the other, one of each (plan.session); empty: a round of its own.
+  std::string round;
 };
 using SessionOrigins = std::map<std::int64_t, SessionOrigin>;
 

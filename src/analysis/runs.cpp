@@ -14,6 +14,14 @@ std::string run_of(std::int64_t session, const nlohmann::json& fingerprint) {
   return "session:" + std::to_string(session);
 }
 
+std::string round_of(const nlohmann::json& fingerprint) {
+  const auto plan = fingerprint.find("plan");
+  if (plan == fingerprint.end() || !plan->is_object()) return {};
+  const auto number = plan->find("session");
+  if (number == plan->end() || !number->is_number_integer()) return {};
+  return std::to_string(number->get<std::int64_t>());
+}
+
 std::string kernel_of(const nlohmann::json& fingerprint) {
   nlohmann::json identity = nlohmann::json::object();
   for (const char* key : {"kernel_release", "kernel_version", "kernel_config_sha256", "kernel_config_gz_sha256",
@@ -30,7 +38,8 @@ SessionOrigins session_origins(store::ResultStore& store) {
     if (listed.samples == 0) continue;
     const auto session = store.session(listed.id);
     if (!session) continue;
-    origins[listed.id] = {run_of(listed.id, session->fingerprint), kernel_of(session->fingerprint)};
+    origins[listed.id] = {run_of(listed.id, session->fingerprint), kernel_of(session->fingerprint),
+                          round_of(session->fingerprint)};
   }
   return origins;
 }

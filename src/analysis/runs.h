@@ -15,6 +15,11 @@ namespace kbench::analysis {
 // each their own run.
 std::string run_of(std::int64_t session, const nlohmann::json& fingerprint);
 
+// The session's round inside its run: a plan's sessions of one number (one of
+// each swprofile, measured one after the other). Empty where the run is not
+// a plan's (the session is then a round of its own).
+std::string round_of(const nlohmann::json& fingerprint);
+
 // Sessions of one kernel agree on these: release, build, config, command
 // line, what the swprofile sets (sysctls, its declared kernel/cmdline), and
 // the seccomp filters the agent ran under (they tax every system call).

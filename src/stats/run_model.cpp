@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <array>
 #include <numeric>
 #include <set>
 #include <utility>
@@ -14,53 +15,103 @@ namespace kbench::stats {
 
 namespace {
 
-// The sufficient statistics of one run: its sessions per group, their sums.
-struct RunSums {
-  Eigen::VectorXd counts;  // sessions of each group in the run
-  Eigen::VectorXd sums;    // sum of y of each group in the run
-  double total = 0;        // sum of y in the run
+// The sufficient statistics of one round: its sessions per group, their sums.
+struct RoundSums {
+  Eigen::VectorXd counts;  // sessions of each group in the round
+  Eigen::VectorXd sums;    // sum of y of each group in the round
+  double total = 0;        // sum of y in the round
   double sessions = 0;
 };
 
+struct RunSums {
+  std::vector<RoundSums> rounds;
+};
+
+// Each session's round: the data's, or a round of its own.
+std::vector<std::size_t> rounds_of(const RunModelData& data, std::size_t& count) {
+  if (!data.round.empty()) {
+    count = data.rounds;
+    return data.round;
+  }
+  std::vector<std::size_t> own(data.log_means.size());
+  std::iota(own.begin(), own.end(), std::size_t{0});
+  count = own.size();
+  return own;
+}
+
 std::vector<RunSums> sums_by_run(const RunModelData& data) {
-  std::vector<RunSums> runs(data.runs);
-  for (auto& r : runs) {
-    r.counts = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(data.groups));
-    r.sums = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(data.groups));
+  const auto p = static_cast<Eigen::Index>(data.groups);
+  std::size_t round_count = 0;
+  const auto round = rounds_of(data, round_count);
+  std::vector<RoundSums> rounds(round_count);
+  std::vector<std::size_t> run_of_round(round_count, 0);
+  for (auto& b : rounds) {
+    b.counts = Eigen::VectorXd::Zero(p);
+    b.sums = Eigen::VectorXd::Zero(p);
   }
   for (std::size_t i = 0; i < data.log_means.size(); ++i) {
-    auto& r = runs[data.run[i]];
+    auto& b = rounds[round[i]];
     const auto g = static_cast<Eigen::Index>(data.group[i]);
-    r.counts[g] += 1;
-    r.sums[g] += data.log_means[i];
-    r.total += data.log_means[i];
-    r.sessions += 1;
+    b.counts[g] += 1;
+    b.sums[g] += data.log_means[i];
+    b.total += data.log_means[i];
+    b.sessions += 1;
+    run_of_round[round[i]] = data.run[i];
   }
-  runs.erase(std::remove_if(runs.begin(), runs.end(), [](const RunSums& r) { return r.sessions == 0; }), runs.end());
+  std::vector<RunSums> runs(data.runs);
+  for (std::size_t b = 0; b < round_count; ++b) {
+    if (rounds[b].sessions > 0) runs[run_of_round[b]].rounds.push_back(std::move(rounds[b]));
+  }
+  runs.erase(std::remove_if(runs.begin(), runs.end(), [](const RunSums& r) { return r.rounds.empty(); }), runs.end());
   return runs;
 }
 
-// With V = sigma_s^2 (I + lambda Z Z'), each run's block inverts in closed
-// form: (I + lambda 1 1')^-1 = I - c 1 1', c = lambda / (1 + k lambda), and
-// its determinant is 1 + k lambda. So X'V^-1 X, X'V^-1 y and y'V^-1 y are
-// sums over runs, and nothing of size sessions x sessions is ever built.
+// The variance ratios to the session variance: lambda_round = sigma_b^2 /
+// sigma_s^2, lambda_run = sigma_r^2 / sigma_s^2.
+struct Ratios {
+  double round = 0;
+  double run = 0;
+};
+
+// With V = sigma_s^2 W, W = I + lambda_b sum_b 1_b 1_b' + lambda_r sum_r 1_r 1_r',
+// each run's block inverts in closed form: the rounds' part A = I +
+// lambda_b blockdiag(1_b 1_b') has A^-1 = blockdiag(I - c_b 1_b 1_b'), c_b =
+// lambda_b / (1 + k_b lambda_b), A^-1 1 = a_b 1_b on round b with a_b =
+// 1 / (1 + k_b lambda_b), and the run's 1 1' is added by Sherman-Morrison
+// with d = lambda_r / (1 + lambda_r s), s = 1' A^-1 1 = sum_b a_b k_b. Its
+// determinant is prod_b (1 + k_b lambda_b) (1 + lambda_r s). So X'W^-1 X,
+// X'W^-1 y and y'W^-1 y are sums over rounds and runs, and nothing of size
+// sessions x sessions is ever built.
 struct NormalEquations {
-  Eigen::MatrixXd xvx;  // X' W^-1 X (W = V / sigma_s^2)
+  Eigen::MatrixXd xvx;  // X' W^-1 X
   Eigen::VectorXd xvy;
   double yvy = 0;
   double log_det_w = 0;
 };
 
-NormalEquations normal_equations(const std::vector<RunSums>& runs, double sum_squares, std::size_t groups, double lambda) {
+NormalEquations normal_equations(const std::vector<RunSums>& runs, double sum_squares, std::size_t groups,
+                                 Ratios lambda) {
   const auto p = static_cast<Eigen::Index>(groups);
   NormalEquations n{Eigen::MatrixXd::Zero(p, p), Eigen::VectorXd::Zero(p), sum_squares, 0};
   for (const auto& r : runs) {
-    const double c = lambda / (1 + r.sessions * lambda);
-    n.xvx.diagonal() += r.counts;
-    n.xvx.noalias() -= c * r.counts * r.counts.transpose();
-    n.xvy += r.sums - c * r.total * r.counts;
-    n.yvy -= c * r.total * r.total;
-    n.log_det_w += std::log1p(r.sessions * lambda);
+    Eigen::VectorXd u = Eigen::VectorXd::Zero(p);  // X' A^-1 1
+    double s = 0, t = 0;                            // 1' A^-1 1, y' A^-1 1
+    for (const auto& b : r.rounds) {
+      const double a = 1 / (1 + b.sessions * lambda.round), c = lambda.round * a;
+      n.xvx.diagonal() += b.counts;
+      if (c != 0) n.xvx.noalias() -= c * b.counts * b.counts.transpose();
+      n.xvy += b.sums - c * b.total * b.counts;
+      n.yvy -= c * b.total * b.total;
+      n.log_det_w += std::log1p(b.sessions * lambda.round);
+      u += a * b.counts;
+      s += a * b.sessions;
+      t += a * b.total;
+    }
+    const double d = lambda.run / (1 + lambda.run * s);
+    n.xvx.noalias() -= d * u * u.transpose();
+    n.xvy -= d * t * u;
+    n.yvy -= d * t * t;
+    n.log_det_w += std::log1p(lambda.run * s);
   }
   return n;
 }
@@ -74,7 +125,7 @@ struct Profile {
 // The REML log-likelihood with sigma_s^2 profiled out, up to a constant:
 //   -1/2 [(n - p) log(RSS / (n - p)) + log|W| + log|X' W^-1 X|].
 Profile reml_profile(const std::vector<RunSums>& runs, double sum_squares, std::size_t groups, double residual_n,
-                     double lambda) {
+                     Ratios lambda) {
   Profile out;
   const NormalEquations n = normal_equations(runs, sum_squares, groups, lambda);
   const Eigen::LLT<Eigen::MatrixXd> llt(n.xvx);
@@ -88,10 +139,12 @@ Profile reml_profile(const std::vector<RunSums>& runs, double sum_squares, std::
   return out;
 }
 
-// Connected components of the bipartite graph of groups and runs (a session
-// joins its group and its run): rank([X Z]) = groups + runs - components.
-std::size_t connected_components(const RunModelData& data) {
-  std::vector<std::size_t> parent(data.groups + data.runs);
+// Connected components of the bipartite graph of groups and blocks (a
+// session joins its group and its block): rank([X Z]) = groups + blocks -
+// components.
+std::size_t connected_components(const RunModelData& data, const std::vector<std::size_t>& block,
+                                 std::size_t blocks) {
+  std::vector<std::size_t> parent(data.groups + blocks);
   std::iota(parent.begin(), parent.end(), std::size_t{0});
   const auto find = [&](std::size_t x) {
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
@@ -99,7 +152,7 @@ std::size_t connected_components(const RunModelData& data) {
   };
   std::vector<bool> used(parent.size(), false);
   for (std::size_t i = 0; i < data.log_means.size(); ++i) {
-    const std::size_t g = data.group[i], r = data.groups + data.run[i];
+    const std::size_t g = data.group[i], r = data.groups + block[i];
     used[g] = used[r] = true;
     parent[find(g)] = find(r);
   }
@@ -110,32 +163,129 @@ std::size_t connected_components(const RunModelData& data) {
   return count;
 }
 
+std::size_t used_blocks(const std::vector<std::size_t>& block, std::size_t blocks) {
+  std::vector<bool> seen(blocks, false);
+  for (std::size_t b : block) seen[b] = true;
+  return static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true));
+}
+
+// lambda = exp(t); t = -inf is the boundary lambda = 0.
+double ratio_of(double t) { return std::isfinite(t) ? std::exp(t) : 0.0; }
+
+// The log-ratio grid, wide enough for sessions that agree to 1e-4 while runs
+// differ by percent; -inf first (the boundary).
+std::vector<double> log_ratio_grid(double step) {
+  std::vector<double> grid{-INFINITY};
+  for (double t = -18; t <= 18 + 1e-9; t += step) grid.push_back(t);
+  return grid;
+}
+
+// Golden-section search for the maximum of f on [a, b].
+template <typename F>
+double golden_maximum(F&& f, double a, double b) {
+  const double phi = (std::sqrt(5.0) - 1) / 2;
+  double c = b - phi * (b - a), d = a + phi * (b - a);
+  double fc = f(c), fd = f(d);
+  while (b - a > 1e-11) {
+    if (fc > fd) {
+      b = d;
+      d = c;
+      fd = fc;
+      c = b - phi * (b - a);
+      fc = f(c);
+    } else {
+      a = c;
+      c = d;
+      fc = fd;
+      d = a + phi * (b - a);
+      fd = f(d);
+    }
+  }
+  return (a + b) / 2;
+}
+
+// Nelder-Mead on two log ratios from `start`: the likelihood is smooth
+// inside, and a corner of the grid found the right basin.
+template <typename F>
+std::pair<double, double> simplex_maximum(F&& f, std::pair<double, double> start, double size) {
+  struct Vertex {
+    double x, y, value;
+  };
+  const auto at = [&](double x, double y) { return Vertex{x, y, f(x, y)}; };
+  std::array<Vertex, 3> v{at(start.first, start.second), at(start.first + size, start.second),
+                          at(start.first, start.second + size)};
+  for (int iteration = 0; iteration < 2000; ++iteration) {
+    std::sort(v.begin(), v.end(), [](const Vertex& a, const Vertex& b) { return a.value > b.value; });
+    const double spread = std::max(std::abs(v[0].x - v[2].x) + std::abs(v[0].y - v[2].y),
+                                   std::abs(v[0].x - v[1].x) + std::abs(v[0].y - v[1].y));
+    if (spread < 1e-11) break;
+    const double cx = (v[0].x + v[1].x) / 2, cy = (v[0].y + v[1].y) / 2;
+    const Vertex reflected = at(2 * cx - v[2].x, 2 * cy - v[2].y);
+    if (reflected.value > v[0].value) {
+      const Vertex expanded = at(3 * cx - 2 * v[2].x, 3 * cy - 2 * v[2].y);
+      v[2] = expanded.value > reflected.value ? expanded : reflected;
+    } else if (reflected.value > v[1].value) {
+      v[2] = reflected;
+    } else {
+      const Vertex contracted = at((cx + v[2].x) / 2, (cy + v[2].y) / 2);
+      if (contracted.value > v[2].value) {
+        v[2] = contracted;
+      } else {
+        for (std::size_t i = 1; i < 3; ++i) v[i] = at((v[0].x + v[i].x) / 2, (v[0].y + v[i].y) / 2);
+      }
+    }
+  }
+  std::sort(v.begin(), v.end(), [](const Vertex& a, const Vertex& b) { return a.value > b.value; });
+  return {v[0].x, v[0].y};
+}
+
 }  // namespace
 
 RunModelFit fit_run_model(const RunModelData& data) {
   RunModelFit fit;
   const std::size_t n = data.log_means.size();
-  if (n == 0 || data.group.size() != n || data.run.size() != n) {
+  if (n == 0 || data.group.size() != n || data.run.size() != n || (!data.round.empty() && data.round.size() != n)) {
     fit.reason = "no sessions";
     return fit;
   }
+  std::vector<std::size_t> run_of_round(data.rounds, data.runs);
   for (std::size_t i = 0; i < n; ++i) {
-    if (data.group[i] >= data.groups || data.run[i] >= data.runs || !std::isfinite(data.log_means[i])) {
-      fit.reason = "a session is outside its groups or runs, or not finite";
+    if (data.group[i] >= data.groups || data.run[i] >= data.runs || !std::isfinite(data.log_means[i]) ||
+        (!data.round.empty() && data.round[i] >= data.rounds)) {
+      fit.reason = "a session is outside its groups, runs or rounds, or not finite";
       return fit;
     }
+    if (!data.round.empty()) {
+      auto& owner = run_of_round[data.round[i]];
+      if (owner != data.runs && owner != data.run[i]) {
+        fit.reason = "a round spans two runs";
+        return fit;
+      }
+      owner = data.run[i];
+    }
   }
-  std::vector<bool> group_seen(data.groups, false), run_seen(data.runs, false);
-  for (std::size_t i = 0; i < n; ++i) group_seen[data.group[i]] = run_seen[data.run[i]] = true;
+  std::vector<bool> group_seen(data.groups, false);
+  for (std::size_t i = 0; i < n; ++i) group_seen[data.group[i]] = true;
   const auto groups = static_cast<double>(std::count(group_seen.begin(), group_seen.end(), true));
-  const auto runs_used = static_cast<double>(std::count(run_seen.begin(), run_seen.end(), true));
   if (groups != static_cast<double>(data.groups)) {
     fit.reason = "a group has no session";
     return fit;
   }
-  const auto parts = static_cast<double>(connected_components(data));
-  fit.session_df = static_cast<double>(n) - (groups + runs_used - parts);
-  fit.run_df = runs_used - parts;
+  std::size_t round_count = 0;
+  const auto round = rounds_of(data, round_count);
+  const double rank_runs = groups + static_cast<double>(used_blocks(data.run, data.runs)) -
+                           static_cast<double>(connected_components(data, data.run, data.runs));
+  const double rank_rounds = groups + static_cast<double>(used_blocks(round, round_count)) -
+                             static_cast<double>(connected_components(data, round, round_count));
+  fit.run_df = rank_runs - groups;
+  fit.session_df = static_cast<double>(n) - rank_runs;
+  const double session_df_without_rounds = fit.session_df;
+  // Rounds are modelled where some round holds two sessions and a residual
+  // is left beside them; else their variance stays in the sessions'.
+  if (static_cast<double>(n) - rank_rounds >= 1 && rank_rounds > rank_runs) {
+    fit.round_df = rank_rounds - rank_runs;
+    fit.session_df = static_cast<double>(n) - rank_rounds;
+  }
   const double residual_n = static_cast<double>(n) - groups;
   if (!(residual_n >= 1)) {
     fit.reason = "1 session a group: the session noise is unknown";
@@ -157,7 +307,7 @@ RunModelFit fit_run_model(const RunModelData& data) {
   }
   const auto runs = sums_by_run(centred);
 
-  const Profile at_zero = reml_profile(runs, sum_squares, data.groups, residual_n, 0);
+  const Profile at_zero = reml_profile(runs, sum_squares, data.groups, residual_n, {});
   // Groups whose sessions all gave one value (a deterministic benchmark):
   // checked on the values themselves, since a residual sum of squares only
   // approaches 0 by rounding.
@@ -169,9 +319,10 @@ RunModelFit fit_run_model(const RunModelData& data) {
     else constant = *first == data.log_means[i];
   }
   if (constant) {
-    // Sessions of each group agree exactly: nothing varies, neither part.
+    // Sessions of each group agree exactly: nothing varies, no part.
     fit.session_variance = 0;
     fit.run_variance = 0;
+    fit.round_variance = 0;
     fit.group_means.resize(data.groups);
     for (std::size_t g = 0; g < data.groups; ++g) fit.group_means[g] = at_zero.beta[static_cast<Eigen::Index>(g)] + centre;
     fit.valid = at_zero.beta.size() == static_cast<Eigen::Index>(data.groups);
@@ -179,56 +330,50 @@ RunModelFit fit_run_model(const RunModelData& data) {
     return fit;
   }
 
-  double best_lambda = 0;
-  Profile best = at_zero;
-  if (fit.run_df > 0) {
-    // lambda = run variance / session variance, searched on a log grid wide
-    // enough for sessions that agree to 1e-4 while runs differ by percent,
-    // then refined by golden section around the best grid point.
-    const double low = -18, high = 18, step = 0.5;
-    double best_t = kNaN;
-    for (double t = low; t <= high + 1e-9; t += step) {
-      Profile p = reml_profile(runs, sum_squares, data.groups, residual_n, std::exp(t));
-      if (p.log_likelihood > best.log_likelihood) {
-        best = std::move(p);
-        best_t = t;
-      }
+  // The log ratios (round, run) searched: only those the data identify.
+  const bool search_round = fit.round_df > 0, search_run = fit.run_df > 0;
+  const auto likelihood = [&](double t_round, double t_run) {
+    return reml_profile(runs, sum_squares, data.groups, residual_n, {ratio_of(t_round), ratio_of(t_run)})
+        .log_likelihood;
+  };
+  double best_round = -INFINITY, best_run = -INFINITY, best_value = at_zero.log_likelihood;
+  const auto consider = [&](double t_round, double t_run) {
+    const double value = likelihood(t_round, t_run);
+    if (value > best_value) {
+      best_value = value;
+      best_round = t_round;
+      best_run = t_run;
     }
-    if (std::isfinite(best_t)) {
-      const double phi = (std::sqrt(5.0) - 1) / 2;
-      double a = best_t - step, b = best_t + step;
-      const auto value = [&](double t) {
-        return reml_profile(runs, sum_squares, data.groups, residual_n, std::exp(t)).log_likelihood;
-      };
-      double c = b - phi * (b - a), d = a + phi * (b - a);
-      double fc = value(c), fd = value(d);
-      while (b - a > 1e-11) {
-        if (fc > fd) {
-          b = d;
-          d = c;
-          fd = fc;
-          c = b - phi * (b - a);
-          fc = value(c);
-        } else {
-          a = c;
-          c = d;
-          fc = fd;
-          d = a + phi * (b - a);
-          fd = value(d);
-        }
-      }
-      const double t = (a + b) / 2;
-      Profile refined = reml_profile(runs, sum_squares, data.groups, residual_n, std::exp(t));
-      if (refined.log_likelihood >= best.log_likelihood) best = std::move(refined);
-      best_lambda = std::exp(t);
-      if (best.log_likelihood < at_zero.log_likelihood) {
-        best = at_zero;
-        best_lambda = 0;
-      }
-    }
+  };
+  const double step = search_round && search_run ? 2.0 : 0.5;
+  const std::vector<double> grid = log_ratio_grid(step), boundary{-INFINITY};
+  for (double t_round : search_round ? grid : boundary) {
+    for (double t_run : search_run ? grid : boundary) consider(t_round, t_run);
   }
+  // Refine inside: along the one free ratio by golden section, or over both
+  // by the simplex where both are inside the boundary.
+  if (std::isfinite(best_round) && std::isfinite(best_run)) {
+    const auto [t_round, t_run] =
+        simplex_maximum([&](double x, double y) { return likelihood(x, y); }, {best_round, best_run}, step / 2);
+    consider(t_round, t_run);
+  } else if (std::isfinite(best_round)) {
+    const double run = best_run;
+    consider(golden_maximum([&](double t) { return likelihood(t, run); }, best_round - step, best_round + step), run);
+  } else if (std::isfinite(best_run)) {
+    const double rounds = best_round;
+    consider(rounds, golden_maximum([&](double t) { return likelihood(rounds, t); }, best_run - step, best_run + step));
+  }
+  const Profile best = reml_profile(runs, sum_squares, data.groups, residual_n, {ratio_of(best_round), ratio_of(best_run)});
   fit.session_variance = best.rss / residual_n;
-  fit.run_variance = best_lambda * fit.session_variance;
+  fit.round_variance = ratio_of(best_round) * fit.session_variance;
+  if (fit.round_df > 0 && fit.round_variance == 0) {
+    // The likelihood peaks where rounds do not differ: the model is the one
+    // without them, and so are the sessions' df (the rounds' contrasts are
+    // residual again).
+    fit.round_df = 0;
+    fit.session_df = session_df_without_rounds;
+  }
+  fit.run_variance = ratio_of(best_run) * fit.session_variance;
   fit.reml_log_likelihood = best.log_likelihood;
   fit.group_means.resize(data.groups);
   for (std::size_t g = 0; g < data.groups; ++g) fit.group_means[g] = best.beta[static_cast<Eigen::Index>(g)] + centre;
@@ -237,16 +382,17 @@ RunModelFit fit_run_model(const RunModelData& data) {
 }
 
 RunContrast run_contrast(const RunModelData& data, std::size_t base_group, std::size_t test_group,
-                         double session_variance, double run_variance) {
+                         double session_variance, double run_variance, double round_variance) {
   RunContrast out;
   if (base_group >= data.groups || test_group >= data.groups || base_group == test_group ||
-      !(session_variance >= 0) || !(run_variance >= 0)) {
+      !(session_variance >= 0) || !(run_variance >= 0) || !(round_variance >= 0)) {
     return out;
   }
   // A session variance of exactly 0 leaves V singular when runs vary; a
   // vanishing one keeps the GLS weights (runs alone then set the variance).
-  const double s2 = session_variance > 0 ? session_variance : (run_variance > 0 ? run_variance * 1e-12 : 1);
-  const double lambda = run_variance / s2;
+  const double other = std::max(run_variance, round_variance);
+  const double s2 = session_variance > 0 ? session_variance : (other > 0 ? other * 1e-12 : 1);
+  const Ratios lambda{round_variance / s2, run_variance / s2};
   const double centre =
       std::accumulate(data.log_means.begin(), data.log_means.end(), 0.0) / static_cast<double>(data.log_means.size());
   RunModelData centred = data;
@@ -261,21 +407,37 @@ RunContrast run_contrast(const RunModelData& data, std::size_t base_group, std::
   const Eigen::VectorXd w = ldlt.solve(contrast);
   const Eigen::VectorXd beta = ldlt.solve(n.xvy);
   out.estimate = contrast.dot(beta);
-  double exposure = 0;
+  // d var / d sigma^2 of a block is (1_block' W^-1 X w)^2 summed over the
+  // blocks: on round b that is a_b (g_b - d k_b U), g_b = counts_b . w,
+  // U = sum_b a_b g_b, and on the run U / (1 + lambda_r s).
+  double run_exposure = 0, round_exposure = 0;
   for (const auto& r : runs) {
-    const double h = w.dot(r.counts) / (1 + r.sessions * lambda);
-    exposure += h * h;
+    double u = 0, s = 0;
+    for (const auto& b : r.rounds) {
+      const double a = 1 / (1 + b.sessions * lambda.round);
+      u += a * w.dot(b.counts);
+      s += a * b.sessions;
+    }
+    const double d = lambda.run / (1 + lambda.run * s);
+    for (const auto& b : r.rounds) {
+      const double a = 1 / (1 + b.sessions * lambda.round);
+      const double h = a * (w.dot(b.counts) - d * b.sessions * u);
+      round_exposure += h * h;
+    }
+    const double h = u / (1 + lambda.run * s);
+    run_exposure += h * h;
   }
-  out.run_exposure = exposure;
-  out.run_part = run_variance * exposure;
-  out.variance = session_variance > 0 ? s2 * contrast.dot(w) : out.run_part;
-  out.session_part = std::max(0.0, out.variance - out.run_part);
+  out.run_exposure = run_exposure;
+  out.run_part = run_variance * run_exposure;
+  out.round_part = round_variance * round_exposure;
+  out.variance = session_variance > 0 ? s2 * contrast.dot(w) : out.run_part + out.round_part;
+  out.session_part = std::max(0.0, out.variance - out.run_part - out.round_part);
   out.valid = std::isfinite(out.estimate) && std::isfinite(out.variance);
   return out;
 }
 
 SessionTest run_model_test(const RunContrast& contrast, double session_df, double run_df, std::size_t base_sessions,
-                           std::size_t test_sessions, double confidence) {
+                           std::size_t test_sessions, double confidence, double round_df) {
   SessionTest r;
   r.base_sessions = base_sessions;
   r.test_sessions = test_sessions;
@@ -291,15 +453,22 @@ SessionTest run_model_test(const RunContrast& contrast, double session_df, doubl
     r.reason = "the run part of the change has no degrees of freedom";
     return r;
   }
+  if (contrast.round_part > 0 && !(round_df > 0)) {
+    r.reason = "the round part of the change has no degrees of freedom";
+    return r;
+  }
   r.log_change = contrast.estimate;
-  r.df = session_df;
+  // The rounds' part shrinks with more rounds as the sessions' does, so the
+  // two travel together, with their Welch-Satterthwaite df.
+  const double within = contrast.session_part + contrast.round_part;
+  r.df = contrast.round_part > 0 ? detail::combined_df(contrast.session_part, session_df, contrast.round_part, round_df)
+                                 : session_df;
   r.prior_df = std::max(0.0, session_df - static_cast<double>(base_sessions + test_sessions - 2));
   const double per_session = 1.0 / static_cast<double>(base_sessions) + 1.0 / static_cast<double>(test_sessions);
-  r.variance = contrast.session_part / per_session;
+  r.variance = within / per_session;
   r.run_variance = contrast.run_part;
   r.run_df = contrast.run_part > 0 ? run_df : 0;
-  r.test_df = contrast.run_part > 0 ? detail::combined_df(contrast.session_part, session_df, contrast.run_part, run_df)
-                                    : session_df;
+  r.test_df = contrast.run_part > 0 ? detail::combined_df(within, r.df, contrast.run_part, run_df) : r.df;
   r.standard_error = std::sqrt(contrast.variance);
   if (r.standard_error == 0 && r.log_change == 0) {
     r.reason = "both sides are constant and equal";
@@ -339,7 +508,7 @@ double row_run_variance(const RunModelData& data, const RunModelFit& fit, const 
   for (std::size_t i = 0; i < data.log_means.size(); ++i) cells.emplace(data.group[i], data.run[i]);
   const double sessions_per_cell =
       cells.empty() ? 1.0 : static_cast<double>(data.log_means.size()) / static_cast<double>(cells.size());
-  const double floor = fit.valid ? fit.session_variance / sessions_per_cell : 0;
+  const double floor = fit.valid ? (fit.session_variance + fit.round_variance) / sessions_per_cell : 0;
   if (!(machine.df > 0)) return std::max(own, floor);
   const double shrunk = (machine.df * machine.variance + fit.run_df * own) / (machine.df + fit.run_df);
   return std::max({own, shrunk, floor});
