@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/compare.h"
@@ -479,11 +480,13 @@ void until_decided() {
 
 // --- runs (docs/statistics.md, "Runs: the run model") ------------------------
 // Whole reports through compare itself (analysis::build_comparison with the
-// sessions' runs and kernels), one per workflow a user has. Noise on the log
-// scale: each session of a row is offset by N(0, session_sd), each repeat by
-// N(0, within_sd), and every session of a run by the run's effect, which is
-// shared across rows as a machine's drift is: sd_run * (0.7 * machine +
-// 0.714 * own), machine and own N(0, 1) (correlation 0.49 between rows).
+// sessions' runs, rounds and kernels), one per workflow a user has. Noise on
+// the log scale: each session of a row is offset by N(0, session_sd), each
+// repeat by N(0, within_sd), every session of a run by the run's effect and
+// every session of a round (the s-th session of each part in one run, as
+// plan exec alternates them) by the round's; both are shared across rows as
+// a machine's drift is: sd * (0.7 * machine + 0.714 * own), machine and own
+// N(0, 1) (correlation 0.49 between rows).
 struct Workflow {
   const char* name;
   // Runs in order: which profile measures how many sessions in which run.
@@ -498,6 +501,7 @@ struct Workflow {
 
 struct Noise {
   double run_sd = 0.02;
+  double round_sd = 0;
   double session_sd = 0.01;
   double within_sd = 0.005;
   int repeats = 3;
@@ -516,8 +520,12 @@ Outcome simulate_report(const Workflow& w, const Noise& noise, int rows, int cha
   std::normal_distribution<double> unit(0.0, 1.0);
   int runs = 0;
   for (const auto& part : w.parts) runs = std::max(runs, part.run + 1);
+  int rounds_per_run = 0;
+  for (const auto& part : w.parts) rounds_per_run = std::max(rounds_per_run, part.sessions);
   std::vector<double> machine(static_cast<std::size_t>(runs));
   for (auto& m : machine) m = unit(rng);
+  std::vector<double> machine_round(static_cast<std::size_t>(runs * rounds_per_run));
+  for (auto& m : machine_round) m = unit(rng);
   std::vector<kbench::store::SampleRow> samples;
   kbench::analysis::SessionOrigins origins;
   std::int64_t next_session = 1;
@@ -525,19 +533,23 @@ Outcome simulate_report(const Workflow& w, const Noise& noise, int rows, int cha
   for (const auto& part : w.parts) {
     first_session_of_part.push_back(next_session);
     for (int s = 0; s < part.sessions; ++s) {
-      origins[next_session] = {"run-" + std::to_string(part.run), part.kernel, ""};
+      origins[next_session] = {"run-" + std::to_string(part.run), part.kernel, std::to_string(s)};
       ++next_session;
     }
   }
   for (int row = 0; row < rows; ++row) {
     std::vector<double> run_effect(static_cast<std::size_t>(runs));
     for (int r = 0; r < runs; ++r) run_effect[r] = noise.run_sd * (0.7 * machine[r] + 0.714 * unit(rng));
+    std::vector<double> round_effect(machine_round.size());
+    for (std::size_t b = 0; b < round_effect.size(); ++b)
+      round_effect[b] = noise.round_sd * (0.7 * machine_round[b] + 0.714 * unit(rng));
     const double level = 100.0 * (row + 1);
     for (std::size_t p = 0; p < w.parts.size(); ++p) {
       const auto& part = w.parts[p];
       const bool slower = std::string(part.profile) == "B" && row < changed;
       for (int s = 0; s < part.sessions; ++s) {
-        const double offset = run_effect[part.run] + noise.session_sd * unit(rng) + (slower ? std::log1p(change) : 0);
+        const double offset = run_effect[part.run] + round_effect[part.run * rounds_per_run + s] +
+                              noise.session_sd * unit(rng) + (slower ? std::log1p(change) : 0);
         for (int r = 0; r < noise.repeats; ++r) {
           kbench::store::SampleRow sample;
           sample.sut = "vm";
@@ -599,15 +611,17 @@ void runs() {
       {"interleaved plan exec", {{"A", "kernel-a", 0, 5}, {"B", "kernel-b", 0, 5}}},
   };
   std::printf("\n(h) runs, whole reports through compare: %d rows (lower is better), session sd 1%%, repeats 3 at\n"
-              "    0.5%%; run effects of sd run_sd shared 0.49 across rows (the machine). A/A: reports with any\n"
-              "    mark. Power: share of %d rows %d%% / 5%% slower marked (R) (%d reports each).\n",
+              "    0.5%%; run effects of sd run_sd and round effects of sd round_sd, each shared 0.49 across rows\n"
+              "    (the machine). A/A: reports with any mark. Power: share of %d rows %d%% / 5%% slower marked (R)\n"
+              "    (%d reports each).\n",
               kRows, kChanged, 10, kReports);
-  std::printf("  %-26s %-7s %-22s %-14s %-20s %s\n", "workflow", "run_sd", "A/A: any mark", "rows tested",
-              "10% slower: (R)", "5% slower: (R)");
+  std::printf("  %-26s %-7s %-9s %-22s %-14s %-20s %s\n", "workflow", "run_sd", "round_sd", "A/A: any mark",
+              "rows tested", "10% slower: (R)", "5% slower: (R)");
   for (const auto& w : workflows) {
-    for (const double run_sd : {0.0, 0.02, 0.05}) {
+    for (const auto& [run_sd, round_sd] : {std::pair{0.0, 0.0}, {0.02, 0.0}, {0.05, 0.0}, {0.02, 0.02}}) {
       Noise noise;
       noise.run_sd = run_sd;
+      noise.round_sd = round_sd;
       std::size_t aa_any = 0, tested = 0, found10 = 0, found5 = 0;
       for (int rep = 0; rep < kReports; ++rep) {
         const auto aa = simulate_report(w, noise, kRows, 0, 0);
@@ -616,11 +630,13 @@ void runs() {
         found10 += static_cast<std::size_t>(simulate_report(w, noise, kRows, kChanged, 0.10).regressions_found);
         found5 += static_cast<std::size_t>(simulate_report(w, noise, kRows, kChanged, 0.05).regressions_found);
       }
-      char sd[16], rows_tested[32];
+      char sd[16], round_text[16], rows_tested[32];
       std::snprintf(sd, sizeof sd, "%.0f%%", run_sd * 100);
+      std::snprintf(round_text, sizeof round_text, "%.0f%%", round_sd * 100);
       std::snprintf(rows_tested, sizeof rows_tested, "%.1f of %d", static_cast<double>(tested) / kReports, kRows);
-      std::printf("  %-26s %-7s %-22s %-14s %-20s %s\n", w.name, sd, rate_text(aa_any, kReports).c_str(), rows_tested,
-                  rate_text(found10, kReports * kChanged).c_str(), rate_text(found5, kReports * kChanged).c_str());
+      std::printf("  %-26s %-7s %-9s %-22s %-14s %-20s %s\n", w.name, sd, round_text, rate_text(aa_any, kReports).c_str(),
+                  rows_tested, rate_text(found10, kReports * kChanged).c_str(),
+                  rate_text(found5, kReports * kChanged).c_str());
     }
   }
 }

@@ -69,6 +69,30 @@ TEST(RunModel, MatchesStatsmodelsMixedLmReml) {
   EXPECT_GE(with_rounds, 4u);
 }
 
+TEST(RunModel, WithinDfMatchesLmerTestsSatterthwaiteDf) {
+  const json reference = kbench::test::load_reference("run_model_reference.json");
+  const json df_reference = kbench::test::load_reference("run_model_df_reference.json");
+  EXPECT_EQ(df_reference.at("provenance").at("generator"), "tests/data/make_run_model_df_reference.R");
+  ASSERT_GE(df_reference.at("cases").size(), 3u);
+  for (const auto& expected : df_reference.at("cases")) {
+    SCOPED_TRACE(expected.at("name").get<std::string>());
+    const json* c = nullptr;
+    for (const auto& candidate : reference.at("cases")) {
+      if (candidate.at("name") == expected.at("name")) c = &candidate;
+    }
+    ASSERT_NE(c, nullptr);
+    const auto data = data_of(*c);
+    const auto fit = st::fit_run_model(data);
+    ASSERT_TRUE(fit.valid) << fit.reason;
+    // lme4 and statsmodels agree on the components to about 1e-6.
+    expect_close(fit.round_variance, expected.at("round_variance").get<double>(), 1e-5);
+    const auto contrast = st::run_contrast(data, 0, 1, fit.session_variance, fit.run_variance, fit.round_variance);
+    EXPECT_NEAR(contrast.run_part, 0, 1e-12 * contrast.variance);
+    // Both sides take the Hessian numerically.
+    expect_close(st::within_df(fit, contrast), expected.at("satterthwaite_df").get<double>(), 1e-4);
+  }
+}
+
 st::RunModelData sessions(std::vector<std::pair<std::size_t, std::size_t>> group_run, std::vector<double> y) {
   st::RunModelData d;
   d.log_means = std::move(y);
@@ -257,8 +281,8 @@ TEST(RunModel, RoundsOfOneSessionAreNotARoundLevel) {
 }
 
 TEST(RunModel, RoundPartTravelsWithTheSessionsInTheTest) {
-  // A contrast with a round part: the test's df is Welch-Satterthwaite of
-  // the session and round parts (and the run part, none here).
+  // The within part (sessions and rounds) is tested with the df it is given;
+  // the per-session variance sessions_to_decide projects holds both parts.
   st::RunContrast c;
   c.valid = true;
   c.estimate = 0.1;
@@ -266,15 +290,37 @@ TEST(RunModel, RoundPartTravelsWithTheSessionsInTheTest) {
   c.round_part = 0.0002;
   c.run_part = 0;
   c.variance = 0.0006;
-  const auto t = st::run_model_test(c, 10, 0, 5, 5, 0.95, 4);
+  const auto t = st::run_model_test(c, 7.5, 0, 5, 5);
   ASSERT_TRUE(t.valid) << t.reason;
-  const double df = 0.0006 * 0.0006 / (0.0004 * 0.0004 / 10 + 0.0002 * 0.0002 / 4);
-  EXPECT_NEAR(t.df, df, 1e-9);
-  EXPECT_NEAR(t.test_df, df, 1e-9);
+  EXPECT_EQ(t.df, 7.5);
+  EXPECT_EQ(t.test_df, 7.5);
   EXPECT_NEAR(t.variance, 0.0006 / (2.0 / 5), 1e-15);
   EXPECT_NEAR(t.standard_error, std::sqrt(0.0006), 1e-15);
-  // A round part with no df cannot be tested.
-  EXPECT_FALSE(st::run_model_test(c, 10, 0, 5, 5, 0.95, 0).valid);
+  EXPECT_FALSE(st::run_model_test(c, 0.5, 0, 5, 5).valid);
+}
+
+TEST(RunModel, WithinDfLiesBetweenTheRoundsResidualAndThePooledSessions) {
+  // Rounds that differ a little: REML keeps a small round variance, and the
+  // contrast's df is Satterthwaite's, inside its two bounds.
+  const auto data = plan_rounds(3, 6, {0.0, 0.003, -0.002, 0.004, 0.001, -0.003}, 0.1);
+  const auto fit = st::fit_run_model(data);
+  ASSERT_TRUE(fit.valid) << fit.reason;
+  ASSERT_GT(fit.round_df, 0);
+  EXPECT_EQ(fit.session_df, 10);
+  EXPECT_EQ(fit.session_df_without_rounds, 15);
+  ASSERT_TRUE(std::isfinite(fit.covariance_ss));
+  EXPECT_GT(fit.covariance_ss, 0);
+  EXPECT_GT(fit.covariance_bb, 0);
+  const auto c = st::run_contrast(data, 0, 1, fit.session_variance, fit.run_variance, fit.round_variance);
+  const double df = st::within_df(fit, c);
+  EXPECT_GE(df, 10);
+  EXPECT_LE(df, 15);
+  // Where rounds are not modelled it is the sessions' df.
+  auto flat = data;
+  flat.round.clear();
+  flat.rounds = 0;
+  const auto flat_fit = st::fit_run_model(flat);
+  EXPECT_EQ(st::within_df(flat_fit, st::run_contrast(flat, 0, 1, flat_fit.session_variance, 0)), 15);
 }
 
 TEST(RunModel, RefusesARoundAcrossTwoRuns) {

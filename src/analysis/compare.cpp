@@ -375,8 +375,8 @@ bool test_sessions(const std::string& base_profile, const ProfileSamples& base, 
                 "run-to-run noise is unknown (kbench calibrate, or a second run of the base, measures it)";
     return false;
   }
-  result = stats::run_model_test(contrast, model.fit.session_df, noise.machine.df, base_means.size(),
-                                 test_means.size(), 0.95, model.fit.round_df);
+  result = stats::run_model_test(contrast, stats::within_df(model.fit, contrast), noise.machine.df, base_means.size(),
+                                 test_means.size());
   if (!result.valid) {
     cell.note = result.reason;
     return false;

@@ -239,6 +239,59 @@ std::pair<double, double> simplex_maximum(F&& f, std::pair<double, double> start
   return {v[0].x, v[0].y};
 }
 
+// The REML log-likelihood in the variance components themselves (sigma_s^2
+// not profiled), up to a constant:
+//   -1/2 [(n - p) log s2 + log|W| + log|X' W^-1 X| + RSS_W / s2].
+double reml_log_likelihood(const std::vector<RunSums>& runs, double sum_squares, std::size_t groups, double residual_n,
+                           double session, double round, double run) {
+  if (!(session > 0) || round < 0 || run < 0) return kNaN;
+  const NormalEquations n = normal_equations(runs, sum_squares, groups, {round / session, run / session});
+  const Eigen::LLT<Eigen::MatrixXd> llt(n.xvx);
+  if (llt.info() != Eigen::Success) return kNaN;
+  const double rss = n.yvy - n.xvy.dot(llt.solve(n.xvy));
+  double log_det_x = 0;
+  for (Eigen::Index i = 0; i < n.xvx.rows(); ++i) log_det_x += 2 * std::log(llt.matrixL()(i, i));
+  return -0.5 * (residual_n * std::log(session) + n.log_det_w + log_det_x + rss / session);
+}
+
+// The inverse of the observed information (minus the Hessian, by central
+// differences) of the components that are inside their boundary.
+Eigen::MatrixXd component_covariance(const std::vector<RunSums>& runs, double sum_squares, std::size_t groups,
+                                     double residual_n, const std::vector<double>& at, const std::vector<bool>& free) {
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    if (free[i] && at[i] > 0) index.push_back(i);
+  }
+  const auto k = static_cast<Eigen::Index>(index.size());
+  const auto value = [&](std::vector<double> x) {
+    return reml_log_likelihood(runs, sum_squares, groups, residual_n, x[0], x[1], x[2]);
+  };
+  Eigen::MatrixXd information(k, k);
+  for (Eigen::Index a = 0; a < k; ++a) {
+    for (Eigen::Index b = a; b < k; ++b) {
+      const std::size_t i = index[a], j = index[b];
+      const double hi = 1e-4 * at[i], hj = 1e-4 * at[j];
+      const auto shifted = [&](double di, double dj) {
+        std::vector<double> x = at;
+        x[i] += di;
+        x[j] += dj;
+        return value(x);
+      };
+      const double second = (shifted(hi, hj) - shifted(hi, -hj) - shifted(-hi, hj) + shifted(-hi, -hj)) / (4 * hi * hj);
+      information(a, b) = information(b, a) = -second;
+    }
+  }
+  Eigen::MatrixXd covariance = Eigen::MatrixXd::Constant(3, 3, kNaN);
+  const Eigen::LLT<Eigen::MatrixXd> llt(information);
+  if (k == 0 || llt.info() != Eigen::Success || !information.allFinite()) return covariance;
+  const Eigen::MatrixXd inverse = llt.solve(Eigen::MatrixXd::Identity(k, k));
+  covariance.setZero();
+  for (Eigen::Index a = 0; a < k; ++a) {
+    for (Eigen::Index b = 0; b < k; ++b) covariance(index[a], index[b]) = inverse(a, b);
+  }
+  return covariance;
+}
+
 }  // namespace
 
 RunModelFit fit_run_model(const RunModelData& data) {
@@ -375,6 +428,15 @@ RunModelFit fit_run_model(const RunModelData& data) {
   }
   fit.run_variance = ratio_of(best_run) * fit.session_variance;
   fit.reml_log_likelihood = best.log_likelihood;
+  fit.session_df_without_rounds = session_df_without_rounds;
+  if (fit.round_df > 0) {
+    const Eigen::MatrixXd covariance =
+        component_covariance(runs, sum_squares, data.groups, residual_n,
+                             {fit.session_variance, fit.round_variance, fit.run_variance}, {true, true, search_run});
+    fit.covariance_ss = covariance(0, 0);
+    fit.covariance_sb = covariance(0, 1);
+    fit.covariance_bb = covariance(1, 1);
+  }
   fit.group_means.resize(data.groups);
   for (std::size_t g = 0; g < data.groups; ++g) fit.group_means[g] = best.beta[static_cast<Eigen::Index>(g)] + centre;
   fit.valid = true;
@@ -430,14 +492,26 @@ RunContrast run_contrast(const RunModelData& data, std::size_t base_group, std::
   out.run_exposure = run_exposure;
   out.run_part = run_variance * run_exposure;
   out.round_part = round_variance * round_exposure;
+  out.round_exposure = round_exposure;
   out.variance = session_variance > 0 ? s2 * contrast.dot(w) : out.run_part + out.round_part;
   out.session_part = std::max(0.0, out.variance - out.run_part - out.round_part);
   out.valid = std::isfinite(out.estimate) && std::isfinite(out.variance);
   return out;
 }
 
-SessionTest run_model_test(const RunContrast& contrast, double session_df, double run_df, std::size_t base_sessions,
-                           std::size_t test_sessions, double confidence, double round_df) {
+double within_df(const RunModelFit& fit, const RunContrast& contrast) {
+  if (!(fit.round_df > 0) || !std::isfinite(fit.covariance_ss)) return fit.session_df;
+  const double within = contrast.session_part + contrast.round_part;
+  const double g_session = fit.session_variance > 0 ? contrast.session_part / fit.session_variance : 0;
+  const double g_round = contrast.round_exposure;
+  const double spread = g_session * g_session * fit.covariance_ss + 2 * g_session * g_round * fit.covariance_sb +
+                        g_round * g_round * fit.covariance_bb;
+  if (!(spread > 0) || !(within > 0)) return fit.session_df;
+  return std::clamp(2 * within * within / spread, fit.session_df, fit.session_df_without_rounds);
+}
+
+SessionTest run_model_test(const RunContrast& contrast, double within_df, double run_df, std::size_t base_sessions,
+                           std::size_t test_sessions, double confidence) {
   SessionTest r;
   r.base_sessions = base_sessions;
   r.test_sessions = test_sessions;
@@ -445,7 +519,7 @@ SessionTest run_model_test(const RunContrast& contrast, double session_df, doubl
     r.reason = "no session on one side";
     return r;
   }
-  if (!(session_df >= 1)) {
+  if (!(within_df >= 1)) {
     r.reason = "1 session a side and no noise model of this row on this SUT: run another session, or kbench calibrate";
     return r;
   }
@@ -453,17 +527,12 @@ SessionTest run_model_test(const RunContrast& contrast, double session_df, doubl
     r.reason = "the run part of the change has no degrees of freedom";
     return r;
   }
-  if (contrast.round_part > 0 && !(round_df > 0)) {
-    r.reason = "the round part of the change has no degrees of freedom";
-    return r;
-  }
   r.log_change = contrast.estimate;
   // The rounds' part shrinks with more rounds as the sessions' does, so the
-  // two travel together, with their Welch-Satterthwaite df.
+  // two travel together.
   const double within = contrast.session_part + contrast.round_part;
-  r.df = contrast.round_part > 0 ? detail::combined_df(contrast.session_part, session_df, contrast.round_part, round_df)
-                                 : session_df;
-  r.prior_df = std::max(0.0, session_df - static_cast<double>(base_sessions + test_sessions - 2));
+  r.df = within_df;
+  r.prior_df = std::max(0.0, within_df - static_cast<double>(base_sessions + test_sessions - 2));
   const double per_session = 1.0 / static_cast<double>(base_sessions) + 1.0 / static_cast<double>(test_sessions);
   r.variance = within / per_session;
   r.run_variance = contrast.run_part;

@@ -61,6 +61,14 @@ struct RunModelFit {
   bool runs_folded = false;
   std::vector<double> group_means;  // beta (GLS at the REML estimate)
   double reml_log_likelihood = kNaN;
+  // Where rounds are modelled: the sessions' df without them (every round
+  // contrast residual), the upper end of what the within part can have.
+  double session_df_without_rounds = 0;
+  // The asymptotic covariance of the REML estimates of session_variance and
+  // round_variance (the inverse of the observed information of the REML
+  // likelihood in (sigma_s^2, sigma_b^2, sigma_r^2), its first 2 x 2 block);
+  // NaN where rounds are not modelled.
+  double covariance_ss = kNaN, covariance_sb = kNaN, covariance_bb = kNaN;
 };
 
 // Restricted maximum likelihood (Patterson & Thompson 1971) for the
@@ -81,6 +89,7 @@ struct RunContrast {
   double variance = kNaN;
   double session_part = kNaN; // session_variance * d var / d session_variance
   double round_part = 0;      // round_variance * d var / d round_variance
+  double round_exposure = 0;  // d var / d round_variance
   double run_part = kNaN;     // run_variance * d var / d run_variance
   // The run part per unit of run variance at these components: > 0 when the
   // two groups are not measured side by side in every run (separate runs
@@ -90,20 +99,27 @@ struct RunContrast {
 RunContrast run_contrast(const RunModelData& data, std::size_t base_group, std::size_t test_group,
                          double session_variance, double run_variance, double round_variance = 0);
 
+// The df of a contrast's within-run part (its session and round parts):
+// the sessions' df where rounds are not modelled; else Satterthwaite's
+//   df = 2 w^2 / (g' A g),  w = session_part + round_part,
+// g = (d var / d sigma_s^2, d var / d sigma_b^2), A the fit's covariance of
+// the two estimates (as lmerTest's Satterthwaite df, tests/data), kept
+// between the df of the rounds' residual alone and of the sessions without
+// rounds.
+double within_df(const RunModelFit& fit, const RunContrast& contrast);
+
 // The t-test of a contrast: t = estimate / sqrt(variance) with the
-// Welch-Satterthwaite df of its parts, session_df for the session part,
-// round_df for the round part and run_df for the run part,
-//   df = variance^2 / (session_part^2 / session_df + round_part^2 / round_df
-//                      + run_part^2 / run_df),
+// Welch-Satterthwaite df of its parts, within_df for the session and round
+// parts and run_df for the run part,
+//   df = variance^2 / (within^2 / within_df + run_part^2 / run_df),
 // and the CI exp(estimate -+ t(0.5 + c/2, df) se) - 1 in percent. Filled in
 // as a SessionTest, so sessions_to_decide can project it: `variance` is the
 // session and round parts per (1/n_b + 1/n_t) (more sessions of a plan are
 // more rounds), `run_variance` the run part (more sessions shrink the first
-// only). Not valid when session_df < 1, when a run or round part has no df,
-// or when both sides are constant and equal (nothing to test, as Welch's
-// test says).
-SessionTest run_model_test(const RunContrast& contrast, double session_df, double run_df, std::size_t base_sessions,
-                           std::size_t test_sessions, double confidence = 0.95, double round_df = 0);
+// only). Not valid when within_df < 1, when a run part has no df, or when
+// both sides are constant and equal (nothing to test, as Welch's test says).
+SessionTest run_model_test(const RunContrast& contrast, double within_df, double run_df, std::size_t base_sessions,
+                           std::size_t test_sessions, double confidence = 0.95);
 
 // What a SUT's rows together know of its run-to-run drift. Rows share the
 // machine's drift (whole runs faster on most rows at once), so a row whose
