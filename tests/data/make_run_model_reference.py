@@ -54,6 +54,21 @@ from statsmodels.regression.mixed_linear_model import MixedLMParams
 warnings.simplefilter("ignore")
 
 
+def indicators(levels):
+    z = np.zeros((len(levels), max(levels) + 1))
+    z[np.arange(len(levels)), levels] = 1.0
+    return z
+
+
+def contrast(groups, fe, v):
+    """fe[1] - fe[0] and its GLS variance c' (X' V^-1 X)^-1 c."""
+    x = indicators(groups)
+    cov = np.linalg.inv(x.T @ np.linalg.solve(v, x))
+    c = np.zeros(len(fe))
+    c[1], c[0] = 1.0, -1.0
+    return float(c @ fe), float(c @ cov @ c)
+
+
 def case(name, groups, runs, seed, run_sd, session_sd, shift):
     rng = np.random.default_rng(seed)
     run_effect = {r: rng.normal(0, run_sd) for r in set(runs)}
@@ -74,14 +89,8 @@ def case(name, groups, runs, seed, run_sd, session_sd, shift):
     fe, _ = model.get_fe_params(np.array([[ratio]]), np.zeros(0))
     fe = np.asarray(fe, dtype=float)
     scale = float(model.get_scale(fe, np.array([[ratio]]), np.zeros(0)))
-    x = np.zeros((len(y), len(fe)))
-    x[np.arange(len(y)), groups] = 1.0
-    z = np.zeros((len(y), max(runs) + 1))
-    z[np.arange(len(y)), runs] = 1.0
-    v = scale * (np.eye(len(y)) + ratio * z @ z.T)
-    cov = np.linalg.inv(x.T @ np.linalg.solve(v, x))
-    c = np.zeros(len(fe))
-    c[1], c[0] = 1.0, -1.0
+    z = indicators(runs)
+    estimate, variance = contrast(groups, fe, scale * (np.eye(len(y)) + ratio * z @ z.T))
     return {
         "name": name,
         "log_means": [float(v) for v in y],
@@ -90,8 +99,8 @@ def case(name, groups, runs, seed, run_sd, session_sd, shift):
         "session_variance": scale,
         "run_variance": ratio * scale,
         "group_means": [float(v) for v in fe],
-        "contrast_estimate": float(c @ fe),
-        "contrast_variance": float(c @ cov @ c),
+        "contrast_estimate": estimate,
+        "contrast_variance": variance,
         "converged": bool(fit.converged),
         "statsmodels_fit": {"session_variance": float(fit.scale), "run_variance": float(np.asarray(fit.cov_re)[0, 0])},
     }
@@ -137,17 +146,8 @@ def round_case(name, sessions, seed, run_sd, round_sd, session_sd, shift):
     scale = float(model.get_scale(fe, cov_re, vcomp))
     ratio_round = float(vcomp[0])
     ratio_run = 0.0 if one_run else float(cov_re[0, 0])
-    n = len(y)
-    x = np.zeros((n, len(fe)))
-    x[np.arange(n), groups] = 1.0
-    z = np.zeros((n, max(runs) + 1))
-    z[np.arange(n), runs] = 1.0
-    b = np.zeros((n, max(rounds) + 1))
-    b[np.arange(n), rounds] = 1.0
-    v = scale * (np.eye(n) + ratio_run * z @ z.T + ratio_round * b @ b.T)
-    cov = np.linalg.inv(x.T @ np.linalg.solve(v, x))
-    c = np.zeros(len(fe))
-    c[1], c[0] = 1.0, -1.0
+    z, b = indicators(runs), indicators(rounds)
+    estimate, variance = contrast(groups, fe, scale * (np.eye(len(y)) + ratio_run * z @ z.T + ratio_round * b @ b.T))
     return {
         "name": name,
         "log_means": [float(v) for v in y],
@@ -158,8 +158,8 @@ def round_case(name, sessions, seed, run_sd, round_sd, session_sd, shift):
         "run_variance": ratio_run * scale,
         "round_variance": ratio_round * scale,
         "group_means": [float(v) for v in fe],
-        "contrast_estimate": float(c @ fe),
-        "contrast_variance": float(c @ cov @ c),
+        "contrast_estimate": estimate,
+        "contrast_variance": variance,
         "converged": bool(fit.converged) and bool(best.success),
         "statsmodels_fit": {"session_variance": scale0, "round_variance": float(fit.vcomp[0]),
                             "run_variance": 0.0 if one_run else float(np.asarray(fit.cov_re)[0, 0])},
