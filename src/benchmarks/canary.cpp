@@ -69,7 +69,7 @@ class CanaryLoop : public Benchmark {
 
   void prepare(const Params& params, const Placement& where) override {
     iterations_ = param_int(params, "iterations");
-    if (where.cpu >= 0) timing::pin_to_cpu(where.cpu);
+    timing::pin_to_cpu(tasks::home_cpu(where.cpu));
     cpus_ = timing::current_affinity();
     calibration_ = timing::calibration();
     block_ticks_per_iteration_.reserve(static_cast<std::size_t>((iterations_ + kBlockIterations - 1) / kBlockIterations));
@@ -97,8 +97,8 @@ class CanaryLoop : public Benchmark {
   }
 
   std::map<std::string, std::string> notes() const override {
-    // Placed as syscall/* is (pinned only with the agent's --cpu), so the
-    // canary sees the CPUs the rows it adjusts see.
+    // Placed as syscall/* is (--cpu's CPU or the first allowed one), so the
+    // canary sees the CPU the rows it adjusts see.
     const std::string placement =
         cpus_.size() == 1 ? "cpu" + std::to_string(cpus_.front()) : "unpinned, cpus " + tasks::describe_cpus(cpus_);
     return {{"placement", placement},

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "benchmarks/benchmark.h"
+#include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
 #include "timing/bracket_cost.h"
@@ -90,7 +91,15 @@ class SyscallLatency : public Benchmark {
 
   void prepare(const Params& params, const Placement& where) override {
     calls_ = param_int(params, "calls");
-    if (where.cpu >= 0) timing::pin_to_cpu(where.cpu);
+    // Every session on one CPU, --cpu's or the first allowed: a VM's vCPUs
+    // run at different speeds that change by the minute (on the 2-vCPU test
+    // VM one was 15 % slower for a minute, then the other), so a session
+    // left to the scheduler draws either; sessions on one CPU a few seconds
+    // apart share its speed, which a plan's rounds cancel
+    // (docs/benchmarks/syscall.md, "Placement").
+    cpu_ = tasks::home_cpu(where.cpu);
+    pinned_by_agent_ = where.cpu >= 0;
+    timing::pin_to_cpu(cpu_);
     calibration_ = timing::calibration();
     overhead_ = timing::measure_timer_overhead();
     const long number = kind_.number;
@@ -150,7 +159,8 @@ class SyscallLatency : public Benchmark {
          std::to_string(calibration_.ticks_to_ns(in_call_.bracketed_ticks_per_call))},
         {"timer_cost_in_call_rounds",
          std::to_string(in_call_.rounds) + " x " + std::to_string(in_call_.calls_per_round) + " calls"},
-        {"timer_cost_subtracted", subtracted_.in_call ? "in_call" : "empty_bracket"}};
+        {"timer_cost_subtracted", subtracted_.in_call ? "in_call" : "empty_bracket"},
+        {"placement", "cpu" + std::to_string(cpu_) + (pinned_by_agent_ ? " (--cpu)" : " (the first allowed CPU)")}};
     if (!subtracted_.in_call) notes["timer_cost_fallback"] = subtracted_.reason;
     // arm64: CNTFRQ_EL0, what the calibration is checked against.
     if (calibration_.nominal_hz > 0) notes["counter_nominal_hz"] = std::to_string(calibration_.nominal_hz);
@@ -170,6 +180,8 @@ class SyscallLatency : public Benchmark {
 
   SyscallKind kind_;
   std::int64_t calls_ = 0;
+  int cpu_ = -1;
+  bool pinned_by_agent_ = false;
   timing::Calibration calibration_;
   timing::TimerOverhead overhead_;
   timing::BracketCostInCall in_call_;
