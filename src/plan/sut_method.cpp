@@ -1,0 +1,18 @@
+#include "plan/plan.h"
+
+namespace kbench::plan {
+
+const sut::Method& sut_method(const SutSpec& sut) { return sut::MethodRegistry::instance().get(sut.method); }
+
+const sut::Method& sut_method(const Plan& plan) {
+  return sut::MethodRegistry::instance().get(plan.sut ? plan.sut->method : std::string(sut::kDefaultMethod));
+}
+
+std::unique_ptr<sut::Connection> connect(const SutSpec& sut, const SwprofileSpec* swprofile) {
+  if (!swprofile) return sut::make_connection(sut.method, sut.params, nullptr);
+  const sut::SwprofileKernel kernel{swprofile->name,    swprofile->kernel.image, swprofile->kernel.modules,
+                                    swprofile->kernel.deb, swprofile->cmdline,     swprofile->initrd};
+  return sut::make_connection(sut.method, sut.params, &kernel);
+}
+
+}  // namespace kbench::plan
