@@ -258,7 +258,7 @@ void status_command(const PlanOptions& options) {
   }
   const std::string plan_key = std::filesystem::absolute(options.path).lexically_normal().string();
   std::string store_url = options.store_url;
-  const bool local_boots = plan.sut && plan.sut->boot && plan::sut_method(plan).has(sut::Capability::OnController);
+  const bool local_boots = plan::boots_this_machine(plan);
   if (store_url.empty() && local_boots) {
     if (const auto state = runner::read_local_boot_state(runner::local_boot_state_path(plan_key))) {
       store_url = state->store;
@@ -330,8 +330,7 @@ void exec_command(const PlanOptions& options) {
       throw InputError("--until-decided: the plan needs at least two swprofiles to compare");
   }
   const std::string store_url = resolve_store_url(options.store_url);
-  const bool local_boots =
-      sut_spec && sut_spec->boot && plan::sut_method(*sut_spec).has(sut::Capability::OnController);
+  const bool local_boots = plan::boots_this_machine(plan);
   if (local_boots) prepare_local_boots(options, store_url, exec);
   // A fleet worker's SUT may not have begun when the fleet stopped (the fleet
   // checked its plan as a whole), and a plan between boots of this machine

@@ -148,6 +148,9 @@ const sut::Method& sut_method(const Plan& plan);
 // InputError naming it); the others ignore it. Throws InputError for bad
 // params, RunError when the agent cannot be found.
 std::unique_ptr<sut::Connection> connect(const SutSpec& sut, const SwprofileSpec* swprofile);
+// sut.boot on the machine kbench runs on: kbench itself is restarted after
+// each boot (runner/local_boot.h).
+bool boots_this_machine(const Plan& plan);
 
 // Throws InputError "<file>:<line>: <key>: expected ..." for any problem,
 // including duplicate keys. A plan's top-level `include: FILE` (relative to

@@ -36,8 +36,7 @@ using sut::Capability;
 // The agent runs on this machine, under its running kernel.
 bool plan_is_local(const plan::Plan& plan) { return plan::sut_method(plan).has(Capability::OnController); }
 
-// The machine kbench runs on, booted into each swprofile's kernel.
-bool boots_this_machine(const plan::Plan& plan) { return plan.sut && plan.sut->boot && plan_is_local(plan); }
+using plan::boots_this_machine;
 
 // What a plan booting this machine needs of it and of the plan, before
 // anything is written: a boot must not strand the machine or lose the plan.
