@@ -213,7 +213,7 @@ TEST(DeployPlan, BadKernelAndBootKeysAreNamed) {
   EXPECT_THAT(plan_error(ssh + ", boot: {timeout: soon}}\nbenchmarks: [a/b]\n"),
               HasSubstr("sut.boot.timeout: expected a duration"));
   EXPECT_EQ(plan_error("sut: {connection: {method: qemu}, boot: {}}\nbenchmarks: [a/b]\n"),
-            "p.yaml:1: sut.boot: expected sut.connection.method ssh or local (kbench boots kernels on ssh SUTs and "
+            "p.yaml:1: sut.boot: expected sut.connection.method local or ssh (kbench boots kernels on ssh SUTs and "
             "on the machine it runs on)");
   EXPECT_EQ(plan_error("swprofiles: [{name: a, kernel: {deb: a.deb, image: b}}]\nbenchmarks: [a/b]\n"),
             "p.yaml:1: swprofiles[].kernel: expected either deb or image (with modules), not both");

@@ -199,7 +199,7 @@ TEST(LocalBootPlan, IsAcceptedAndItsFaultsAreNamed) {
             "p.yaml:1: sut.boot.power_cycle: expected no power_cycle with connection local (nothing outside the "
             "machine waits for its boots: a kernel that panics reboots it, and the run after the boot judges it)");
   EXPECT_EQ(plan_error("sut: {connection: {method: qemu}, boot: {method: kexec}}\nbenchmarks: [a/b]\n"),
-            "p.yaml:1: sut.boot: expected sut.connection.method ssh or local (kbench boots kernels on ssh SUTs and "
+            "p.yaml:1: sut.boot: expected sut.connection.method local or ssh (kbench boots kernels on ssh SUTs and "
             "on the machine it runs on)");
 }
 

@@ -696,9 +696,10 @@ BuiltKernel build_kernel(const plan::KernelBuildSpec& spec, const std::string& p
 }
 
 void resolve_builds(plan::Plan& plan, const std::vector<std::string>& selected, const BuildOptions& options) {
-  // qemu boots the image alone; ssh SUTs install the modules too.
-  bool installs_modules = plan.sut ? plan.sut->method != "qemu" : false;
-  for (const auto& sut : plan.suts) installs_modules = installs_modules || sut.method != "qemu";
+  // A VM boots the image alone; deployed SUTs install the modules too.
+  const auto installs = [](const plan::SutSpec& sut) { return plan::sut_method(sut).has(sut::Capability::Modules); };
+  bool installs_modules = plan.sut ? installs(*plan.sut) : false;
+  for (const auto& sut : plan.suts) installs_modules = installs_modules || installs(sut);
   for (auto& profile : plan.swprofiles) {
     if (!profile.build) continue;
     if (!selected.empty() && std::find(selected.begin(), selected.end(), profile.name) == selected.end()) continue;

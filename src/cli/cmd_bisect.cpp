@@ -28,7 +28,7 @@
 #include "runner/plan_executor.h"
 #include "runner/progress.h"
 #include "stats/stats.h"
-#include "sut/factory.h"
+#include "sut/method.h"
 #include "sut/process.h"
 
 namespace kbench::cli {
@@ -170,12 +170,13 @@ class Bisector {
     bad_.sha = resolve_commit(source_, options.bad, "--bad");
     if (good_.sha == bad_.sha) throw InputError("--good and --bad: expected two different commits");
     for (Commit* c : {&good_, &bad_}) init_commit(*c, c->sha);
-    if (plan_.sut && plan_.sut->method == "qemu") per_profile_connection_ = true;
-    local_sut_ = !plan_.sut || plan_.sut->method == "local";
+    const sut::Method& method = plan::sut_method(plan_);
+    if (plan_.sut && method.has(sut::Capability::BootsKernel)) per_profile_connection_ = true;
+    local_sut_ = method.has(sut::Capability::OnController);
     local_ = sut::make_local_connection(sut::find_agent_binary());
     runs_ = runner::resolve_benchmarks(plan_, runner::fetch_catalogue(*local_));
     for (auto& run : runs_) run.settings.sessions = 1;
-    if (plan_.sut && !per_profile_connection_) shared_connection_ = sut::make_connection(&*plan_.sut, nullptr);
+    if (plan_.sut && !per_profile_connection_) shared_connection_ = plan::connect(*plan_.sut, nullptr);
     build_options_.cache_dir = options.build_cache;
     build_options_.progress = [this](const std::string& line) {
       if (line.find("(incremental") != std::string::npos) build_incremental_ = true;
@@ -308,7 +309,7 @@ class Bisector {
         return false;
       }
       commit.spec = spec;
-      if (per_profile_connection_) connections_[spec.name] = sut::make_connection(&*plan_.sut, &spec);
+      if (per_profile_connection_) connections_[spec.name] = plan::connect(*plan_.sut, &spec);
     }
     const std::string tree = tree_for_(commit.sha);
     setenv("KBENCH_BISECT_TREE", tree.c_str(), 1);

@@ -27,7 +27,7 @@
 #include "runner/local_boot.h"
 #include "runner/plan_executor.h"
 #include "runner/plan_status.h"
-#include "sut/factory.h"
+#include "sut/method.h"
 #include "sut/process.h"
 
 namespace kbench::cli {
@@ -258,7 +258,7 @@ void status_command(const PlanOptions& options) {
   }
   const std::string plan_key = std::filesystem::absolute(options.path).lexically_normal().string();
   std::string store_url = options.store_url;
-  const bool local_boots = plan.sut && plan.sut->boot && plan.sut->method == "local";
+  const bool local_boots = plan::boots_this_machine(plan);
   if (store_url.empty() && local_boots) {
     if (const auto state = runner::read_local_boot_state(runner::local_boot_state_path(plan_key))) {
       store_url = state->store;
@@ -308,14 +308,14 @@ void exec_command(const PlanOptions& options) {
   const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*local));
   build_kernels(plan, options);
   const plan::SutSpec* sut_spec = plan.sut ? &*plan.sut : nullptr;
-  const bool per_profile = sut_spec && sut_spec->method == "qemu";
+  const bool per_profile = sut_spec && plan::sut_method(*sut_spec).has(sut::Capability::BootsKernel);
   std::map<std::string, std::unique_ptr<sut::Connection>> connections;
-  if (sut_spec && !per_profile) connections[""] = sut::make_connection(sut_spec, nullptr);
+  if (sut_spec && !per_profile) connections[""] = plan::connect(*sut_spec, nullptr);
   if (per_profile) {
     // Bad qemu params or a missing kernel image are input errors: find them
     // before the store is opened.
     for (const auto& profile : runner::select_swprofiles(plan, exec)) {
-      connections[profile.name] = sut::make_connection(sut_spec, &profile);
+      connections[profile.name] = plan::connect(*sut_spec, &profile);
     }
   }
   const runner::ConnectionFor connection_for = [&](const plan::SwprofileSpec& profile) -> sut::Connection& {
@@ -330,7 +330,7 @@ void exec_command(const PlanOptions& options) {
       throw InputError("--until-decided: the plan needs at least two swprofiles to compare");
   }
   const std::string store_url = resolve_store_url(options.store_url);
-  const bool local_boots = sut_spec && sut_spec->boot && sut_spec->method == "local";
+  const bool local_boots = plan::boots_this_machine(plan);
   if (local_boots) prepare_local_boots(options, store_url, exec);
   // A fleet worker's SUT may not have begun when the fleet stopped (the fleet
   // checked its plan as a whole), and a plan between boots of this machine

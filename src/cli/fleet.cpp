@@ -23,7 +23,7 @@
 #include "runner/fleet_progress.h"
 #include "runner/interrupt.h"
 #include "runner/plan_executor.h"
-#include "sut/factory.h"
+#include "sut/method.h"
 #include "sut/process.h"
 
 namespace kbench::cli {
@@ -151,12 +151,13 @@ void check_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts,
     const auto profiles = runner::select_swprofiles(one, exec);
     // Bad connection parameters (or a missing qemu kernel) are input errors,
     // found before any worker starts.
-    if (sut.method == "qemu") {
-      for (const auto& profile : profiles) sut::make_connection(&sut, &profile);
+    const sut::Method& method = plan::sut_method(sut);
+    if (method.has(sut::Capability::BootsKernel)) {
+      for (const auto& profile : profiles) plan::connect(sut, &profile);
     } else {
-      sut::make_connection(&sut, nullptr);
+      plan::connect(sut, nullptr);
     }
-    if (sut.method == "local") ++local;
+    if (method.has(sut::Capability::OnController)) ++local;
   }
   if (local > 1) {
     for (const auto& profile : runner::select_swprofiles(plan.for_sut(suts.front()), exec)) {

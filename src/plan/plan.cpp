@@ -458,13 +458,20 @@ BootSpec boot_spec(const Context& ctx, const YAML::Node& node, const SutSpec& su
   // The machine kbench runs on boots too (a systemd unit resumes the plan
   // after each boot), but only as a plan's one SUT: a fleet's workers run
   // side by side, and one of them cannot reboot the machine under the others.
-  if (at == "sut" && sut.method != "ssh" && sut.method != "local") {
+  const sut::Method& method = sut_method(sut);
+  const auto& methods = sut::MethodRegistry::instance();
+  if (at == "sut" && !method.has(sut::Capability::Deploy)) {
     ctx.fail(node, at + ".boot",
-             at + ".connection.method ssh or local (kbench boots kernels on ssh SUTs and on the machine it runs on)");
+             at + ".connection.method " + sut::spoken_list(methods.names_with(sut::Capability::Deploy)) +
+                 " (kbench boots kernels on ssh SUTs and on the machine it runs on)");
   }
-  if (at != "sut" && sut.method != "ssh") {
+  const auto boots_beside_others = [](const sut::Method& m) {
+    return m.has(sut::Capability::Deploy) && !m.has(sut::Capability::OnController);
+  };
+  if (at != "sut" && !boots_beside_others(method)) {
     ctx.fail(node, at + ".boot",
-             at + ".connection.method ssh (the machine kbench runs on boots kernels only as a plan's single sut)");
+             at + ".connection.method " + sut::spoken_list(methods.names_where(boots_beside_others)) +
+                 " (the machine kbench runs on boots kernels only as a plan's single sut)");
   }
   if (node["method"]) {
     boot.method = ctx.scalar(node["method"], at + ".boot.method");
@@ -486,10 +493,11 @@ BootSpec boot_spec(const Context& ctx, const YAML::Node& node, const SutSpec& su
   // The machine kbench runs on is not watched from outside: a kernel that
   // panics reboots it (panic=10), and the run after the boot judges it.
   for (const char* key : {"timeout", "power_cycle", "console_log"}) {
-    if (sut.method == "local" && node[key]) {
+    if (method.has(sut::Capability::OnController) && node[key]) {
       ctx.fail(node[key], at + ".boot." + key,
-               std::string("no ") + key + " with connection local (nothing outside the machine waits for its boots: "
-               "a kernel that panics reboots it, and the run after the boot judges it)");
+               std::string("no ") + key + " with connection " + method.name +
+                   " (nothing outside the machine waits for its boots: "
+                   "a kernel that panics reboots it, and the run after the boot judges it)");
     }
   }
   return boot;
@@ -516,19 +524,18 @@ SutSpec sut_spec(const Context& ctx, const YAML::Node& sut, const std::string& a
   if (const auto conn = sut["connection"]) {
     ctx.only_keys(conn, at + ".connection", {"method", "params"});
     if (conn["method"]) spec.method = ctx.scalar(conn["method"], at + ".connection.method");
-    if (spec.method != "local" && spec.method != "ssh" && spec.method != "qemu") {
-      ctx.fail(conn["method"], at + ".connection.method", "local, ssh or qemu, got '" + spec.method + "'");
+    const auto& methods = sut::MethodRegistry::instance();
+    const sut::Method* method = methods.find(spec.method);
+    if (!method) {
+      ctx.fail(conn["method"], at + ".connection.method",
+               sut::spoken_list(methods.names()) + ", got '" + spec.method + "'");
     }
     if (conn["params"]) spec.params = ctx.string_map(conn["params"], at + ".connection.params");
-    if (spec.method == "ssh") {
-      // ssh would read a host beginning with '-' as an option.
-      const auto host = spec.params.find("host");
-      const YAML::Node where = conn["params"] && conn["params"]["host"] ? conn["params"]["host"] : conn;
-      if (host == spec.params.end() || is_blank(host->second)) {
-        ctx.fail(where, at + ".connection.params.host", "the SUT's host name for ssh");
-      }
-      if (host->second.front() == '-' || has_control_characters(host->second)) {
-        ctx.fail(where, at + ".connection.params.host", "a host name, got '" + host->second + "'");
+    if (method->check_params) {
+      if (const auto problem = method->check_params(spec.params)) {
+        const YAML::Node params = conn["params"];
+        const YAML::Node where = params && params[problem->key] ? params[problem->key] : conn;
+        ctx.fail(where, at + ".connection.params." + problem->key, problem->expected);
       }
     }
   }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/params.h"
+#include "sut/method.h"
 
 namespace kbench::plan {
 
@@ -97,7 +98,7 @@ struct BootSpec {
 
 struct SutSpec {
   std::string name;
-  std::string method = "local";  // local | ssh | qemu
+  std::string method = sut::kDefaultMethod;  // a registered method (sut/method.h)
   std::map<std::string, std::string> params;
   std::optional<BootSpec> boot;
   // The declared SUT class (e.g. aws-m7g): stored as the session
@@ -136,6 +137,20 @@ struct Plan {
   // The plan as one SUT of `suts` runs it: `sut` set to that SUT, no list.
   Plan for_sut(const SutSpec& one) const;
 };
+
+// The registered connection method of a plan's SUT (the default method
+// when the plan names no SUT): what plans, the runner, the fleet, bisect and
+// the kernel build ask instead of a method's name.
+const sut::Method& sut_method(const SutSpec& sut);
+const sut::Method& sut_method(const Plan& plan);
+// The connection to `sut`. A BootsKernel method boots one swprofile's
+// kernel: one connection per swprofile, `swprofile` required (else an
+// InputError naming it); the others ignore it. Throws InputError for bad
+// params, RunError when the agent cannot be found.
+std::unique_ptr<sut::Connection> connect(const SutSpec& sut, const SwprofileSpec* swprofile);
+// sut.boot on the machine kbench runs on: kbench itself is restarted after
+// each boot (runner/local_boot.h).
+bool boots_this_machine(const Plan& plan);
 
 // Throws InputError "<file>:<line>: <key>: expected ..." for any problem,
 // including duplicate keys. A plan's top-level `include: FILE` (relative to

@@ -31,10 +31,12 @@ std::set<std::string> running_cmdline_words() {
   return words;
 }
 
-bool plan_is_local(const plan::Plan& plan) { return !plan.sut || plan.sut->method == "local"; }
+using sut::Capability;
 
-// The machine kbench runs on, booted into each swprofile's kernel.
-bool boots_this_machine(const plan::Plan& plan) { return plan.sut && plan.sut->boot && plan.sut->method == "local"; }
+// The agent runs on this machine, under its running kernel.
+bool plan_is_local(const plan::Plan& plan) { return plan::sut_method(plan).has(Capability::OnController); }
+
+using plan::boots_this_machine;
 
 // What a plan booting this machine needs of it and of the plan, before
 // anything is written: a boot must not strand the machine or lose the plan.
@@ -304,10 +306,11 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
     }
   }
   for (const auto& spec : selected) {
-    if (!spec.wrapper.empty() && plan.sut && plan.sut->method == "qemu") {
-      throw InputError(fmt::format("{}:{}: swprofile {}: wrapper: expected a local or ssh SUT; a qemu SUT's guest "
-                                   "has only kbench's own initramfs",
-                                   plan.path, spec.line, spec.name));
+    if (!spec.wrapper.empty() && plan.sut && !plan::sut_method(plan).has(Capability::Wrapper)) {
+      throw InputError(fmt::format(
+          "{}:{}: swprofile {}: wrapper: expected a {} SUT; a {} SUT's guest has only kbench's own initramfs",
+          plan.path, spec.line, spec.name,
+          sut::spoken_list(sut::MethodRegistry::instance().names_with(Capability::Wrapper)), plan.sut->method));
     }
   }
   if (plan_is_local(plan) && !boots_this_machine(plan)) {
@@ -348,19 +351,19 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
     for (const auto& spec : selected) {
       // A kernel or sysctls on an ssh SUT need a boot per session: the boot
       // installs the kernel, and the next boot drops the sysctls.
-      if (!spec.sysctl.empty() && plan.sut->method != "qemu") {
+      if (!spec.sysctl.empty() && plan::sut_method(plan).has(Capability::Sysctls)) {
         throw InputError(fmt::format("{}:{}: swprofile {}: sysctl settings on an {} SUT need sut.boot (every "
                                      "session a fresh boot that the settings are applied to)",
                                      plan.path, spec.line, spec.name, plan.sut->method));
       }
       if (!spec.sysctl.empty()) {
-        throw InputError(fmt::format("{}:{}: swprofile {}: sysctl settings are not applied inside qemu SUTs",
-                                     plan.path, spec.line, spec.name));
+        throw InputError(fmt::format("{}:{}: swprofile {}: sysctl settings are not applied inside {} SUTs",
+                                     plan.path, spec.line, spec.name, plan.sut->method));
       }
-      if (plan.sut->method == "ssh" && (!spec.kernel.empty() || spec.build)) {
-        throw InputError(fmt::format("{}:{}: swprofile {} names a kernel; an ssh SUT installs and boots it only with "
+      if (!plan::sut_method(plan).has(Capability::BootsKernel) && (!spec.kernel.empty() || spec.build)) {
+        throw InputError(fmt::format("{}:{}: swprofile {} names a kernel; an {} SUT installs and boots it only with "
                                      "sut.boot (method kexec or reboot)",
-                                     plan.path, spec.line, spec.name));
+                                     plan.path, spec.line, spec.name, plan.sut->method));
       }
     }
   }
@@ -453,7 +456,10 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   std::vector<store::BootRecord> earlier_boots;
   if (plan.sut && plan.sut->boot) {
     sut::RemoteShell* shell = sut::remote_shell(connection_for(profiles.front()));
-    if (!shell) throw InputError("sut.boot: expected sut.connection.method ssh or local");
+    if (!shell) {
+      throw InputError("sut.boot: expected sut.connection.method " +
+                       sut::spoken_list(sut::MethodRegistry::instance().names_with(Capability::Deploy)));
+    }
     deployer.emplace(*shell, *plan.sut->boot, [&](const std::string& line) { progress.message(line); },
                      sleep_unless_interrupted, local_boots);
     deployer->probe();

@@ -39,7 +39,7 @@ PlanStatus gather_plan_status(const plan::Plan& plan, const std::string& plan_ke
   PlanStatus status;
   status.plan = plan.path;
   status.store = store_url;
-  status.boots_this_machine = plan.sut && plan.sut->boot && plan.sut->method == "local";
+  status.boots_this_machine = plan::boots_this_machine(plan);
   status.now_epoch =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   if (status.boots_this_machine) {

@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "sut/connection.h"
+#include "sut/method.h"
 #include "sut/process.h"
 
 namespace kbench::sut {
@@ -51,5 +52,15 @@ class LocalConnection final : public Connection, public RemoteShell {
 std::unique_ptr<Connection> make_local_connection(std::string agent_path) {
   return std::make_unique<LocalConnection>(std::move(agent_path));
 }
+
+KBENCH_SUT_METHOD({
+    .name = "local",
+    .summary = "the machine kbench runs on",
+    .params = {},
+    .capabilities = {Capability::OnController, Capability::Deploy, Capability::Sysctls, Capability::Modules,
+                     Capability::Wrapper},
+    // Takes no parameters and has never refused any.
+    .make = [](const Params&, const SwprofileKernel*) { return make_local_connection(find_agent_binary()); },
+});
 
 }  // namespace kbench::sut

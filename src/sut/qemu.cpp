@@ -27,6 +27,7 @@
 #include "common/errors.h"
 #include "sut/connection.h"
 #include "sut/initramfs.h"
+#include "sut/method.h"
 #include "sut/process.h"
 
 namespace kbench::sut {
@@ -128,6 +129,28 @@ std::chrono::seconds parse_seconds(const std::string& key, const std::string& va
   return std::chrono::seconds(seconds);
 }
 
+const std::vector<ParamSpec>& qemu_param_specs() {
+  static const std::vector<ParamSpec> specs = {
+      ParamSpec{"arch", "", "", "the guest's architecture, x86_64 or aarch64 (amd64, arm64); default: the host's"},
+      ParamSpec{"memory", "1024M", "1024M", "the guest's memory, as qemu -m takes it"},
+      ParamSpec{"cpus", "1", "1", "the guest's CPUs"}.integer(1, 1e9),
+      ParamSpec{"accel", "auto", "auto", "the accelerator: KVM when it works, else TCG"}.choice(
+          {"auto", "kvm", "tcg", "tcg-single"}),
+      ParamSpec{"cpu", "max", "max", "qemu -cpu"},
+      ParamSpec{"qemu", "", "", "the QEMU binary; default: qemu-system-<arch>"},
+      ParamSpec{"busybox", "/bin/busybox", "/bin/busybox", "a static busybox built for the guest, its /init"},
+      ParamSpec{"boot_timeout", "180", "180", "seconds a boot may take to reach /init"}.integer(1, 1e9),
+      ParamSpec{"kvm_probe_timeout", "30", "30", "seconds accel auto's probe boot may take"}.integer(1, 1e9),
+  };
+  return specs;
+}
+
+std::string qemu_param_names() {
+  std::string out;
+  for (const auto& spec : qemu_param_specs()) out += (out.empty() ? "" : ", ") + spec.name;
+  return out;
+}
+
 QemuParams parse_qemu_params(const std::map<std::string, std::string>& params) {
   QemuParams parsed;
   for (const auto& [key, value] : params) {
@@ -159,9 +182,8 @@ QemuParams parse_qemu_params(const std::map<std::string, std::string>& params) {
     } else if (key == "kvm_probe_timeout") {
       parsed.kvm_probe_timeout = parse_seconds(key, value);
     } else {
-      throw InputError("sut.connection.params." + key +
-                       ": unknown qemu parameter (expected arch, memory, cpus, accel, cpu, qemu, busybox, "
-                       "boot_timeout, kvm_probe_timeout)");
+      throw InputError("sut.connection.params." + key + ": unknown qemu parameter (expected " + qemu_param_names() +
+                       ")");
     }
   }
   if (parsed.qemu.empty()) parsed.qemu = "qemu-system-" + parsed.arch;
@@ -612,6 +634,22 @@ std::unique_ptr<Connection> make_qemu_connection(const std::map<std::string, std
   std::string agent = agent_for_machine(parsed.arch, agent_path);
   return std::make_unique<QemuConnection>(std::move(parsed), std::move(boot), std::move(agent));
 }
+
+KBENCH_SUT_METHOD({
+    .name = "qemu",
+    .summary = "a QEMU VM that boots each swprofile's kernel with kbench's own initramfs (docs/remote.md)",
+    .params = qemu_param_specs(),
+    .capabilities = {Capability::BootsKernel},
+    .make = [](const Params& params, const SwprofileKernel* swprofile) {
+      if (!swprofile || swprofile->image.empty() || !swprofile->modules.empty() || !swprofile->deb.empty()) {
+        throw InputError(std::string("swprofiles[") + (swprofile ? swprofile->name : "") +
+                         "].kernel: expected a kernel image to boot with the qemu connection (kernel: PATH; packages "
+                         "and modules are installed on ssh SUTs with sut.boot)");
+      }
+      QemuBoot boot{swprofile->image, swprofile->cmdline, swprofile->initrd};
+      return make_qemu_connection(params, std::move(boot), find_agent_binary());
+    },
+});
 
 std::string qemu_accel(const Connection& connection) {
   const auto* qemu = dynamic_cast<const QemuConnection*>(&connection);

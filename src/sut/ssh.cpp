@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
 #include "common/errors.h"
 #include "sut/connection.h"
+#include "sut/method.h"
 #include "sut/process.h"
 #include "sysinfo/sha256.h"
 
@@ -57,6 +60,43 @@ struct SshParams {
   std::string connect_timeout = "15";
 };
 
+const std::vector<ParamSpec>& ssh_param_specs() {
+  static const std::vector<ParamSpec> specs = {
+      ParamSpec{"host", "", "", "required: anything ssh accepts, including a Host alias of ~/.ssh/config"},
+      ParamSpec{"user", "", "", "ssh -l; left out, ~/.ssh/config and ssh's defaults apply"},
+      ParamSpec{"port", "", "", "ssh -p, a port number"},
+      ParamSpec{"keyfile", "", "", "ssh -i, with IdentitiesOnly=yes"},
+      ParamSpec{"known_hosts", "", "", "ssh's UserKnownHostsFile"},
+      ParamSpec{"strict_host_key_checking", "", "", "ssh's StrictHostKeyChecking; left out, ssh's own setting"}
+          .choice({"yes", "accept-new", "ask"}),
+      ParamSpec{"connect_timeout", "15", "15", "ssh's ConnectTimeout, seconds"},
+  };
+  return specs;
+}
+
+// What the plan refuses before anything connects: ssh would read a host
+// beginning with '-' as an option.
+std::optional<ParamProblem> check_ssh_params(const Params& params) {
+  const auto host = params.find("host");
+  const auto blank = [](const std::string& text) {
+    return std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c); });
+  };
+  const auto control = [](const std::string& text) {
+    return std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+  };
+  if (host == params.end() || blank(host->second)) return ParamProblem{"host", "the SUT's host name for ssh"};
+  if (host->second.front() == '-' || control(host->second)) {
+    return ParamProblem{"host", "a host name, got '" + host->second + "'"};
+  }
+  return std::nullopt;
+}
+
+std::string ssh_param_names() {
+  std::string out;
+  for (const auto& spec : ssh_param_specs()) out += (out.empty() ? "" : ", ") + spec.name;
+  return out;
+}
+
 SshParams parse_ssh_params(const std::map<std::string, std::string>& params) {
   SshParams parsed;
   for (const auto& [key, value] : params) {
@@ -82,9 +122,8 @@ SshParams parse_ssh_params(const std::map<std::string, std::string>& params) {
     } else if (key == "connect_timeout") {
       parsed.connect_timeout = value;
     } else {
-      throw InputError("sut.connection.params." + key +
-                       ": unknown ssh parameter (expected host, user, port, keyfile, known_hosts, "
-                       "strict_host_key_checking, connect_timeout)");
+      throw InputError("sut.connection.params." + key + ": unknown ssh parameter (expected " + ssh_param_names() +
+                       ")");
     }
   }
   if (parsed.host.empty()) throw InputError("sut.connection.params.host: expected the SUT's host name for ssh");
@@ -218,6 +257,16 @@ std::unique_ptr<Connection> make_ssh_connection(const std::map<std::string, std:
                                                 std::string agent_path) {
   return std::make_unique<SshConnection>(parse_ssh_params(params), std::move(agent_path));
 }
+
+KBENCH_SUT_METHOD({
+    .name = "ssh",
+    .summary = "a machine reached with the OpenSSH client (docs/remote.md)",
+    .params = ssh_param_specs(),
+    .capabilities = {Capability::Deploy, Capability::Sysctls, Capability::Modules, Capability::Wrapper},
+    .make = [](const Params& params,
+               const SwprofileKernel*) { return make_ssh_connection(params, find_agent_binary()); },
+    .check_params = check_ssh_params,
+});
 
 std::string ssh_remote_dir(const Connection& connection) {
   const auto* ssh = dynamic_cast<const SshConnection*>(&connection);

@@ -41,7 +41,7 @@ sut: {name: lab, connection: {method: qemu}, boot: {method: kexec}}
 benchmarks: [syscall/getppid]
 YAML
 expect_bad_input "sut.boot on a qemu SUT" "$KBENCH" plan check "$WORK/boot-qemu.yaml"
-expect_contains "$WORK/err" "sut.boot: expected sut.connection.method ssh or local"
+expect_contains "$WORK/err" "sut.boot: expected sut.connection.method local or ssh"
 # This machine boots too, but a plan in /tmp would be gone after the boot
 # (refused on any machine; the rest: tests/e2e/deploy_local.sh).
 cat >"$WORK/boot-local.yaml" <<'YAML'

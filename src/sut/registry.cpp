@@ -1,0 +1,69 @@
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/errors.h"
+#include "sut/method.h"
+
+namespace kbench::sut {
+
+std::string Method::param_names() const {
+  std::string out;
+  for (const auto& spec : params) out += (out.empty() ? "" : ", ") + spec.name;
+  return out;
+}
+
+MethodRegistry& MethodRegistry::instance() {
+  static MethodRegistry registry;
+  return registry;
+}
+
+void MethodRegistry::add(Method method) {
+  if (find(method.name)) throw std::logic_error("SUT connection method registered twice: " + method.name);
+  methods_.push_back(std::move(method));
+  std::sort(methods_.begin(), methods_.end(), [](const Method& a, const Method& b) { return a.name < b.name; });
+}
+
+const Method* MethodRegistry::find(std::string_view name) const {
+  for (const auto& method : methods_) {
+    if (method.name == name) return &method;
+  }
+  return nullptr;
+}
+
+const Method& MethodRegistry::get(std::string_view name) const {
+  if (const Method* method = find(name)) return *method;
+  throw InputError("sut.connection.method: expected " + spoken_list(names()) + ", got '" + std::string(name) + "'");
+}
+
+std::vector<std::string> MethodRegistry::names() const {
+  return names_where([](const Method&) { return true; });
+}
+
+std::vector<std::string> MethodRegistry::names_where(const std::function<bool(const Method&)>& keep) const {
+  std::vector<std::string> out;
+  for (const auto& method : methods_) {
+    if (keep(method)) out.push_back(method.name);
+  }
+  return out;
+}
+
+std::vector<std::string> MethodRegistry::names_with(Capability c) const {
+  return names_where([c](const Method& method) { return method.has(c); });
+}
+
+std::string spoken_list(const std::vector<std::string>& words, std::string_view last) {
+  std::string out;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (i > 0) out += i + 1 == words.size() ? " " + std::string(last) + " " : ", ";
+    out += words[i];
+  }
+  return out;
+}
+
+std::unique_ptr<Connection> make_connection(std::string_view method, const Params& params,
+                                            const SwprofileKernel* swprofile) {
+  const Method& found = MethodRegistry::instance().get(method);
+  return found.make(params, found.has(Capability::BootsKernel) ? swprofile : nullptr);
+}
+
+}  // namespace kbench::sut

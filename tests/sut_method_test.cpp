@@ -1,0 +1,142 @@
+// The registry of SUT connection methods: which are registered, what each
+// can do, and the errors that name them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/errors.h"
+#include "plan/plan.h"
+#include "sut/method.h"
+#include "support/test_paths.h"
+
+namespace kbench::sut {
+namespace {
+
+using ::testing::ElementsAre;
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<std::string> capabilities_of(const std::string& name) {
+  const Method& method = MethodRegistry::instance().get(name);
+  std::vector<std::string> out;
+  const std::vector<std::pair<Capability, std::string>> all = {
+      {Capability::OnController, "on-controller"}, {Capability::BootsKernel, "boots-kernel"},
+      {Capability::Deploy, "deploy"},              {Capability::Sysctls, "sysctls"},
+      {Capability::Modules, "modules"},            {Capability::Wrapper, "wrapper"}};
+  for (const auto& [capability, word] : all) {
+    if (method.has(capability)) out.push_back(word);
+  }
+  return out;
+}
+
+// The agent the local and ssh factories look for; a test binary has no
+// kbench beside it.
+void point_at_agent() { setenv("KBENCH_AGENT", (std::string(KBENCH_BINARY_DIR) + "/kbench-agent").c_str(), 1); }
+
+TEST(SutMethods, EveryMethodFileIsRegistered) {
+  EXPECT_THAT(MethodRegistry::instance().names(), ElementsAre("local", "qemu", "ssh"));
+  EXPECT_NE(MethodRegistry::instance().find(kDefaultMethod), nullptr);
+}
+
+TEST(SutMethods, DeclareWhatTheyCanDo) {
+  EXPECT_THAT(capabilities_of("local"), ElementsAre("on-controller", "deploy", "sysctls", "modules", "wrapper"));
+  EXPECT_THAT(capabilities_of("ssh"), ElementsAre("deploy", "sysctls", "modules", "wrapper"));
+  EXPECT_THAT(capabilities_of("qemu"), ElementsAre("boots-kernel"));
+  EXPECT_THAT(MethodRegistry::instance().names_with(Capability::Deploy), ElementsAre("local", "ssh"));
+}
+
+TEST(SutMethods, DeclareTheirParameters) {
+  EXPECT_EQ(MethodRegistry::instance().get("local").param_names(), "");
+  EXPECT_EQ(MethodRegistry::instance().get("ssh").param_names(),
+            "host, user, port, keyfile, known_hosts, strict_host_key_checking, connect_timeout");
+  EXPECT_EQ(MethodRegistry::instance().get("qemu").param_names(),
+            "arch, memory, cpus, accel, cpu, qemu, busybox, boot_timeout, kvm_probe_timeout");
+}
+
+TEST(SutMethods, AnUnknownNameIsBadInputNamingTheRegisteredOnes) {
+  EXPECT_EQ(MethodRegistry::instance().find("telnet"), nullptr);
+  EXPECT_EQ(error_of([] { MethodRegistry::instance().get("telnet"); }),
+            "sut.connection.method: expected local, qemu or ssh, got 'telnet'");
+  EXPECT_EQ(error_of([] { make_connection("telnet", {}, nullptr); }),
+            "sut.connection.method: expected local, qemu or ssh, got 'telnet'");
+  EXPECT_EQ(error_of([] { plan::parse_plan("sut: {connection: {method: telnet}}\nbenchmarks: [a/b]\n", "p.yaml"); }),
+            "p.yaml:1: sut.connection.method: expected local, qemu or ssh, got 'telnet'");
+}
+
+TEST(SutMethods, AnUnknownParameterIsNamedWithTheDeclaredOnes) {
+  point_at_agent();
+  EXPECT_EQ(error_of([] { make_connection("ssh", {{"host", "h"}, {"bogus", "1"}}, nullptr); }),
+            "sut.connection.params.bogus: unknown ssh parameter (expected host, user, port, keyfile, known_hosts, "
+            "strict_host_key_checking, connect_timeout)");
+  const SwprofileKernel kernel{"a", "/boot/vmlinuz", "", "", {}, ""};
+  EXPECT_EQ(error_of([&] { make_connection("qemu", {{"bogus", "1"}}, &kernel); }),
+            "sut.connection.params.bogus: unknown qemu parameter (expected arch, memory, cpus, accel, cpu, qemu, "
+            "busybox, boot_timeout, kvm_probe_timeout)");
+}
+
+TEST(SutMethods, DeployableMethodsHaveAShellOnTheSut) {
+  point_at_agent();
+  auto local = make_connection("local", {}, nullptr);
+  EXPECT_NE(remote_shell(*local), nullptr);
+  EXPECT_EQ(local->describe(), "local");
+  // Nothing connects before the first agent starts.
+  auto ssh = make_connection("ssh", {{"host", "sut.invalid"}}, nullptr);
+  EXPECT_NE(remote_shell(*ssh), nullptr);
+}
+
+TEST(SutMethods, AKernelBootingMethodNeedsTheSwprofilesImage) {
+  EXPECT_EQ(error_of([] { make_connection("qemu", {}, nullptr); }),
+            "swprofiles[].kernel: expected a kernel image to boot with the qemu connection (kernel: PATH; packages "
+            "and modules are installed on ssh SUTs with sut.boot)");
+  const SwprofileKernel deb{"a", "", "", "linux.deb", {}, ""};
+  EXPECT_THAT(error_of([&] { make_connection("qemu", {}, &deb); }), ::testing::StartsWith("swprofiles[a].kernel:"));
+}
+
+TEST(SutMethods, APlanWithoutSutUsesTheDefaultMethod) {
+  const plan::Plan plan = plan::parse_plan("benchmarks: [a/b]\n", "p.yaml");
+  EXPECT_EQ(plan::sut_method(plan).name, kDefaultMethod);
+  EXPECT_TRUE(plan::sut_method(plan).has(Capability::OnController));
+}
+
+TEST(SutMethods, ThePlanAsksAMethodToCheckItsParameters) {
+  EXPECT_EQ(error_of([] {
+              plan::parse_plan("sut: {connection: {method: ssh, params: {host: -oProxyCommand=x}}}\nbenchmarks: [a/b]\n",
+                               "p.yaml");
+            }),
+            "p.yaml:1: sut.connection.params.host: expected a host name, got '-oProxyCommand=x'");
+}
+
+TEST(MethodRegistry, KeepsNamesSortedAndRefusesADuplicate) {
+  MethodRegistry registry;
+  const auto method = [](std::string name, Capabilities capabilities) {
+    return Method{.name = std::move(name), .summary = "", .params = {}, .capabilities = capabilities, .make = {}};
+  };
+  registry.add(method("zeta", {Capability::Sysctls}));
+  registry.add(method("alpha", {Capability::Sysctls, Capability::Wrapper}));
+  registry.add(method("mid", {}));
+  EXPECT_THAT(registry.names(), ElementsAre("alpha", "mid", "zeta"));
+  EXPECT_THAT(registry.names_with(Capability::Sysctls), ElementsAre("alpha", "zeta"));
+  EXPECT_THROW(registry.add(method("mid", {})), std::logic_error);
+}
+
+TEST(SpokenList, JoinsWithCommasAndTheLastWord) {
+  EXPECT_EQ(spoken_list({}), "");
+  EXPECT_EQ(spoken_list({"ssh"}), "ssh");
+  EXPECT_EQ(spoken_list({"local", "ssh"}), "local or ssh");
+  EXPECT_EQ(spoken_list({"local", "qemu", "ssh"}), "local, qemu or ssh");
+  EXPECT_EQ(spoken_list({"a", "b"}, "and"), "a and b");
+}
+
+}  // namespace
+}  // namespace kbench::sut
