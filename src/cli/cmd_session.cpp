@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "cli/session_report.h"
 #include "common/errors.h"
+#include "common/params.h"
 #include "store/result_store.h"
 
 namespace kbench::cli {
@@ -63,12 +64,6 @@ store::SessionListing find_session(store::ResultStore& store, const std::string&
   return matches.front();
 }
 
-std::string params_text(const Params& params) {
-  std::string text;
-  for (const auto& [key, value] : params) text += (text.empty() ? "" : " ") + key + "=" + value;
-  return text;
-}
-
 std::string fingerprint_field(const nlohmann::json& fingerprint, const char* key) {
   if (!fingerprint.is_object()) return "";
   const auto it = fingerprint.find(key);
@@ -108,7 +103,7 @@ void show_command(const SessionOptions& options) {
                            "params / reason");
   for (const auto& benchmark : opened.store->session_benchmarks(session.id)) {
     std::string outcome = "none";
-    std::string detail = params_text(benchmark.params);
+    std::string detail = params_text(benchmark.params, " ");
     if (benchmark.outcome) {
       outcome = std::string(store::to_string(benchmark.outcome->status));
       if (!benchmark.outcome->reason.empty()) detail += (detail.empty() ? "" : "; ") + benchmark.outcome->reason;
