@@ -89,7 +89,7 @@ std::vector<ScenarioGroup> group_scenarios(const std::vector<Scenario>& scenario
       group->tables.emplace_back(s, &table);
       const RowNames names(table);
       for (const Row& row : table.rows) {
-        // Parameters are part of a row's identity (model.h): the same benchmark with others is another table.
+        // Parameters are part of a row's identity (analysis/report_model.h): the same benchmark with others is another table.
         const std::string key = row.benchmark + '\n' + params_text(row.params) + '\n' + row.result_class.label();
         if (group->entries.find(key) == group->entries.end()) {
           group->keys.push_back(key);

@@ -90,7 +90,4 @@ std::string escape_pipes(const std::string& text);
 // markers; only the markers when there is no change to show.
 std::string change_cell(const Row& row, const Cell& cell, SignConvention sign, Footnotes& notes);
 
-// Raw change in percent; NaN when either side is missing.
-double raw_change(const Row& row, const Cell& cell);
-
 }  // namespace kbench::report
