@@ -4,6 +4,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/report_model.h"
@@ -20,9 +21,9 @@ class Renderer {
   virtual void render(const Report& report, std::ostream& out) const = 0;
 };
 
-// Throws InputError naming the format and the known formats.
-std::unique_ptr<Renderer> make_renderer(const std::string& format);
-std::vector<std::string> renderer_names();
+// The comparison renderer of the format called `format` (report/format_table.h);
+// throws InputError naming the format and the known formats.
+std::unique_ptr<Renderer> make_renderer(std::string_view format);
 
 // One scenario of `kbench compare --format delta --scenario LABEL=BASE:TEST`:
 // its label and the report of BASE against TEST alone (one test profile), as
