@@ -1,10 +1,12 @@
 // kbench session show|delete: one stored session, named as users see it:
 // its swprofile and its number (1, 2, ...) within SUT and swprofile.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <iostream>
 #include <limits>
+#include <ranges>
 #include <set>
 #include <string_view>
 
@@ -33,8 +35,9 @@ std::string session_name(const store::SessionListing& session) {
 
 store::SessionListing find_session(store::ResultStore& store, const std::string& url, const SessionOptions& options) {
   if (!store.has_swprofile(options.swprofile)) {
-    std::string names;
-    for (const auto& listing : store.list_swprofiles("*")) names += (names.empty() ? "" : ", ") + listing.name;
+    const auto listings = store.list_swprofiles("*");
+    const std::string names =
+        fmt::format("{}", fmt::join(listings | std::views::transform(&store::SwprofileListing::name), ", "));
     throw InputError("swprofile '" + options.swprofile + "' is not in " + url +
                      " (known: " + (names.empty() ? std::string("none") : names) + ")");
   }
@@ -56,10 +59,9 @@ store::SessionListing find_session(store::ResultStore& store, const std::string&
                                  options.sut.empty() ? "" : " on " + options.sut));
   }
   if (matches.size() > 1) {
-    std::string names;
-    for (const auto& session : matches) names += (names.empty() ? "" : ", ") + session.sut;
     throw InputError(fmt::format("session {} of swprofile {} exists on several SUTs ({}): choose one with --sut",
-                                 options.number, options.swprofile, names));
+                                 options.number, options.swprofile,
+                                 fmt::join(matches | std::views::transform(&store::SessionListing::sut), ", ")));
   }
   return matches.front();
 }

@@ -1,9 +1,12 @@
 // kbench trend: one metric across many kernels, with change points.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fnmatch.h>
 
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <ranges>
 
 #include "analysis/runs.h"
 #include "analysis/trend.h"
@@ -26,8 +29,9 @@ std::vector<std::string> matching_in_store_order(store::ResultStore& store, cons
     if (fnmatch(glob.c_str(), listing.name.c_str(), 0) == 0) names.push_back(listing.name);
   }
   if (names.empty()) {
-    std::string known;
-    for (const auto& listing : store.list_swprofiles("*")) known += (known.empty() ? "" : ", ") + listing.name;
+    const auto listings = store.list_swprofiles("*");
+    const std::string known =
+        fmt::format("{}", fmt::join(listings | std::views::transform(&store::SwprofileListing::name), ", "));
     throw InputError("--swprofile " + glob + ": matches no swprofile in " + url + " (known: " +
                      (known.empty() ? std::string("none") : known) + ")");
   }
