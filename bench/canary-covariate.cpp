@@ -32,7 +32,7 @@
 
 #include "analysis/runs.h"
 #include "common/errors.h"
-#include "report/format.h"
+#include "common/params.h"
 #include "stats/run_model.h"
 #include "stats/stats.h"
 #include "store/result_store.h"
@@ -329,7 +329,7 @@ int main(int argc, char** argv) {
     std::map<std::string, std::map<std::int64_t, std::vector<double>>> values;
     std::map<std::string, Row> rows_by_key;
     for (const auto& sample : store->samples(query)) {
-      const std::string params = kbench::report::params_text(sample.params);
+      const std::string params = kbench::params_text(sample.params);
       const std::string key = sample.sut + '\n' + sample.benchmark + '\n' + params + '\n' + sample.result_class.label();
       auto& row = rows_by_key[key];
       row.sut = sample.sut;

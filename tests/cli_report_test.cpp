@@ -10,8 +10,7 @@
 
 #include "analysis/noise.h"
 #include "common/errors.h"
-#include "report/noise_report.h"
-#include "report/sample_export.h"
+#include "report/format_table.h"
 #include "support/test_files.h"
 
 using kbench::Better;
@@ -67,20 +66,20 @@ analysis::SessionOrigins two_runs() {
   return origins;
 }
 
-std::string noise(report::NoiseFormat format, analysis::TestMethod method, std::optional<double> fdr = 0.05,
+std::string noise(std::string_view format, analysis::TestMethod method, std::optional<double> fdr = 0.05,
                   const std::optional<analysis::SessionOrigins>& origins = std::nullopt) {
   analysis::NoiseOptions options;
   options.profile = "base";
   options.compare.method = method;
   options.compare.fdr = fdr;
   std::ostringstream out;
-  report::render_noise(analysis::build_noise_report(samples(), options, origins), format, out);
+  report::find_format(format, report::View::Noise).noise(analysis::build_noise_report(samples(), options, origins), out);
   return out.str();
 }
 
 std::string exported(const std::string& format, const std::vector<SampleRow>& rows) {
   std::ostringstream out;
-  const auto writer = report::make_sample_writer(format, out);
+  const auto writer = report::find_format(format, report::View::Samples).samples(out);
   writer->begin();
   for (const SampleRow& row : rows) writer->write(row, "uid-" + std::to_string(row.session));
   writer->end();
@@ -90,19 +89,12 @@ std::string exported(const std::string& format, const std::vector<SampleRow>& ro
 }  // namespace
 
 TEST(NoiseReport, GridCsvJsonAreGolden) {
-  expect_golden("noise-grid.txt", noise(report::NoiseFormat::Grid, analysis::TestMethod::Welch, 0.05, two_runs()));
-  expect_golden("noise.csv", noise(report::NoiseFormat::Csv, analysis::TestMethod::Welch, 0.05, two_runs()));
-  expect_golden("noise.json", noise(report::NoiseFormat::Json, analysis::TestMethod::Welch, 0.05, two_runs()));
+  expect_golden("noise-grid.txt", noise("grid", analysis::TestMethod::Welch, 0.05, two_runs()));
+  expect_golden("noise.csv", noise("csv", analysis::TestMethod::Welch, 0.05, two_runs()));
+  expect_golden("noise.json", noise("json", analysis::TestMethod::Welch, 0.05, two_runs()));
   expect_golden("noise-grid-mwu-fdr-off.txt",
-                noise(report::NoiseFormat::Grid, analysis::TestMethod::MannWhitney, std::nullopt));
-  expect_golden("noise-ci-overlap.json", noise(report::NoiseFormat::Json, analysis::TestMethod::CiOverlap));
-}
-
-TEST(NoiseReport, FormatNamesAndUnknownFormat) {
-  EXPECT_EQ(report::parse_noise_format("grid"), report::NoiseFormat::Grid);
-  EXPECT_EQ(report::parse_noise_format("csv"), report::NoiseFormat::Csv);
-  EXPECT_EQ(report::parse_noise_format("json"), report::NoiseFormat::Json);
-  EXPECT_THROW(report::parse_noise_format("markdown"), kbench::InputError);
+                noise("grid", analysis::TestMethod::MannWhitney, std::nullopt));
+  expect_golden("noise-ci-overlap.json", noise("json", analysis::TestMethod::CiOverlap));
 }
 
 TEST(SampleExport, CsvAndJsonAreGolden) {
@@ -119,6 +111,6 @@ TEST(SampleExport, NoSamplesIsAHeaderOrAnEmptyArray) {
 
 TEST(SampleExport, UnknownFormatIsInputErrorAndWritesNothing) {
   std::ostringstream out;
-  EXPECT_THROW(report::make_sample_writer("xml", out), kbench::InputError);
+  EXPECT_THROW(report::find_format("xml", report::View::Samples), kbench::InputError);
   EXPECT_TRUE(out.str().empty());
 }

@@ -14,6 +14,7 @@
 #include "analysis/compare.h"
 #include "cli/commands.h"
 #include "common/errors.h"
+#include "common/params.h"
 #include "report/format.h"
 #include "report/model.h"
 #include "store/result_store.h"
@@ -155,8 +156,9 @@ TEST(RowNames, AKeyOneSetLacksIsShownAsUnset) {
 }
 
 TEST(RowNames, ParamsTextIsCanonical) {
-  EXPECT_EQ(report::params_text({}), "");
-  EXPECT_EQ(report::params_text({{"loops", "40"}, {"groups", "4"}}), "groups=4;loops=40");
+  EXPECT_EQ(params_text({}), "");
+  EXPECT_EQ(params_text({{"loops", "40"}, {"groups", "4"}}), "groups=4;loops=40");
+  EXPECT_EQ(params_text({{"loops", "40"}, {"groups", "4"}}, " "), "groups=4 loops=40");
 }
 
 // Two parameter sets of hackbench on both sides and a benchmark with one set.

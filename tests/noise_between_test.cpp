@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/noise.h"
-#include "report/noise_report.h"
+#include "report/format_table.h"
 #include "stats/stats.h"
 
 namespace {
@@ -47,9 +47,9 @@ analysis::NoiseReport noise_of(const std::vector<SampleRow>& rows, const std::st
   return analysis::build_noise_report(rows, options);
 }
 
-std::string render(const analysis::NoiseReport& report, kbench::report::NoiseFormat format) {
+std::string render(const analysis::NoiseReport& report, std::string_view format) {
   std::ostringstream out;
-  kbench::report::render_noise(report, format, out);
+  kbench::report::find_format(format, kbench::report::View::Noise).noise(report, out);
   return out.str();
 }
 
@@ -77,7 +77,7 @@ TEST(NoiseBetween, OneSessionWithoutModelSaysTheNoiseIsUnknownAndPrintsNoFloor) 
   EXPECT_EQ(row.note, analysis::unknown_noise_text());
   EXPECT_EQ(report.floor_rows, 0);
 
-  const std::string grid = render(report, kbench::report::NoiseFormat::Grid);
+  const std::string grid = render(report, "grid");
   EXPECT_NE(grid.find("unknown (1 session)"), std::string::npos) << grid;
   EXPECT_NE(grid.find("Between-session noise unknown for 1 of 1 rows: 1 session: the noise between sessions, "
                       "which decides every verdict, is unknown; run kbench run again under this profile or "
@@ -88,9 +88,9 @@ TEST(NoiseBetween, OneSessionWithoutModelSaysTheNoiseIsUnknownAndPrintsNoFloor) 
   EXPECT_EQ(grid.find("floor alone: the same at level"), std::string::npos) << grid;  // no floor to explain
   EXPECT_NE(grid.find("no A/A comparison: it needs 4 sessions (2 a half), this profile has 1"), std::string::npos);
 
-  const std::string csv = render(report, kbench::report::NoiseFormat::Csv);
+  const std::string csv = render(report, "csv");
   EXPECT_NE(csv.find(",unknown,"), std::string::npos) << csv;
-  const std::string json = render(report, kbench::report::NoiseFormat::Json);
+  const std::string json = render(report, "json");
   EXPECT_NE(json.find("\"noise_floor_pct\": null"), std::string::npos) << json;
   EXPECT_NE(json.find("\"noise_unknown\": \"1 session: the noise between sessions"), std::string::npos) << json;
 }
@@ -118,7 +118,7 @@ TEST(NoiseBetween, OneSessionBorrowsTheModelOfOtherProfilesOnTheSameSut) {
   EXPECT_EQ(row.floor_basis, analysis::FloorBasis::Model);
   EXPECT_NEAR(row.floor_pct, stats::session_floor_percent(1, expected_variance, 3, 0.05, 0.8), 1e-12);
   EXPECT_TRUE(row.note.empty());
-  const std::string grid = render(report, kbench::report::NoiseFormat::Grid);
+  const std::string grid = render(report, "grid");
   EXPECT_NE(grid.find("(m)"), std::string::npos) << grid;
   EXPECT_NE(grid.find("3 df, "), std::string::npos) << grid;
 }
@@ -180,7 +180,7 @@ TEST(NoiseBetween, HalfSplitOnlyWithTwoSessionsInEachHalf) {
   EXPECT_FALSE(no_split.tables.at(0).aa_done);
   EXPECT_FALSE(no_split.tables[0].rows.at(0).aa.present);
   EXPECT_EQ(no_split.tables[0].split, "no A/A comparison: it needs 4 sessions (2 a half), this profile has 3");
-  EXPECT_EQ(render(no_split, kbench::report::NoiseFormat::Grid).find("A/A change"), std::string::npos);
+  EXPECT_EQ(render(no_split, "grid").find("A/A change"), std::string::npos);
 
   std::vector<SampleRow> four;
   add(four, "lab", "base", {{100.0, 100.1}, {101.0, 101.1}, {99.0, 99.1}, {100.5, 100.4}});
@@ -188,7 +188,7 @@ TEST(NoiseBetween, HalfSplitOnlyWithTwoSessionsInEachHalf) {
   EXPECT_TRUE(split.tables.at(0).aa_done);
   EXPECT_EQ(split.tables[0].split, "A/A: sessions split in order: #0-#1 (2) against #2-#3 (2)");
   EXPECT_TRUE(split.tables[0].rows.at(0).aa.present);
-  const std::string grid = render(split, kbench::report::NoiseFormat::Grid);
+  const std::string grid = render(split, "grid");
   EXPECT_NE(grid.find("A/A marks (false alarms): "), std::string::npos) << grid;
 }
 

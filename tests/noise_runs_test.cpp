@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "analysis/noise.h"
-#include "report/noise_report.h"
+#include "report/format_table.h"
 #include "stats/run_model.h"
 #include "stats/stats.h"
 
@@ -57,9 +57,9 @@ analysis::NoiseReport noise_of(const Store& store) {
   return analysis::build_noise_report(store.samples, options, store.origins);
 }
 
-std::string render(const analysis::NoiseReport& report, kbench::report::NoiseFormat format) {
+std::string render(const analysis::NoiseReport& report, std::string_view format) {
   std::ostringstream out;
-  kbench::report::render_noise(report, format, out);
+  kbench::report::find_format(format, kbench::report::View::Noise).noise(report, out);
   return out.str();
 }
 
@@ -121,10 +121,10 @@ TEST(NoiseRuns, RunNoiseIsTheRunModelsOverEveryKernelMeasuredInTwoRuns) {
                    stats::session_floor_runs_percent(4, row.floor_log_variance, row.floor_prior_df, row.run_noise,
                                                      report.floor_alpha, report.power));
 
-  const std::string grid = render(report, kbench::report::NoiseFormat::Grid);
+  const std::string grid = render(report, "grid");
   EXPECT_NE(grid.find("5 runs, "), std::string::npos) << grid;
   EXPECT_EQ(grid.find("Run-to-run noise"), std::string::npos) << grid;
-  const auto json = nlohmann::json::parse(render(report, kbench::report::NoiseFormat::Json));
+  const auto json = nlohmann::json::parse(render(report, "json"));
   const auto& json_row = json.at("tables").at(0).at("rows").at(0);
   EXPECT_NEAR(json_row.at("run_noise").at("cv_pct").get<double>(), std::sqrt(expected) * 100, 1e-9);
   EXPECT_EQ(json_row.at("run_noise").at("df").get<double>(), 3);
@@ -194,17 +194,17 @@ TEST(NoiseRuns, WithoutAKernelInTwoRunsTheTableSaysOnceThatTheRunNoiseIsUnknown)
     EXPECT_TRUE(std::isnan(row.floor_runs_pct));
     EXPECT_TRUE(std::isfinite(row.floor_pct));  // the sessions' floor is still known
   }
-  const std::string grid = render(report, kbench::report::NoiseFormat::Grid);
+  const std::string grid = render(report, "grid");
   EXPECT_EQ(occurrences(grid,
                         "Run-to-run noise: unknown (no kernel on this SUT was measured in 2 runs; kbench calibrate "
                         "measures it) - comparisons of separate runs are not tested."),
             1u)
       << grid;
   EXPECT_EQ(grid.find("floor runs:"), std::string::npos) << grid;  // nothing to explain
-  const auto json = nlohmann::json::parse(render(report, kbench::report::NoiseFormat::Json));
+  const auto json = nlohmann::json::parse(render(report, "json"));
   EXPECT_EQ(json.at("tables").at(0).at("run_noise_unknown"), analysis::unknown_run_noise_text());
   EXPECT_TRUE(json.at("tables").at(0).at("rows").at(0).at("run_noise").is_null());
-  const std::string csv = render(report, kbench::report::NoiseFormat::Csv);
+  const std::string csv = render(report, "csv");
   EXPECT_NE(csv.find(",run_cv_pct,run_df,runs,noise_floor_runs_pct\n"), std::string::npos) << csv;
   EXPECT_EQ(occurrences(csv, ",,0,0,\n"), 2u) << csv;  // NaN cv, 0 df, 0 runs, no floor
 }
@@ -226,7 +226,7 @@ TEST(NoiseRuns, ARowMeasuredInOneRunBorrowsTheMachinesRunNoise) {
   EXPECT_EQ(table.rows[0].run_noise.df, 1);
   EXPECT_EQ(table.rows[1].run_noise.df, 1);
   EXPECT_GT(table.rows[1].run_noise.variance, 0);
-  const std::string grid = render(report, kbench::report::NoiseFormat::Grid);
+  const std::string grid = render(report, "grid");
   EXPECT_EQ(grid.find("Run-to-run noise unknown"), std::string::npos) << grid;
   EXPECT_NE(grid.find("2 runs, "), std::string::npos) << grid;
 }

@@ -292,18 +292,6 @@ TEST(ReportModel, SignedChangeFlipsLowerIsBetter) {
   EXPECT_TRUE(std::isnan(signed_change(row, cell, SignConvention::Better)));
 }
 
-TEST(ReportModel, RendererNamesAndUnknownFormat) {
-  EXPECT_EQ(renderer_names(), (std::vector<std::string>{"grid", "markdown", "delta", "mail", "csv", "json", "html"}));
-  for (const std::string& name : renderer_names()) EXPECT_NE(make_renderer(name), nullptr);
-  try {
-    make_renderer("pdf");
-    FAIL() << "expected InputError";
-  } catch (const InputError& error) {
-    EXPECT_NE(std::string(error.what()).find("'pdf'"), std::string::npos);
-    EXPECT_NE(std::string(error.what()).find("grid, markdown"), std::string::npos);
-  }
-}
-
 // ---------------------------------------------------------------------------
 // grid
 

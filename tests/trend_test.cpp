@@ -112,7 +112,7 @@ TEST(Trend, APlantedStepIsFoundTestedAndMarked) {
   EXPECT_EQ(step.row.cells[0].base_sessions, 18u);
 
   std::ostringstream text;
-  kbench::report::render_trend_text(trend, text);
+  kbench::report::render_trend_text(trend, "", text);
   const std::string out = text.str();
   EXPECT_NE(out.find("Trend of syscall/getpid mean (ns) on SUT vm (lower is better):"), std::string::npos) << out;
   EXPECT_NE(out.find("| 6.16        |          3 |"), std::string::npos) << out;
@@ -134,7 +134,7 @@ TEST(Trend, AFlatTrendHasNoChangePoint) {
   EXPECT_TRUE(trend.rows[0].changes.valid);
   EXPECT_TRUE(trend.rows[0].steps.empty());
   std::ostringstream text;
-  kbench::report::render_trend_text(trend, text);
+  kbench::report::render_trend_text(trend, "", text);
   EXPECT_NE(text.str().find("Change points: none."), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("No change points: no steps to show."), std::string::npos) << text.str();
 }
@@ -175,7 +175,7 @@ TEST(Trend, AnExactStepOfADeterministicRowIsReportedAndMarked) {
   EXPECT_EQ(row.steps[0].row.cells[0].verdict, kbench::report::Verdict::Regression);
   EXPECT_NEAR(row.steps[0].row.cells[0].change_pct, 10, 1e-9);
   std::ostringstream text;
-  kbench::report::render_trend_text(trend, text);
+  kbench::report::render_trend_text(trend, "", text);
   EXPECT_NE(text.str().find("Change points: 1 (6.10..6.12 -> 6.13..6.15)."), std::string::npos) << text.str();
 }
 
@@ -188,7 +188,7 @@ TEST(Trend, TooFewSwprofilesSaysWhy) {
   ASSERT_EQ(trend.rows.size(), 1u);
   EXPECT_FALSE(trend.rows[0].changes.valid);
   std::ostringstream text;
-  kbench::report::render_trend_text(trend, text);
+  kbench::report::render_trend_text(trend, "", text);
   EXPECT_NE(text.str().find("No change point detection: needs at least 4 swprofiles"), std::string::npos);
 }
 

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
-#include "report/format.h"
+#include "common/params.h"
 #include "stats/distributions.h"
 #include "stats/run_model.h"
 #include "stats/stats.h"
@@ -26,7 +26,7 @@ using Values = std::vector<double>;
 // loops=10 are two rows, never pooled or compared with each other.
 struct RowKey {
   std::string benchmark;
-  std::string params;  // report::params_text: canonical, so equal sets give equal keys
+  std::string params;  // params_text: canonical, so equal sets give equal keys
   std::string label;
   bool operator<(const RowKey& other) const {
     if (benchmark != other.benchmark) return benchmark < other.benchmark;
@@ -81,7 +81,7 @@ Grouped group(const std::vector<store::SampleRow>& samples, const std::set<std::
       continue;
     }
     auto& row = grouped[SutKey{per_sut ? std::string() : s.sut_class, s.sut}]
-                       [RowKey{s.benchmark, report::params_text(s.params), s.result_class.label()}];
+                       [RowKey{s.benchmark, params_text(s.params), s.result_class.label()}];
     row.result_class = s.result_class;
     row.params = s.params;
     target = &row.by_profile[s.swprofile];
@@ -452,7 +452,7 @@ void flag_means_above_p99(report::Table& table) {
   // Keyed like the rows themselves: a mean is held against the p99 of its
   // own parameter set, never another set's.
   const auto key = [](const report::Row& row) {
-    return std::tuple(row.benchmark, report::params_text(row.params), row.result_class.unit);
+    return std::tuple(row.benchmark, params_text(row.params), row.result_class.unit);
   };
   std::map<std::tuple<std::string, std::string, std::string>, const report::Row*> p99_rows;
   for (const auto& row : table.rows) {
@@ -511,7 +511,7 @@ void fill_geomeans(report::Table& table) {
 }
 
 RowKey key_of(const report::Row& row) {
-  return RowKey{row.benchmark, report::params_text(row.params), row.result_class.label()};
+  return RowKey{row.benchmark, params_text(row.params), row.result_class.label()};
 }
 
 // One cell of a class table from its machines' cells: one log change per
@@ -926,7 +926,7 @@ std::vector<report::ProfileTable> build_profile_tables(const std::vector<store::
   std::map<std::string, std::map<RowKey, Entry>> by_sut;
   for (const auto& s : samples) {
     if (s.swprofile != swprofile || (session && s.session != *session)) continue;
-    auto& entry = by_sut[s.sut][RowKey{s.benchmark, report::params_text(s.params), s.result_class.label()}];
+    auto& entry = by_sut[s.sut][RowKey{s.benchmark, params_text(s.params), s.result_class.label()}];
     entry.result_class = s.result_class;
     entry.params = s.params;
     entry.values.push_back(s.value);

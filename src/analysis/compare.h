@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/report_model.h"
 #include "analysis/test_method.h"
-#include "report/model.h"
 #include "store/result_store.h"
 
 namespace kbench::analysis {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "report/model.h"
+#include "analysis/report_model.h"
 #include "store/result_store.h"
 
 namespace kbench::analysis {

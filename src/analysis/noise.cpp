@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "report/format.h"
+#include "common/params.h"
 #include "stats/run_model.h"
 #include "stats/stats.h"
 
@@ -18,14 +18,14 @@ constexpr const char* kSecondHalf = "A/A half 2";
 
 struct RowData {
   ResultClass result_class;
-  std::string params;  // report::params_text: a row is one parameter set
+  std::string params;  // params_text: a row is one parameter set
   std::vector<double> values;
   std::map<std::int64_t, std::vector<double>> by_session;
 };
 
 // Parameters are part of a row's identity, as in compare.
 std::string row_key(const std::string& benchmark, const Params& params, const ResultClass& result_class) {
-  return benchmark + '\n' + report::params_text(params) + '\n' + result_class.label();
+  return benchmark + '\n' + params_text(params) + '\n' + result_class.label();
 }
 
 std::string index_range(const std::vector<int>& indices) {
@@ -179,7 +179,7 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
     }
     auto& data = rows[s.sut][key];
     data.result_class = s.result_class;
-    data.params = report::params_text(s.params);
+    data.params = params_text(s.params);
     data.values.push_back(s.value);
     data.by_session[s.session].push_back(s.value);
     const auto boundary = first_half_end.find(s.sut);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analysis/compare.h"
-#include "report/model.h"
+#include "analysis/report_model.h"
 #include "store/result_store.h"
 
 namespace kbench::analysis {

@@ -1,5 +1,9 @@
 #include "analysis/test_method.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <ranges>
+
 #include "common/errors.h"
 
 namespace kbench::analysis {
@@ -40,11 +44,7 @@ std::string_view method_title(TestMethod method) { return describe(method).title
 bool gives_p_values(TestMethod method) { return describe(method).p_values; }
 
 std::string method_names() {
-  std::string names;
-  for (const Description& description : kMethods) {
-    names += (names.empty() ? "" : ", ") + std::string(description.name);
-  }
-  return names;
+  return fmt::format("{}", fmt::join(kMethods | std::views::transform(&Description::name), ", "));
 }
 
 }  // namespace kbench::analysis

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "common/errors.h"
-#include "report/format.h"
+#include "common/params.h"
 
 namespace kbench::analysis {
 
@@ -144,7 +144,7 @@ TrendReport build_trend(const std::vector<store::SampleRow>& samples, const Tren
   };
   std::map<TrendRowKey, Gathered> rows;
   for (const auto& sample : samples) {
-    auto& row = rows[TrendRowKey{sample.sut, sample.benchmark, report::params_text(sample.params),
+    auto& row = rows[TrendRowKey{sample.sut, sample.benchmark, params_text(sample.params),
                             sample.result_class.label()}];
     row.all.push_back(sample);
     const auto found = position.find(sample.swprofile);

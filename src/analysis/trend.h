@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/compare.h"
-#include "report/model.h"
+#include "analysis/report_model.h"
 #include "stats/changepoint.h"
 #include "store/result_store.h"
 

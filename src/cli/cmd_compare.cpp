@@ -17,6 +17,7 @@
 #include "cli/options.h"
 #include "cli/session_report.h"
 #include "common/errors.h"
+#include "report/format_table.h"
 #include "report/model.h"
 
 namespace kbench::cli {
@@ -105,10 +106,6 @@ void require_distinct_swprofiles(const std::string& base, const std::vector<std:
                        "(its tests would count twice in the false discovery rate)");
     }
   }
-}
-
-bool is_machine_format(const std::string& format) {
-  return format == "csv" || format == "json" || format == "html";
 }
 
 std::string shell_command(const std::vector<std::string>& words) {
@@ -202,8 +199,10 @@ std::vector<ScenarioSpec> checked_scenarios(const CompareRequest& options) {
     throw InputError("compare: --scenario names the swprofiles itself; expected either BASE TEST... or --scenario, "
                      "not both");
   }
-  if (options.format != "delta") {
-    throw InputError("--scenario: only with --format delta (the per-scenario table), not --format " + options.format);
+  const auto scenario_formats = report::format_names(report::View::Scenarios);
+  if (std::find(scenario_formats.begin(), scenario_formats.end(), options.format) == scenario_formats.end()) {
+    throw InputError("--scenario: only with --format " + report::format_choices(report::View::Scenarios) +
+                     " (the per-scenario table), not --format " + options.format);
   }
   std::vector<ScenarioSpec> scenarios;
   for (const std::string& text : options.scenarios) {
@@ -237,7 +236,8 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
   if (!options.sign.empty() && options.sign != "better" && options.sign != "raw") {
     throw InputError("--sign " + options.sign + ": expected better or raw");
   }
-  if (options.sign == "better" && (options.format == "markdown" || options.format == "delta")) {
+  const report::Format& format = report::find_format(options.format, report::View::Comparison);
+  if (options.sign == "better" && format.raw_change_only) {
     throw InputError("--sign better: --format " + options.format +
                      " prints the raw change, its arrow the direction of the value (the seed's layout); expected "
                      "--sign raw, or another format");
@@ -247,9 +247,8 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
   compare.sessions = analysis::parse_session_mode(options.sessions);
   compare.looks = parse_integer("--looks", options.looks, 1, 20);
   compare.per_sut = options.per_sut;
-  // Only the html report plots the samples; the other formats stay as cheap as before.
-  compare.keep_samples = options.format == "html";
-  const auto renderer = report::make_renderer(options.format);
+  compare.keep_samples = format.needs_session_samples;
+  const auto renderer = format.comparison();
 
   // Every comparison to make: the profiles as given, or one per scenario.
   std::vector<std::vector<std::string>> comparisons;
@@ -314,16 +313,15 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
   if (!scenarios.empty()) {
     std::vector<report::Scenario> rendered;
     for (std::size_t i = 0; i < scenarios.size(); ++i) rendered.push_back({scenarios[i].label, std::move(reports[i])});
-    report::render_scenario_delta(rendered, out);
+    format.scenarios(rendered, out);
     notes << failures.str();
     return marks;
   }
   report::Report& result = reports.front();
-  // The page is what gets archived or mailed: it carries them too.
-  if (options.format == "html") {
-    std::istringstream lines(failures.str());
-    for (std::string line; std::getline(lines, line);) result.notes.push_back(line);
-  }
+  // A format whose document gets archived or mailed (the html page) carries
+  // them too; the others leave them to `notes`.
+  std::istringstream lines(failures.str());
+  for (std::string line; std::getline(lines, line);) result.notes.push_back(line);
   renderer->render(result, out);
   notes << failures.str();
   return marks;
@@ -333,8 +331,8 @@ namespace {
 
 // The whole table first, then the gate: a CI log shows what tripped it.
 void compare_command(const CompareRequest& request) {
-  const ComparisonMarks marks =
-      write_comparison(request, std::cout, is_machine_format(request.format) ? std::cerr : std::cout);
+  const bool machine_readable = report::find_format(request.format, report::View::Comparison).machine_readable;
+  const ComparisonMarks marks = write_comparison(request, std::cout, machine_readable ? std::cerr : std::cout);
   pending_exit_status() = gate_status(request.fail_on, marks);
 }
 
@@ -348,14 +346,18 @@ void add_compare_command(CLI::App& app, std::vector<std::string> command_line) {
   }
   CLI::App* cmd = app.add_subcommand("compare", "Compare swprofiles: base value, change %, (I)/(R) marks");
   cmd->add_option("profiles", options->profiles, "BASE TEST [TEST ...] (or --scenario instead)");
-  std::string formats;
-  for (const auto& name : report::renderer_names()) formats += (formats.empty() ? "" : "|") + name;
-  cmd->add_option("--format", options->format, "output format: " + formats);
+  cmd->add_option("--format", options->format,
+                  "output format: " + report::format_choices(report::View::Comparison) + " (default: " +
+                      options->format + ")");
   cmd->add_option("--method", options->method,
                   "significance test: " + analysis::method_names() + " (default: welch)");
   cmd->add_option("--fdr", options->fdr,
                   "Benjamini-Hochberg false discovery rate over all rows (default 0.05), or off");
-  cmd->add_option("--sign", options->sign, "better: positive change means better (default; markdown and delta print the raw change); raw");
+  std::string raw_only;
+  for (const report::Format& format : report::formats())
+    if (format.raw_change_only) raw_only += (raw_only.empty() ? "" : " and ") + std::string(format.name);
+  cmd->add_option("--sign", options->sign,
+                  "better: positive change means better (default; " + raw_only + " print the raw change); raw");
   cmd->add_option("--min-change", options->min_change, "smallest change in percent worth a mark, 0.01 to 1000 (default 2); a CI inside +-this reads unchanged; 0: no margin and no unchanged verdict");
   cmd->add_option("--sessions", options->sessions,
                   "sessions (default): one log mean per session, with the SUT's noise model; pooled: every repeat "

@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/errors.h"
-#include "report/sample_export.h"
+#include "report/format_table.h"
 
 namespace kbench::cli {
 
@@ -22,7 +22,7 @@ struct ExportOptions {
 };
 
 void export_command(const ExportOptions& options) {
-  const auto writer = report::make_sample_writer(options.format, std::cout);
+  const auto writer = report::find_format(options.format, report::View::Samples).samples(std::cout);
   const OpenedStore opened = open_existing_store(options.store_url);
   require_swprofiles(opened, options.swprofiles);
   store::SampleQuery query = options.filter;
@@ -55,7 +55,9 @@ void export_command(const ExportOptions& options) {
 void add_export_command(CLI::App& app) {
   auto options = std::make_shared<ExportOptions>();
   CLI::App* cmd = app.add_subcommand("export", "Write every stored sample (unrounded) as CSV or JSON");
-  cmd->add_option("--format", options->format, "csv (default) or json");
+  cmd->add_option("--format", options->format,
+                  "output format: " + report::format_choices(report::View::Samples) + " (default: " +
+                      options->format + ")");
   cmd->add_option("--swprofile", options->swprofiles, "only these swprofiles (repeatable; default: all)");
   add_sample_filter_options(*cmd, options->filter);
   add_store_option(*cmd, options->store_url);

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/errors.h"
+#include "common/params.h"
 #include "report/format.h"
 #include "store/result_store.h"
 
@@ -71,7 +72,7 @@ std::string describe(const store::SessionContent& content) {
 }
 
 std::string benchmark_text(const store::BenchmarkKey& key) {
-  const std::string params = report::params_text(key.params);
+  const std::string params = params_text(key.params);
   return params.empty() ? key.name : key.name + " " + params;
 }
 

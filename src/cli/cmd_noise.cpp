@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/errors.h"
-#include "report/noise_report.h"
+#include "report/format_table.h"
 
 namespace kbench::cli {
 
@@ -41,7 +41,7 @@ struct NoiseCommandOptions {
 };
 
 void noise_command(const NoiseCommandOptions& options) {
-  const report::NoiseFormat format = report::parse_noise_format(options.format);
+  const report::Format& format = report::find_format(options.format, report::View::Noise);
   analysis::NoiseOptions noise;
   noise.profile = options.profile;
   noise.compare.method = analysis::parse_test_method(options.method);
@@ -70,7 +70,7 @@ void noise_command(const NoiseCommandOptions& options) {
   if (report.tables.empty()) {
     throw InputError("noise: no rows for swprofile '" + options.profile + "' match --sut/--benchmark/--resultclass");
   }
-  report::render_noise(report, format, std::cout);
+  format.noise(report, std::cout);
 }
 
 }  // namespace
@@ -82,7 +82,9 @@ void add_noise_command(CLI::App& app) {
       "Between-session noise of one swprofile, the noise model of the other profiles, and the smallest change "
       "kbench can detect here (noise floor)");
   cmd->add_option("profile", options->profile, "swprofile name")->required();
-  cmd->add_option("--format", options->format, "grid (default), csv or json");
+  cmd->add_option("--format", options->format,
+                  "output format: " + report::format_choices(report::View::Noise) + " (default: " + options->format +
+                      ")");
   cmd->add_option("--method", options->method, "test of the A/A comparison: " + analysis::method_names() + " (default: welch)");
   cmd->add_option("--fdr", options->fdr, "Benjamini-Hochberg level (default 0.05), or off");
   cmd->add_option("--sessions", options->sessions, "sessions (default) or pooled, as for compare");

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/compare.h"
 #include "build/kernel_build.h"
@@ -171,8 +172,7 @@ void require_plan_run_to_resume(const PlanOptions& options, const std::string& s
   for (const auto& key : plan_keys) {
     if (has_run_to_resume(store_url, key, swprofiles)) return;
   }
-  std::string names;
-  for (const auto& name : swprofiles) names += (names.empty() ? "" : ", ") + name;
+  const std::string names = fmt::format("{}", fmt::join(swprofiles, ", "));
   const std::string which = swprofiles.empty()      ? ""
                             : swprofiles.size() == 1 ? " (swprofile " + names + ")"
                                                      : " (swprofiles " + names + ")";

@@ -1,10 +1,12 @@
 // kbench session show|delete: one stored session, named as users see it:
 // its swprofile and its number (1, 2, ...) within SUT and swprofile.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <iostream>
 #include <limits>
+#include <ranges>
 #include <set>
 #include <string_view>
 
@@ -12,6 +14,7 @@
 #include "cli/options.h"
 #include "cli/session_report.h"
 #include "common/errors.h"
+#include "common/params.h"
 #include "store/result_store.h"
 
 namespace kbench::cli {
@@ -32,8 +35,9 @@ std::string session_name(const store::SessionListing& session) {
 
 store::SessionListing find_session(store::ResultStore& store, const std::string& url, const SessionOptions& options) {
   if (!store.has_swprofile(options.swprofile)) {
-    std::string names;
-    for (const auto& listing : store.list_swprofiles("*")) names += (names.empty() ? "" : ", ") + listing.name;
+    const auto listings = store.list_swprofiles("*");
+    const std::string names =
+        fmt::format("{}", fmt::join(listings | std::views::transform(&store::SwprofileListing::name), ", "));
     throw InputError("swprofile '" + options.swprofile + "' is not in " + url +
                      " (known: " + (names.empty() ? std::string("none") : names) + ")");
   }
@@ -55,18 +59,11 @@ store::SessionListing find_session(store::ResultStore& store, const std::string&
                                  options.sut.empty() ? "" : " on " + options.sut));
   }
   if (matches.size() > 1) {
-    std::string names;
-    for (const auto& session : matches) names += (names.empty() ? "" : ", ") + session.sut;
     throw InputError(fmt::format("session {} of swprofile {} exists on several SUTs ({}): choose one with --sut",
-                                 options.number, options.swprofile, names));
+                                 options.number, options.swprofile,
+                                 fmt::join(matches | std::views::transform(&store::SessionListing::sut), ", ")));
   }
   return matches.front();
-}
-
-std::string params_text(const Params& params) {
-  std::string text;
-  for (const auto& [key, value] : params) text += (text.empty() ? "" : " ") + key + "=" + value;
-  return text;
 }
 
 std::string fingerprint_field(const nlohmann::json& fingerprint, const char* key) {
@@ -108,7 +105,7 @@ void show_command(const SessionOptions& options) {
                            "params / reason");
   for (const auto& benchmark : opened.store->session_benchmarks(session.id)) {
     std::string outcome = "none";
-    std::string detail = params_text(benchmark.params);
+    std::string detail = params_text(benchmark.params, " ");
     if (benchmark.outcome) {
       outcome = std::string(store::to_string(benchmark.outcome->status));
       if (!benchmark.outcome->reason.empty()) detail += (detail.empty() ? "" : "; ") + benchmark.outcome->reason;

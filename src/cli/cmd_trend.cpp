@@ -1,9 +1,12 @@
 // kbench trend: one metric across many kernels, with change points.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fnmatch.h>
 
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <ranges>
 
 #include "analysis/runs.h"
 #include "analysis/trend.h"
@@ -11,7 +14,7 @@
 #include "cli/options.h"
 #include "cli/trend_request.h"
 #include "common/errors.h"
-#include "report/trend.h"
+#include "report/format_table.h"
 
 namespace kbench::cli {
 
@@ -26,8 +29,9 @@ std::vector<std::string> matching_in_store_order(store::ResultStore& store, cons
     if (fnmatch(glob.c_str(), listing.name.c_str(), 0) == 0) names.push_back(listing.name);
   }
   if (names.empty()) {
-    std::string known;
-    for (const auto& listing : store.list_swprofiles("*")) known += (known.empty() ? "" : ", ") + listing.name;
+    const auto listings = store.list_swprofiles("*");
+    const std::string known =
+        fmt::format("{}", fmt::join(listings | std::views::transform(&store::SwprofileListing::name), ", "));
     throw InputError("--swprofile " + glob + ": matches no swprofile in " + url + " (known: " +
                      (known.empty() ? std::string("none") : known) + ")");
   }
@@ -49,8 +53,7 @@ void write_trend(const TrendRequest& request, std::ostream& out) {
   if (request.swprofile_glob.empty()) throw InputError("trend: --swprofile GLOB is required");
   const std::string glob = parse_glob("--swprofile", request.swprofile_glob);
   const auto order = analysis::parse_trend_order(request.order);
-  if (request.format != "text" && request.format != "html")
-    throw InputError("--format " + request.format + ": expected text or html");
+  const report::Format& format = report::find_format(request.format, report::View::Trend);
   if (request.sign != "better" && request.sign != "raw")
     throw InputError("--sign " + request.sign + ": expected better or raw");
   analysis::TrendOptions options;
@@ -72,11 +75,7 @@ void write_trend(const TrendRequest& request, std::ostream& out) {
     throw InputError("trend: no rows of the swprofiles matching '" + request.swprofile_glob +
                      "' match --sut/--benchmark/--resultclass");
   }
-  if (request.format == "html") {
-    report::render_trend_html(trend, "kbench trend " + request.swprofile_glob, out);
-  } else {
-    report::render_trend_text(trend, out);
-  }
+  format.trend(trend, "kbench trend " + request.swprofile_glob, out);
 }
 
 void add_trend_command(CLI::App& app) {
@@ -88,7 +87,9 @@ void add_trend_command(CLI::App& app) {
                   "version: by the kernel version in the swprofile names (6.12.0-rc3 < 6.12 < v6.13; names that are "
                   "not versions fall back to store order, and the output says so); store: by first session "
                   "(default: version)");
-  cmd->add_option("--format", request->format, "text (default) or html");
+  cmd->add_option("--format", request->format,
+                  "output format: " + report::format_choices(report::View::Trend) + " (default: " + request->format +
+                      ")");
   cmd->add_option("--sign", request->sign, "better: positive change means better (default); raw");
   cmd->add_option("--min-change", request->min_change,
                   "smallest step in percent worth a mark, 0 or 0.01 to 1000 (default 2), as in compare");

@@ -20,7 +20,6 @@ void add_plan_command(CLI::App& app);
 void add_catalogue_command(CLI::App& app);
 void add_session_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
-void add_serve_command(CLI::App& app);
 void add_trend_command(CLI::App& app);
 void add_log_command(CLI::App& app);
 void add_build_command(CLI::App& app);

@@ -66,9 +66,4 @@ std::string shell_command(const std::vector<std::string>& words);
 // Returns the marks of the report printed, for the gate.
 ComparisonMarks write_comparison(const CompareRequest& request, std::ostream& out, std::ostream& notes);
 
-// Where `kbench compare` writes its notes: stdout under a table, stderr for
-// the formats whose stdout is one document (csv, json, html; the html page
-// shows them too).
-bool is_machine_format(const std::string& format);
-
 }  // namespace kbench::cli

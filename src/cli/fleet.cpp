@@ -13,9 +13,11 @@
 #include <functional>
 #include <filesystem>
 #include <iostream>
+#include <ranges>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -134,9 +136,8 @@ std::vector<plan::SutSpec> select_suts(const plan::Plan& plan, const std::vector
     const bool known =
         std::any_of(plan.suts.begin(), plan.suts.end(), [&](const auto& s) { return matches(patterns[i], s.name); });
     if (!known) {
-      std::string list;
-      for (const auto& spec : plan.suts) list += (list.empty() ? "" : ", ") + spec.name;
-      throw InputError("--sut " + names[i] + ": plan " + plan.path + " has no such SUT (known: " + list + ")");
+      throw InputError(fmt::format("--sut {}: plan {} has no such SUT (known: {})", names[i], plan.path,
+                                   fmt::join(plan.suts | std::views::transform(&plan::SutSpec::name), ", ")));
     }
   }
   return selected;

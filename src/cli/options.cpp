@@ -1,10 +1,12 @@
 #include "cli/options.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <ranges>
 
 #include "cli/commands.h"
 #include "common/errors.h"
@@ -173,8 +175,9 @@ void require_swprofiles(const OpenedStore& opened, const std::vector<std::string
     if (opened.store->has_swprofile(profile)) continue;
     std::string message = "swprofile '" + profile + "' is not in " + opened.url;
     if (known == KnownProfiles::List) {
-      std::string names;
-      for (const auto& listing : opened.store->list_swprofiles("*")) names += (names.empty() ? "" : ", ") + listing.name;
+      const auto listings = opened.store->list_swprofiles("*");
+      const std::string names =
+          fmt::format("{}", fmt::join(listings | std::views::transform(&store::SwprofileListing::name), ", "));
       message += " (known: " + (names.empty() ? std::string("none") : names) + ")";
     }
     throw InputError(message);

@@ -293,6 +293,15 @@ ParamSpec param_spec_from_json(const nlohmann::json& json) {
   return spec;
 }
 
+std::string params_text(const Params& params, std::string_view separator) {
+  std::string text;
+  for (const auto& [key, value] : params) {
+    if (!text.empty()) text += separator;
+    text += key + "=" + value;
+  }
+  return text;
+}
+
 std::pair<std::string, std::string> parse_param_assignment(std::string_view text) {
   const auto eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0) {

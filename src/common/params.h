@@ -77,6 +77,12 @@ Params resolve_params(std::string_view benchmark, const std::vector<ParamSpec>& 
 nlohmann::json to_json(const ParamSpec& spec);
 ParamSpec param_spec_from_json(const nlohmann::json& json);
 
+// The parameters as one text, keys in order: "calls=1000;cpu=2", "" for none.
+// With the default ';' it is a row's canonical identity: what compare, noise,
+// trend and show key rows by, and the params field of the CSVs, so it must
+// not change. Listings for people pass a separator of their own (" ").
+std::string params_text(const Params& params, std::string_view separator = ";");
+
 // "key=value" -> {key, value}; throws InputError naming `text` otherwise.
 std::pair<std::string, std::string> parse_param_assignment(std::string_view text);
 

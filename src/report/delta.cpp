@@ -17,16 +17,10 @@ namespace kbench::report {
 
 namespace {
 
-std::string delta_cell(const Row& row, const Cell& cell, Footnotes& notes) {
-  const double raw = raw_change(row, cell);
-  if (std::isnan(raw)) {
-    const std::string markers = notes.markers(cell);
-    return markers.substr(markers.empty() ? 0 : 1);
-  }
-  std::string percent = format_percent(raw, 1);
-  if (raw > 0 && percent != "0.0%") percent = "+" + percent;
-  return fmt::format("{} ({}){}{}", format_number(std::fabs(cell.test.mean - row.base.mean)), percent,
-                     mark_suffix(cell.verdict), notes.markers(cell));
+std::string delta_change(const Row& row, const Cell& cell, double raw_percent) {
+  std::string percent = format_percent(raw_percent, 1);
+  if (raw_percent > 0 && percent != "0.0%") percent = "+" + percent;
+  return fmt::format("{} ({})", format_number(std::fabs(cell.test.mean - row.base.mean)), percent);
 }
 
 class DeltaRenderer : public PerTableRenderer {
@@ -38,24 +32,12 @@ class DeltaRenderer : public PerTableRenderer {
       columns.push_back({several ? fmt::format("new{}", c + 1) : "new"});
       columns.push_back({several ? fmt::format("delta{}", c + 1) : "delta"});
     }
-    TextTable text(std::move(columns));
     Footnotes notes;
-    const RowNames names(table);
-    for (const Row& row : table.rows) {
-      std::vector<std::string> cells{escape_pipes(names(row) + " " + row.result_class.label()),
-                                     row.base_present ? format_number(row.base.mean) : ""};
-      for (std::size_t c = 0; c < table.test_profiles.size(); ++c) {
-        const bool present = c < row.cells.size() && row.cells[c].present;
-        cells.push_back(present ? format_number(row.cells[c].test.mean) : "");
-        cells.push_back(present ? delta_cell(row, row.cells[c], notes) : "");
-      }
-      text.add_row(std::move(cells));
-    }
     out << table_heading(table) << '\n';
     out << "old: " << table.base_profile << '\n';
     for (std::size_t c = 0; c < table.test_profiles.size(); ++c)
       out << (several ? fmt::format("new{}: ", c + 1) : "new: ") << table.test_profiles[c] << '\n';
-    text.render_pipes(out);
+    write_pipe_table(table, std::move(columns), delta_change, false, notes, out);
     write_raw_change_notes(table, legend, notes, {"delta: |new - old| (raw change in percent)."}, out);
   }
 };
@@ -89,7 +71,7 @@ std::vector<ScenarioGroup> group_scenarios(const std::vector<Scenario>& scenario
       group->tables.emplace_back(s, &table);
       const RowNames names(table);
       for (const Row& row : table.rows) {
-        // Parameters are part of a row's identity (model.h): the same benchmark with others is another table.
+        // Parameters are part of a row's identity (analysis/report_model.h): the same benchmark with others is another table.
         const std::string key = row.benchmark + '\n' + params_text(row.params) + '\n' + row.result_class.label();
         if (group->entries.find(key) == group->entries.end()) {
           group->keys.push_back(key);
@@ -123,7 +105,7 @@ void render_scenario_group(const std::vector<Scenario>& scenarios, const Scenari
         if (row.base_present) cells[1] = format_number(row.base.mean);
         if (present) {
           cells[2] = format_number(row.cells[0].test.mean);
-          cells[3] = delta_cell(row, row.cells[0], notes);
+          cells[3] = raw_change_cell(row, row.cells[0], delta_change, notes);
         }
         Row copy = row;
         copy.cells.resize(1);

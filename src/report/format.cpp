@@ -238,12 +238,6 @@ std::string format_level(double level) {
   return fmt::format("{:g}%", std::round(level * 1e5) / 1e3);
 }
 
-std::string params_text(const Params& params) {
-  std::string text;
-  for (const auto& [key, value] : params) text += (text.empty() ? "" : ";") + key + "=" + value;
-  return text;
-}
-
 RowNames::RowNames(const Table& table) {
   for (const Row& row : table.rows) add(row.benchmark, row.params);
   settle();

@@ -67,12 +67,6 @@ std::string_view verdict_name(Verdict verdict);
 // A confidence level as a percent: 0.95 -> "95%", 0.975 -> "97.5%".
 std::string format_level(double level);
 
-// A row's effective parameters as one text, keys in order: "calls=1000;cpu=2";
-// "" for none. One benchmark name may have been run with several parameter
-// sets, and then only this tells them apart: the params field of the compare
-// and export CSVs, and what compare and show key and sort rows by.
-std::string params_text(const Params& params);
-
 // How every report names a row. Parameters are part of a row's identity, but
 // most benchmarks run with one parameter set, and printing it everywhere
 // would bury the names: a benchmark that appears with one parameter set in a

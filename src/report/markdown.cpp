@@ -5,7 +5,6 @@
 
 #include "report/format.h"
 #include "report/renderers.h"
-#include "report/text_table.h"
 
 namespace kbench::report {
 
@@ -13,7 +12,7 @@ namespace {
 
 // "↑1.1%" / "↓1.1%": the arrow is the direction of the value, not better or
 // worse; one decimal as in the seed. A change that rounds to zero gets no arrow.
-std::string arrow_change(double raw_percent) {
+std::string arrow_change(const Row&, const Cell&, double raw_percent) {
   const std::string text = format_percent(std::fabs(raw_percent), 1);
   if (text == "0.0%") return text;
   return (raw_percent > 0 ? "↑" : "↓") + text;
@@ -27,28 +26,9 @@ class MarkdownRenderer : public PerTableRenderer {
       columns.push_back({test});
       columns.push_back({"Change"});
     }
-    TextTable text(std::move(columns));
     Footnotes notes;
-    const RowNames names(table);
-    for (const Row& row : table.rows) {
-      std::vector<std::string> cells{escape_pipes(names(row) + " " + row.result_class.label()),
-                                     row.base_present ? format_number(row.base.mean) : ""};
-      for (std::size_t c = 0; c < table.test_profiles.size(); ++c) {
-        if (c >= row.cells.size() || !row.cells[c].present) {
-          cells.insert(cells.end(), {"", ""});
-          continue;
-        }
-        const Cell& cell = row.cells[c];
-        cells.push_back(format_number(cell.test.mean));
-        const double raw = raw_change(row, cell);
-        const std::string markers = notes.markers(cell);
-        cells.push_back(std::isnan(raw) ? markers.substr(markers.empty() ? 0 : 1)
-                                        : arrow_change(raw) + std::string(mark_suffix(cell.verdict)) + markers);
-      }
-      text.add_row(std::move(cells));
-    }
     out << table_heading(table) << "\n\n";
-    text.render_markdown(out);
+    write_pipe_table(table, std::move(columns), arrow_change, true, notes, out);
     out << '\n';
     write_raw_change_notes(table, legend, notes, {}, out);
   }

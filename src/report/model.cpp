@@ -5,49 +5,10 @@
 #include <map>
 #include <fmt/format.h>
 
-#include "common/errors.h"
 #include "report/format.h"
 #include "report/renderers.h"
 
 namespace kbench::report {
-
-double signed_change(const Row& row, const Cell& cell, SignConvention sign) {
-  const double raw = raw_change(row, cell);
-  if (sign == SignConvention::Raw || row.result_class.better == Better::Higher) return raw;
-  // Lower is better: a smaller value is a positive change. No change stays
-  // +0: json and csv print -0 as "-0", which reads as a change.
-  return raw == 0 ? 0.0 : -raw;
-}
-
-double raw_change(const Row& row, const Cell& cell) {
-  if (!row.base_present || !cell.present) return stats::kNaN;
-  return cell.change_pct;
-}
-
-namespace {
-struct Entry {
-  const char* name;
-  std::unique_ptr<Renderer> (*make)();
-};
-constexpr Entry kRenderers[] = {
-    {"grid", make_grid_renderer}, {"markdown", make_markdown_renderer}, {"delta", make_delta_renderer},
-    {"mail", make_mail_renderer}, {"csv", make_csv_renderer},           {"json", make_json_renderer},
-    {"html", make_html_renderer},
-};
-}  // namespace
-
-std::vector<std::string> renderer_names() {
-  std::vector<std::string> names;
-  for (const Entry& entry : kRenderers) names.emplace_back(entry.name);
-  return names;
-}
-
-std::unique_ptr<Renderer> make_renderer(const std::string& format) {
-  for (const Entry& entry : kRenderers)
-    if (format == entry.name) return entry.make();
-  throw InputError(fmt::format("--format: unknown report format '{}'; expected one of: {}", format,
-                               fmt::join(renderer_names(), ", ")));
-}
 
 std::string escape_pipes(const std::string& text) {
   std::string result;

@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "common/errors.h"
 #include "report/format.h"
 #include "report/renderers.h"
 #include "report/text_table.h"
@@ -92,7 +91,9 @@ std::vector<std::string> explanation(const analysis::NoiseReport& report) {
   return lines;
 }
 
-void render_grid(const analysis::NoiseReport& report, std::ostream& out) {
+}  // namespace
+
+void render_noise_grid(const analysis::NoiseReport& report, std::ostream& out) {
   for (const auto& table : report.tables) {
     std::vector<TextColumn> columns{{"Benchmark", Align::Left},    {"Result Class", Align::Left},
                                            {"mean", Align::Right},        {"n", Align::Right},
@@ -152,7 +153,7 @@ void render_grid(const analysis::NoiseReport& report, std::ostream& out) {
   }
 }
 
-void render_csv(const analysis::NoiseReport& report, std::ostream& out) {
+void render_noise_csv(const analysis::NoiseReport& report, std::ostream& out) {
   out << "sut,swprofile,split,benchmark,result_class,unit,better,n,sessions,mean,cv,between_session_cv_pct,"
          "within_session_cv_pct,between_session_share,model_profiles,model_df,model_cv_pct,floor_basis,"
          "floor_log_variance,floor_prior_df,noise_floor_pct,noise_floor_alone_pct,note,aa_change_pct,"
@@ -183,11 +184,15 @@ void render_csv(const analysis::NoiseReport& report, std::ostream& out) {
   }
 }
 
+namespace {
+
 nlohmann::ordered_json finite_or_null(double value) {
   return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
 
-void render_json(const analysis::NoiseReport& report, std::ostream& out) {
+}  // namespace
+
+void render_noise_json(const analysis::NoiseReport& report, std::ostream& out) {
   using Json = nlohmann::ordered_json;
   Json doc = {{"swprofile", report.profile},
               {"method", report.legend.method},
@@ -262,23 +267,6 @@ void render_json(const analysis::NoiseReport& report, std::ostream& out) {
                              {"rows", rows}});
   }
   out << doc.dump(2) << '\n';
-}
-
-}  // namespace
-
-NoiseFormat parse_noise_format(const std::string& text) {
-  if (text == "grid") return NoiseFormat::Grid;
-  if (text == "csv") return NoiseFormat::Csv;
-  if (text == "json") return NoiseFormat::Json;
-  throw InputError("--format " + text + ": expected grid, csv or json");
-}
-
-void render_noise(const analysis::NoiseReport& report, NoiseFormat format, std::ostream& out) {
-  switch (format) {
-    case NoiseFormat::Grid: render_grid(report, out); return;
-    case NoiseFormat::Csv: render_csv(report, out); return;
-    case NoiseFormat::Json: render_json(report, out); return;
-  }
 }
 
 }  // namespace kbench::report

@@ -1,17 +1,14 @@
 #pragma once
 // `kbench noise`: the between-session noise report (analysis/noise.h) as a grid, CSV or JSON.
 #include <iosfwd>
-#include <string>
 
 #include "analysis/noise.h"
 
 namespace kbench::report {
 
-enum class NoiseFormat { Grid, Csv, Json };
-
-// "grid" | "csv" | "json"; throws InputError naming --format otherwise.
-NoiseFormat parse_noise_format(const std::string& text);
-
-void render_noise(const analysis::NoiseReport& report, NoiseFormat format, std::ostream& out);
+// The noise view of the formats grid, csv and json (report/format_table.h).
+void render_noise_grid(const analysis::NoiseReport& report, std::ostream& out);
+void render_noise_csv(const analysis::NoiseReport& report, std::ostream& out);
+void render_noise_json(const analysis::NoiseReport& report, std::ostream& out);
 
 }  // namespace kbench::report

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/model.h"
+#include "report/text_table.h"
 
 namespace kbench::report {
 
@@ -83,14 +84,24 @@ std::vector<std::string> geomean_lines(const Table& table, SignConvention sign);
 void write_raw_change_notes(const Table& table, const Legend& legend, const Footnotes& notes,
                             const std::vector<std::string>& layout_lines, std::ostream& out);
 
+// How a layout that prints the raw change writes it: "↑1.1%", "1.54 (-11.1%)".
+using RawChangeText = std::string (*)(const Row& row, const Cell& cell, double raw_percent);
+
+// A raw change column's cell: `text` of the change, then the mark and the
+// footnote markers; the markers alone when there is no change to show.
+std::string raw_change_cell(const Row& row, const Cell& cell, RawChangeText text, Footnotes& notes);
+
+// The pipe table of markdown and delta: per row its name and result class,
+// the base mean, then per test profile its mean and raw_change_cell. The
+// `columns` name them; `separator`: markdown's `| --- |` row under the header.
+void write_pipe_table(const Table& table, std::vector<TextColumn> columns, RawChangeText text, bool separator,
+                      Footnotes& notes, std::ostream& out);
+
 // A '|' inside a cell would end the cell in markdown and pipe tables: "\|".
 std::string escape_pipes(const std::string& text);
 
 // The change column of grid and mail: mark, signed change and footnote
 // markers; only the markers when there is no change to show.
 std::string change_cell(const Row& row, const Cell& cell, SignConvention sign, Footnotes& notes);
-
-// Raw change in percent; NaN when either side is missing.
-double raw_change(const Row& row, const Cell& cell);
 
 }  // namespace kbench::report

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "common/errors.h"
 #include "report/format.h"
 
 namespace kbench::report {
@@ -67,10 +66,12 @@ class JsonSampleWriter : public SampleWriter {
 
 }  // namespace
 
-std::unique_ptr<SampleWriter> make_sample_writer(const std::string& format, std::ostream& out) {
-  if (format == "csv") return std::make_unique<CsvSampleWriter>(out);
-  if (format == "json") return std::make_unique<JsonSampleWriter>(out);
-  throw InputError("--format " + format + ": expected csv or json");
+std::unique_ptr<SampleWriter> make_csv_sample_writer(std::ostream& out) {
+  return std::make_unique<CsvSampleWriter>(out);
+}
+
+std::unique_ptr<SampleWriter> make_json_sample_writer(std::ostream& out) {
+  return std::make_unique<JsonSampleWriter>(out);
 }
 
 }  // namespace kbench::report

@@ -20,8 +20,9 @@ class SampleWriter {
   virtual void end() = 0;    // the JSON "]"
 };
 
-// "csv" | "json"; throws InputError naming --format otherwise. Writes nothing
-// until begin(), so the format is checked before the store is opened.
-std::unique_ptr<SampleWriter> make_sample_writer(const std::string& format, std::ostream& out);
+// The samples view of the formats csv and json (report/format_table.h). A
+// writer writes nothing until begin().
+std::unique_ptr<SampleWriter> make_csv_sample_writer(std::ostream& out);
+std::unique_ptr<SampleWriter> make_json_sample_writer(std::ostream& out);
 
 }  // namespace kbench::report

@@ -13,8 +13,9 @@ namespace kbench::report {
 // Per row: its swprofiles in trend order with mean, CI and sessions, a rule
 // and the step's change where a change point falls; then one table per SUT
 // of the step at each change point, seed style (Benchmark | Result Class |
-// Step | Before | Change with (I)/(R)), with its legend.
-void render_trend_text(const analysis::TrendReport& trend, std::ostream& out);
+// Step | Before | Change with (I)/(R)), with its legend. No title line: a
+// terminal shows the command above it.
+void render_trend_text(const analysis::TrendReport& trend, const std::string& title, std::ostream& out);
 
 // One self-contained page (report/html_page.h): per row a Vega-Lite plot of
 // the means with their CIs and the change points as labelled rules, the

@@ -13,6 +13,7 @@
 // the first swprofile after the step. window.kbenchData holds the same per
 // row.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <ostream>
@@ -192,8 +193,7 @@ void row_section(const analysis::TrendRow& row, std::size_t index, SignConventio
   }
   body << "</tbody></table>\n";
   if (!row.missing.empty()) {
-    std::string names;
-    for (const auto& name : row.missing) names += (names.empty() ? "" : ", ") + name;
+    const std::string names = fmt::format("{}", fmt::join(row.missing, ", "));
     body << "<p class=\"note\">No data for this row in: " << html::escape(names) << ".</p>\n";
   }
   bool repeats = false;

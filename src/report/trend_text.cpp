@@ -139,7 +139,7 @@ std::vector<std::string> trend_method_lines(const analysis::TrendReport& trend) 
   return lines;
 }
 
-void render_trend_text(const analysis::TrendReport& trend, std::ostream& out) {
+void render_trend_text(const analysis::TrendReport& trend, const std::string& /*title*/, std::ostream& out) {
   for (const auto& row : trend.rows) render_row(row, trend.legend.sign, out);
   for (const std::string& line : trend_method_lines(trend)) out << line << '\n';
   out << '\n';

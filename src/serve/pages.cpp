@@ -1,6 +1,7 @@
 #include "serve/pages.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <set>
@@ -43,9 +44,7 @@ std::vector<std::string> every(const Query& query, const std::string& name) {
 void require_known(const Query& query, const std::set<std::string>& known) {
   for (const auto& [name, value] : query) {
     if (known.count(name)) continue;
-    std::string names;
-    for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
-    throw InputError("unknown parameter '" + name + "' (known: " + names + ")");
+    throw InputError(fmt::format("unknown parameter '{}' (known: {})", name, fmt::join(known, ", ")));
   }
 }
 
@@ -77,8 +76,7 @@ std::string swprofiles_table(const std::vector<store::SwprofileListing>& swprofi
       "<table id=\"swprofiles\"><thead><tr><th>swprofile</th><th>sessions</th><th>samples</th>"
       "<th>kernel release</th><th>SUTs</th></tr></thead><tbody>\n";
   for (const auto& listing : swprofiles) {
-    std::string suts;
-    for (const auto& sut : listing.suts) suts += (suts.empty() ? "" : ", ") + sut;
+    const std::string suts = fmt::format("{}", fmt::join(listing.suts, ", "));
     html += fmt::format(
         "<tr><td>{}</td><td class=\"numbers\">{}</td><td class=\"numbers\">{}</td><td>{}</td><td>{}</td></tr>\n",
         escape(listing.name), listing.sessions, listing.samples, escape(listing.kernel_release), escape(suts));

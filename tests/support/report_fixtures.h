@@ -1,5 +1,5 @@
 #pragma once
-// Hand-made pieces of the report model (src/report/model.h) that the
+// Hand-made pieces of the report model (src/analysis/report_model.h) that the
 // renderer tests build their tables from.
 #include <cmath>
 #include <cstddef>

@@ -1,26 +1,28 @@
-// kbench serve: a local read-only dashboard over a store (src/serve/).
+// kbench serve: a local read-only dashboard over a store.
+#include "serve/command.h"
+
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "serve/listen_address.h"
 #include "serve/server.h"
 
-namespace kbench::cli {
+namespace kbench::serve {
 
 namespace {
 
 struct ServeCommandOptions {
   std::string store_url;
-  std::string listen = serve::kDefaultListen;
+  std::string listen = kDefaultListen;
 };
 
 void serve_command(const ServeCommandOptions& options) {
-  serve::ServeOptions serve_options;
-  serve_options.listen = serve::parse_listen_address(options.listen);
+  ServeOptions serve_options;
+  serve_options.listen = parse_listen_address(options.listen);
   // Opened once now so a missing or foreign store is refused before the
   // server starts (exit 2); each page opens it again, read-only, to see
   // what runs have added since.
-  serve_options.store_url = open_existing_store(options.store_url).url;
-  serve::serve(serve_options);
+  serve_options.store_url = cli::open_existing_store(options.store_url).url;
+  serve(serve_options);
 }
 
 }  // namespace
@@ -28,9 +30,9 @@ void serve_command(const ServeCommandOptions& options) {
 void add_serve_command(CLI::App& app) {
   auto options = std::make_shared<ServeCommandOptions>();
   CLI::App* cmd = app.add_subcommand("serve", "A local read-only web dashboard over the store");
-  add_store_option(*cmd, options->store_url);
+  cli::add_store_option(*cmd, options->store_url);
   cmd->add_option("--listen", options->listen,
-                  std::string("HOST:PORT to listen on (default ") + serve::kDefaultListen +
+                  std::string("HOST:PORT to listen on (default ") + kDefaultListen +
                       "; PORT 0: any free port; a non-loopback HOST makes the store readable by the network)");
   cmd->footer(
       "Prints the URL it listens on as its first line, serves until Ctrl-C (SIGINT) or SIGTERM.\n"
@@ -41,4 +43,4 @@ void add_serve_command(CLI::App& app) {
   cmd->callback([options] { serve_command(*options); });
 }
 
-}  // namespace kbench::cli
+}  // namespace kbench::serve
