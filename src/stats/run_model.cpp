@@ -119,6 +119,7 @@ NormalEquations normal_equations(const std::vector<RunSums>& runs, double sum_sq
 struct Profile {
   double log_likelihood = -INFINITY;
   double rss = kNaN;
+  double log_dets = kNaN;  // log|W| + log|X' W^-1 X|
   Eigen::VectorXd beta;
 };
 
@@ -134,8 +135,9 @@ Profile reml_profile(const std::vector<RunSums>& runs, double sum_squares, std::
   out.rss = std::max(0.0, n.yvy - n.xvy.dot(out.beta));
   double log_det_x = 0;
   for (Eigen::Index i = 0; i < n.xvx.rows(); ++i) log_det_x += 2 * std::log(llt.matrixL()(i, i));
+  out.log_dets = n.log_det_w + log_det_x;
   if (!(out.rss > 0)) return out;
-  out.log_likelihood = -0.5 * (residual_n * std::log(out.rss / residual_n) + n.log_det_w + log_det_x);
+  out.log_likelihood = -0.5 * (residual_n * std::log(out.rss / residual_n) + out.log_dets);
   return out;
 }
 
@@ -245,13 +247,8 @@ std::pair<double, double> simplex_maximum(F&& f, std::pair<double, double> start
 double reml_log_likelihood(const std::vector<RunSums>& runs, double sum_squares, std::size_t groups, double residual_n,
                            double session, double round, double run) {
   if (!(session > 0) || round < 0 || run < 0) return kNaN;
-  const NormalEquations n = normal_equations(runs, sum_squares, groups, {round / session, run / session});
-  const Eigen::LLT<Eigen::MatrixXd> llt(n.xvx);
-  if (llt.info() != Eigen::Success) return kNaN;
-  const double rss = n.yvy - n.xvy.dot(llt.solve(n.xvy));
-  double log_det_x = 0;
-  for (Eigen::Index i = 0; i < n.xvx.rows(); ++i) log_det_x += 2 * std::log(llt.matrixL()(i, i));
-  return -0.5 * (residual_n * std::log(session) + n.log_det_w + log_det_x + rss / session);
+  const Profile at = reml_profile(runs, sum_squares, groups, residual_n, {round / session, run / session});
+  return -0.5 * (residual_n * std::log(session) + at.log_dets + at.rss / session);
 }
 
 // The inverse of the observed information (minus the Hessian, by central
