@@ -13,11 +13,13 @@ namespace {
 struct ServeCommandOptions {
   std::string store_url;
   std::string listen = kDefaultListen;
+  int idle_timeout_seconds = 5;
 };
 
 void serve_command(const ServeCommandOptions& options) {
   ServeOptions serve_options;
   serve_options.listen = parse_listen_address(options.listen);
+  serve_options.idle_timeout_seconds = options.idle_timeout_seconds;
   // Opened once now so a missing or foreign store is refused before the
   // server starts (exit 2); each page opens it again, read-only, to see
   // what runs have added since.
@@ -34,6 +36,9 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--listen", options->listen,
                   std::string("HOST:PORT to listen on (default ") + kDefaultListen +
                       "; PORT 0: any free port; a non-loopback HOST makes the store readable by the network)");
+  cmd->add_option("--idle-timeout", options->idle_timeout_seconds,
+                  "seconds a connection may stay silent before it is closed (default 5)")
+      ->check(CLI::Range(1, 3600));
   cmd->footer(
       "Prints the URL it listens on as its first line, serves until Ctrl-C (SIGINT) or SIGTERM.\n"
       "Examples:\n"

@@ -66,11 +66,13 @@ void serve(const ServeOptions& options) {
 
   httplib::Server server;
   // httplib gives each connection a pool thread until it closes or its read
-  // timeout (5 s) passes, so with the default pool (8 threads here) a few
+  // timeout (--idle-timeout, 5 s by default) passes, so with the default pool (8 threads here) a few
   // idle keep-alive connections of browsers or scanners queued every page
   // behind them (23 s with 40 open). Threads that wait on a socket cost
   // little; 64 of them serve a team's browsers.
   server.new_task_queue = [] { return new httplib::ThreadPool(kServeThreads); };
+  server.set_read_timeout(options.idle_timeout_seconds, 0);
+  server.set_keep_alive_timeout(options.idle_timeout_seconds);
   server.Get("/", page(options.store_url, index_page));
   server.Get("/compare", page(options.store_url, compare_page));
   server.Get("/trend", page(options.store_url, trend_page));

@@ -9,6 +9,8 @@ namespace kbench::serve {
 struct ServeOptions {
   std::string store_url;  // resolved (never empty)
   ListenAddress listen;
+  // How long a connection may stay silent before the server closes it.
+  int idle_timeout_seconds = 5;
 };
 
 // Binds, prints the URL as the first line of stdout, and answers requests

@@ -95,11 +95,12 @@ postgres_store() {
   printf -v "$1" '%s' "${server%/*}/$database"
 }
 
-# start_serve STORE_URL: starts `kbench serve` on a free loopback port in the
-# background; SERVER is its pid, URL the address it printed as its first line.
+# start_serve STORE_URL [OPTION...]: starts `kbench serve` on a free loopback
+# port in the background, with the options given; SERVER is its pid, URL the
+# address it printed as its first line.
 # Fails the script (and finishes it) when no URL comes.
 start_serve() {
-  "$KBENCH" serve --store "$1" --listen 127.0.0.1:0 >"$WORK/serve.out" 2>"$WORK/serve.err" &
+  "$KBENCH" serve --store "$1" --listen 127.0.0.1:0 "${@:2}" >"$WORK/serve.out" 2>"$WORK/serve.err" &
   SERVER=$!
   URL=
   for _ in $(seq 600); do
