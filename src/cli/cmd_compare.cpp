@@ -9,7 +9,6 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/canary_adjustment.h"
 #include "analysis/compare.h"
 #include "analysis/environment.h"
 #include "analysis/runs.h"
@@ -142,7 +141,6 @@ std::string equivalent_command(const CompareRequest& request) {
   option("--min-change", request.min_change, defaults.min_change);
   option("--sessions", request.sessions, defaults.sessions);
   option("--looks", request.looks, defaults.looks);
-  option("--adjust", request.adjust, defaults.adjust);
   option("--sut", request.filter.sut_glob, defaults.filter.sut_glob);
   option("--benchmark", request.filter.benchmark_glob, defaults.filter.benchmark_glob);
   option("--resultclass", request.filter.resultclass_glob, defaults.filter.resultclass_glob);
@@ -248,7 +246,6 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
   compare.min_change_pct = parse_min_change(options.min_change);
   compare.sessions = analysis::parse_session_mode(options.sessions);
   compare.looks = parse_integer("--looks", options.looks, 1, 20);
-  const analysis::Adjustment adjustment = analysis::parse_adjustment(options.adjust);
   compare.per_sut = options.per_sut;
   compare.keep_samples = format.needs_session_samples;
   const auto renderer = format.comparison();
@@ -273,12 +270,7 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
   // Every profile, not just the compared ones: the others are the SUT's
   // noise model (the prior of the session test).
   query.settled_only = true;
-  std::vector<store::SampleRow> samples = store->samples(query);
-  std::optional<analysis::CanaryAdjusted> adjusted;
-  if (adjustment == analysis::Adjustment::Canary) {
-    adjusted = analysis::adjust_by_canary(samples, analysis::session_canary(*store),
-                                          std::set<std::string>(profiles.begin(), profiles.end()));
-  }
+  const std::vector<store::SampleRow> samples = store->samples(query);
   const auto origins = analysis::session_origins(*store);
   // No rows is often because the only sessions are incomplete: say so on the same line.
   const auto why_empty = [&] {
@@ -307,7 +299,6 @@ ComparisonMarks write_comparison(const CompareRequest& options, std::ostream& ou
 
   // A benchmark that failed has no row, or fewer samples: say so.
   std::ostringstream failures;
-  if (adjusted) failures << analysis::describe(*adjusted) << "\n";
   for (const auto& failed : store->list_outcomes(profiles, store::OutcomeStatus::Failed)) {
     failures << "failed: " << failed.benchmark << " (" << failed.swprofile << ", session " << failed.session_number
              << "): " << failed.outcome.reason << "\n";
@@ -374,10 +365,6 @@ void add_compare_command(CLI::App& app, std::vector<std::string> command_line) {
   cmd->add_option("--looks", options->looks,
                   "the data was looked at this many times (plan exec --until-decided --max-looks): each look at "
                   "level/looks (default 1)");
-  cmd->add_option("--adjust", options->adjust,
-                  "none (default), or canary: each session's times and rates divided by the machine's speed in "
-                  "it, as canary/loop measured it (cuts the drift between separate runs; every session of the "
-                  "compared swprofiles must have measured canary/loop)");
   add_sample_filter_options(*cmd, options->filter);
   add_glob_option(*cmd, "--class", options->filter.class_glob,
                   "only SUT classes matching this glob (a session's class: its fingerprint's sut_class)");
@@ -399,7 +386,6 @@ void add_compare_command(CLI::App& app, std::vector<std::string> command_line) {
       "  kbench compare base patched --method mwu --fdr off --benchmark 'perf/*'\n"
       "  kbench compare base patched --sessions pooled --resultclass 'p99*' --min-change 1\n"
       "  kbench compare base patched --class 'aws-m7g*'       # one class's table\n"
-      "  kbench compare base patched --adjust canary          # runs measured with --benchmark 'canary/loop' too\n"
       "  kbench compare base patched --per-sut --sut 'lab-*'  # one table per machine\n"
       "  kbench compare --format delta --benchmark ctxsw/pipe-threads --resultclass 'switch (ticks)' \\\n"
       "      --scenario gcc=gcc:gcc-spectre_v2 --scenario clang=clang:clang-spectre_v2\n"

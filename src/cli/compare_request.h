@@ -24,9 +24,6 @@ struct CompareRequest {
   std::string sessions = "sessions";
   std::string store_url;  // "": the default store
   std::string looks = "1";
-  // --adjust: none, or canary (each session's times and rates divided by
-  // its canary/loop speed; analysis/canary_adjustment.h).
-  std::string adjust = "none";
   bool per_sut = false;
   // The shell command that reproduces the report, shown by the html format:
   // the command line as typed (kbench compare). "": write_comparison shows

@@ -65,23 +65,6 @@ done
 "$KBENCH" compare C D --store "$S2" --format csv >"$WORK/spread.csv" 2>"$WORK/spread.err" || fail "compare C D exited $?"
 [ -z "$(csv_column "$WORK/spread.csv" note | sort -u)" ] && pass ||
   fail "two spread runs are not tested: $(csv_column "$WORK/spread.csv" note | sort -u)"
-
-# --adjust canary: refused, in one line naming the sessions, where the
-# compared sessions measured no canary; with it, the table says what it adjusted.
-expect_bad_input "compare --adjust canary without a canary" "$KBENCH" compare C D --adjust canary --store "$S2"
-grep -q "C session 1, 2, 3; D session 1, 2, 3 measured no canary/loop" "$WORK/err" && pass ||
-  fail "--adjust canary does not name the sessions without a canary: $(cat "$WORK/err")"
-expect_bad_input "compare --adjust sideways" "$KBENCH" compare C D --adjust sideways --store "$S2"
-S3="sqlite://$WORK/canary.db"
-for profile in K L; do
-  "$KBENCH" run --swprofile "$profile" --suite quick --benchmark canary/loop --sessions 2 --spread 1s --sut vm \
-    --store "$S3" >"$WORK/$profile.out" 2>"$WORK/$profile.err" || fail "kbench run canary $profile exited $?: $(tail -3 "$WORK/$profile.err")"
-done
-"$KBENCH" compare K L --adjust canary --store "$S3" >"$WORK/adjusted.txt" 2>&1 || fail "compare --adjust canary exited $?"
-expect_contains "$WORK/adjusted.txt" "adjusted by the canary: times and rates of each of 4 sessions"
-"$KBENCH" compare K L --adjust canary --store "$S3" --format csv >"$WORK/adjusted.csv" 2>/dev/null
-"$KBENCH" compare K L --store "$S3" --format csv >"$WORK/raw.csv" 2>/dev/null
-cmp -s "$WORK/adjusted.csv" "$WORK/raw.csv" && pass || fail "the canary's own rows changed under --adjust canary"
 "$KBENCH" run --swprofile E --spread 10 --store "$S2" >"$WORK/bad.out" 2>"$WORK/bad.err"
 [ $? -eq 2 ] && grep -q "^kbench: --spread '10': expected 0 or a duration" "$WORK/bad.err" && pass ||
   fail "--spread 10 is not one line of bad input: $(cat "$WORK/bad.err")"
