@@ -14,12 +14,12 @@
 #include <fmt/ranges.h>
 
 #include "analysis/compare.h"
+#include "app/session_report.h"
 #include "build/kernel_build.h"
 #include "cli/build_request.h"
 #include "cli/commands.h"
 #include "cli/fleet.h"
 #include "cli/options.h"
-#include "cli/session_report.h"
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "report/model.h"
@@ -124,7 +124,8 @@ void add_sessions_until_decided(const plan::Plan& plan, const std::vector<runner
     more.resume = false;
     more.first_round = sessions_per_run + look - 1;
     const auto started = Clock::now();
-    const auto result = execute_and_report(plan, again, connection_for, store, more, "");
+    const auto result = app::execute_and_report(plan, again, connection_for, store, more, "");
+    keep_exit_status(app::exit_status_of(result));
     spent += Clock::now() - started;
     if (result.interrupted_by != 0) return;
   }
@@ -350,8 +351,9 @@ void exec_command(const PlanOptions& options) {
   for (const auto& name : options.swprofiles) again += " --swprofile " + sut::shell_quote(name);
   if (!options.cpus.empty()) again += " --cpus " + sut::shell_quote(options.cpus);
   const auto started = std::chrono::steady_clock::now();
-  const auto result = execute_and_report(plan, runs, connection_for, *store, exec,
+  const auto result = app::execute_and_report(plan, runs, connection_for, *store, exec,
                                          "; continue with: " + again + " --resume --store " + sut::shell_quote(store_url));
+  keep_exit_status(app::exit_status_of(result));
   if (options.until_decided && result.interrupted_by == 0) {
     add_sessions_until_decided(plan, runs, connection_for, *store, exec, options,
                                std::chrono::steady_clock::now() - started);
