@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "cli/fleet.h"
+#include "app/fleet.h"
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "runner/fleet_progress.h"
@@ -132,30 +132,30 @@ TEST(FleetPlan, ChecksEachSutAsItChecksTheOne) {
 TEST(FleetSelection, SelectsByNameInThePlansOrderAndRefusesUnknownNames) {
   const auto plan = parse_plan("suts:\n  - {name: a}\n  - {name: b}\n  - {name: c}\nbenchmarks: [syscall/getppid]\n",
                                "fleet.yaml");
-  const auto picked = kbench::cli::select_suts(plan, {"c", "a"});
+  const auto picked = kbench::app::select_suts(plan, {"c", "a"});
   ASSERT_EQ(picked.size(), 2u);
   EXPECT_EQ(picked[0].name, "a");
   EXPECT_EQ(picked[1].name, "c");
-  EXPECT_EQ(kbench::cli::select_suts(plan, {}).size(), 3u);
-  const auto globbed = kbench::cli::select_suts(plan, {"[bc]"});
+  EXPECT_EQ(kbench::app::select_suts(plan, {}).size(), 3u);
+  const auto globbed = kbench::app::select_suts(plan, {"[bc]"});
   ASSERT_EQ(globbed.size(), 2u);
   EXPECT_EQ(globbed[0].name, "b");
   // A worker's --sut is its SUT's exact name, never a pattern.
-  EXPECT_THROW(kbench::cli::select_suts(plan, {"[bc]"}, /*exact=*/true), InputError);
+  EXPECT_THROW(kbench::app::select_suts(plan, {"[bc]"}, /*exact=*/true), InputError);
   try {
-    kbench::cli::select_suts(plan, {"d"});
+    kbench::app::select_suts(plan, {"d"});
     FAIL() << "an unknown --sut was accepted";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "--sut d: plan fleet.yaml has no such SUT (known: a, b, c)");
   }
   const auto single = parse_plan("sut: {name: a}\nbenchmarks: [syscall/getppid]\n", "one.yaml");
-  EXPECT_TRUE(kbench::cli::select_suts(single, {}).empty());
-  EXPECT_THROW(kbench::cli::select_suts(single, {"a"}), InputError);
+  EXPECT_TRUE(kbench::app::select_suts(single, {}).empty());
+  EXPECT_THROW(kbench::app::select_suts(single, {"a"}), InputError);
 }
 
 TEST(FleetSelection, EachSutResumesUnderAKeyOfItsOwn) {
-  EXPECT_NE(kbench::cli::fleet_plan_key("/p.yaml", "a"), kbench::cli::fleet_plan_key("/p.yaml", "b"));
-  EXPECT_NE(kbench::cli::fleet_plan_key("/p.yaml", "a"), "/p.yaml");
+  EXPECT_NE(kbench::app::fleet_plan_key("/p.yaml", "a"), kbench::app::fleet_plan_key("/p.yaml", "b"));
+  EXPECT_NE(kbench::app::fleet_plan_key("/p.yaml", "a"), "/p.yaml");
 }
 
 TEST(FleetFingerprint, TheDeclaredClassReplacesTheDerivedOneWhichIsKept) {

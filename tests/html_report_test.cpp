@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "analysis/compare.h"
-#include "cli/compare_request.h"
+#include "app/compare.h"
 #include "report/model.h"
 #include "support/report_fixtures.h"
 
@@ -337,22 +337,22 @@ TEST(CompareSamples, AClassTableHoldsTheSessionsOfEveryMachine) {
 }
 
 TEST(CompareCommand, WordsAreQuotedForAShellOnlyWhenTheyNeedIt) {
-  EXPECT_EQ(cli::shell_command({"kbench", "compare", "base", "v6.8-rc1", "--store", "/tmp/a.db"}),
+  EXPECT_EQ(app::shell_command({"kbench", "compare", "base", "v6.8-rc1", "--store", "/tmp/a.db"}),
             "kbench compare base v6.8-rc1 --store /tmp/a.db");
-  EXPECT_EQ(cli::shell_command({"--benchmark", "perf/*", "it's", "", "a b"}),
+  EXPECT_EQ(app::shell_command({"--benchmark", "perf/*", "it's", "", "a b"}),
             "--benchmark 'perf/*' 'it'\\''s' '' 'a b'");
 }
 
 TEST(CompareCommand, TheEquivalentCommandNamesTheOptionsThatDifferFromTheDefaults) {
-  cli::CompareRequest request;
+  app::CompareArguments request;
   request.profiles = {"base", "patched"};
-  EXPECT_EQ(cli::equivalent_command(request), "kbench compare base patched");
+  EXPECT_EQ(app::equivalent_command(request), "kbench compare base patched");
   request.format = "html";
   request.fdr = "off";
   request.filter.benchmark_glob = "perf/*";
   request.per_sut = true;
   request.store_url = "postgresql://lab/kbench";
-  EXPECT_EQ(cli::equivalent_command(request),
+  EXPECT_EQ(app::equivalent_command(request),
             "kbench compare base patched --format html --fdr off --benchmark 'perf/*' --per-sut --store "
             "postgresql://lab/kbench");
 }

@@ -10,15 +10,15 @@
 #include <numeric>
 #include <set>
 
-#include "cli/session_report.h"
+#include "app/session_report.h"
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "runner/interrupt.h"
 #include "runner/plan_executor.h"
 #include "store/result_store.h"
+#include "support/plan_errors.h"
 #include "support/test_files.h"
 #include "sysinfo/fingerprint.h"
-#include "support/plan_errors.h"
 
 namespace kbench {
 namespace {
@@ -180,9 +180,9 @@ TEST(SessionEnd, AnUnknownLoadIsStoredAsNull) {
 }
 
 TEST(RunTable, NamesTheSessionsItCovers) {
-  EXPECT_EQ(cli::describe_session_numbers({3}), "session 3");
-  EXPECT_EQ(cli::describe_session_numbers({6, 4, 5}), "sessions 4 to 6");
-  EXPECT_EQ(cli::describe_session_numbers({1, 3, 5}), "sessions 1, 3 and 5");
+  EXPECT_EQ(app::describe_session_numbers({3}), "session 3");
+  EXPECT_EQ(app::describe_session_numbers({6, 4, 5}), "sessions 4 to 6");
+  EXPECT_EQ(app::describe_session_numbers({1, 3, 5}), "sessions 1, 3 and 5");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/row_identity.h"
 #include "common/errors.h"
 #include "common/params.h"
 #include "stats/distributions.h"
@@ -22,18 +23,7 @@ namespace {
 
 using Values = std::vector<double>;
 
-// Parameters are part of a row's identity: hackbench with loops=40 and with
-// loops=10 are two rows, never pooled or compared with each other.
-struct RowKey {
-  std::string benchmark;
-  std::string params;  // params_text: canonical, so equal sets give equal keys
-  std::string label;
-  bool operator<(const RowKey& other) const {
-    if (benchmark != other.benchmark) return benchmark < other.benchmark;
-    if (params != other.params) return natural_less(params, other.params);
-    return natural_less(label, other.label);
-  }
-};
+using RowKey = RowIdentity;
 
 // One profile's samples of one row: all repeats, and the same grouped by session.
 struct ProfileSamples {
@@ -81,7 +71,7 @@ Grouped group(const std::vector<store::SampleRow>& samples, const std::set<std::
       continue;
     }
     auto& row = grouped[SutKey{per_sut ? std::string() : s.sut_class, s.sut}]
-                       [RowKey{s.benchmark, params_text(s.params), s.result_class.label()}];
+                       [row_identity(s)];
     row.result_class = s.result_class;
     row.params = s.params;
     target = &row.by_profile[s.swprofile];
@@ -926,7 +916,7 @@ std::vector<report::ProfileTable> build_profile_tables(const std::vector<store::
   std::map<std::string, std::map<RowKey, Entry>> by_sut;
   for (const auto& s : samples) {
     if (s.swprofile != swprofile || (session && s.session != *session)) continue;
-    auto& entry = by_sut[s.sut][RowKey{s.benchmark, params_text(s.params), s.result_class.label()}];
+    auto& entry = by_sut[s.sut][row_identity(s)];
     entry.result_class = s.result_class;
     entry.params = s.params;
     entry.values.push_back(s.value);

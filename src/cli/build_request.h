@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "app/build_progress.h"
 #include "build/kernel_build.h"
 
 namespace kbench::cli {
@@ -11,7 +12,6 @@ namespace kbench::cli {
 // --build-cache DIR (default: build::default_cache_dir()).
 void add_build_cache_option(CLI::App& command, std::string& cache_dir);
 
-// Options whose progress goes to stderr as "kbench: build: <line>".
-build::BuildOptions build_options(const std::string& cache_dir);
+using app::build_options;
 
 }  // namespace kbench::cli

@@ -23,13 +23,6 @@ void add_build_cache_option(CLI::App& command, std::string& cache_dir) {
       "~/.cache/kbench/kernels)");
 }
 
-build::BuildOptions build_options(const std::string& cache_dir) {
-  build::BuildOptions options;
-  options.cache_dir = cache_dir.empty() ? build::default_cache_dir() : cache_dir;
-  options.progress = [](const std::string& line) { std::cerr << "kbench: build: " << line << "\n" << std::flush; };
-  return options;
-}
-
 namespace {
 
 struct BuildCommandOptions {

@@ -8,9 +8,9 @@
 #include <iostream>
 #include <tuple>
 
+#include "app/session_report.h"
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/session_report.h"
 #include "common/errors.h"
 #include "store/result_store.h"
 
@@ -37,7 +37,7 @@ void list_sessions(store::ResultStore& store, const std::string& swprofile_glob)
     return std::tie(a.swprofile, a.sut, a.session_index) < std::tie(b.swprofile, b.sut, b.session_index);
   });
   for (const auto& s : sessions) {
-    const std::string state = s.complete() ? "complete" : "incomplete: " + describe_incompleteness(s);
+    const std::string state = s.complete() ? "complete" : "incomplete: " + app::describe_incompleteness(s);
     std::cout << fmt::format("{:<24} {:<20} {:>7}  {:<20}  {:<24} {:>9}  {}\n", s.swprofile, s.sut, s.number(),
                              s.started_at, s.kernel_release, s.samples, state);
   }

@@ -3,10 +3,10 @@
 
 #include <iostream>
 
+#include "app/session_report.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/run_plan.h"
-#include "cli/session_report.h"
 #include "cli/suites.h"
 #include "common/errors.h"
 #include "plan/plan.h"
@@ -140,9 +140,10 @@ RunDone measure_running_kernel(const RunOptions& options, std::chrono::milliseco
   // Before the store is created: a refused run writes nothing.
   if (options.strict) runner::check_machine_load(/*strict=*/true);
   auto store = store::open_store(done.store_url, store::OpenMode::CreateIfMissing);
-  done.result = execute_and_report(
+  done.result = app::execute_and_report(
       run_plan, runs, [&](const plan::SwprofileSpec&) -> sut::Connection& { return *connection; }, *store, exec,
       "; continue with: " + resume_command(options, done.store_url));
+  keep_exit_status(app::exit_status_of(done.result));
   return done;
 }
 

@@ -10,9 +10,9 @@
 #include <set>
 #include <string_view>
 
+#include "app/session_report.h"
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/session_report.h"
 #include "common/errors.h"
 #include "common/params.h"
 #include "store/result_store.h"
@@ -80,7 +80,7 @@ void show_command(const SessionOptions& options) {
   std::cout << session_name(listing) << "\n";
   std::cout << fmt::format("  {:<12} {}\n", "state:",
                            listing.complete() ? std::string("complete")
-                                              : "incomplete: " + describe_incompleteness(listing));
+                                              : "incomplete: " + app::describe_incompleteness(listing));
   std::cout << fmt::format("  {:<12} {}\n", "started:", listing.started_at);
   std::cout << fmt::format("  {:<12} {}\n", "samples:", listing.samples);
   const auto& fp = listing.fingerprint;

@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "analysis/compare.h"
+#include "app/session_report.h"
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/session_report.h"
 #include "common/errors.h"
 #include "report/format.h"
 #include "report/model.h"
@@ -82,7 +82,7 @@ void show_command(const ShowOptions& options) {
     if (options.relative) render_relative(table, std::cout);
     else report::render_profile_grid(table, std::cout, {options.all_columns});
   }
-  print_incomplete_sessions(*store, {options.profile}, std::cout);
+  app::print_incomplete_sessions(*store, {options.profile}, std::cout);
 }
 
 }  // namespace

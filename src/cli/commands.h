@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "app/store_access.h"
+
 namespace kbench::cli {
 
 void add_run_command(CLI::App& app);
@@ -24,15 +26,20 @@ void add_trend_command(CLI::App& app);
 void add_log_command(CLI::App& app);
 void add_build_command(CLI::App& app);
 void add_bisect_command(CLI::App& app);
+// `kbench serve`: the dashboard of serve/, over the store --store names.
+void add_serve_command(CLI::App& app);
 
 // Shared option helpers.
 void add_store_option(CLI::App& command, std::string& store_url);
-std::string resolve_store_url(const std::string& option_value);
+using app::resolve_store_url;
 // --cpus, --strict and --store: the options every command that runs benchmarks has.
 void add_execution_options(CLI::App& command, std::string& cpus, bool& strict, std::string& store_url);
 
 // The exit status a command asks for once it has printed its output
 // (e.g. 1 when a benchmark failed but the run went on).
 int& pending_exit_status();
+// Sets the pending exit status to `status` unless that is kExitOk: an earlier
+// failure of the same command is not forgotten by a later success.
+void keep_exit_status(int status);
 
 }  // namespace kbench::cli

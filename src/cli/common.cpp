@@ -28,13 +28,13 @@ void add_execution_options(CLI::App& command, std::string& cpus, bool& strict, s
   add_store_option(command, store_url);
 }
 
-std::string resolve_store_url(const std::string& option_value) {
-  return option_value.empty() ? store::default_store_url() : option_value;
-}
-
 int& pending_exit_status() {
   static int status = 0;
   return status;
+}
+
+void keep_exit_status(int status) {
+  if (status != kExitOk) pending_exit_status() = status;
 }
 
 }  // namespace kbench::cli

@@ -14,7 +14,6 @@
 
 #include "cli/commands.h"
 #include "common/errors.h"
-#include "serve/command.h"
 
 namespace {
 
@@ -182,7 +181,7 @@ int run(int argc, char** argv) {
   kbench::cli::add_catalogue_command(app);
   kbench::cli::add_session_command(app);
   kbench::cli::add_merge_command(app);
-  kbench::serve::add_serve_command(app);
+  kbench::cli::add_serve_command(app);
   kbench::cli::add_trend_command(app);
   kbench::cli::add_log_command(app);
   kbench::cli::add_build_command(app);

@@ -7,9 +7,10 @@
 #include <set>
 #include <sstream>
 
-#include "cli/compare_request.h"
-#include "cli/trend_request.h"
-#include "cli/options.h"
+#include "app/compare.h"
+#include "app/option_values.h"
+#include "app/store_access.h"
+#include "app/trend.h"
 #include "common/errors.h"
 #include "report/html_page.h"
 #include "serve/page_shell.h"
@@ -115,9 +116,9 @@ std::string compare_form(const std::vector<store::SwprofileListing>& swprofiles,
 // The store was there when serve started: failing to open it now (moved,
 // deleted, the database server down) is the store's fault, not the
 // request's (500, not 400).
-cli::OpenedStore open_served_store(const std::string& store_url) {
+app::OpenedStore open_served_store(const std::string& store_url) {
   try {
-    return cli::open_existing_store(store_url);
+    return app::open_existing_store(store_url);
   } catch (const InputError& e) {
     throw RunError(e.what());
   }
@@ -137,7 +138,7 @@ std::string trend_form() {
 // Empty fields of a form mean "all" / "the default", as a left-out option does.
 void read_glob(const Query& query, const std::string& name, std::string& into) {
   const std::string value = single(query, name);
-  if (!value.empty()) into = cli::parse_glob(name, value);
+  if (!value.empty()) into = app::parse_glob(name, value);
 }
 // The filters compare and trend share, named as their command-line options.
 void read_sample_filter(const Query& query, store::SampleQuery& filter) {
@@ -163,7 +164,7 @@ Reply error_page(int status, const std::string& message) {
 
 Reply index_page(const std::string& store_url, const Query& query) {
   require_known(query, {});
-  const cli::OpenedStore opened = open_served_store(store_url);
+  const app::OpenedStore opened = open_served_store(store_url);
   auto& store = *opened.store;
   const auto swprofiles = store.list_swprofiles("*");
   const auto sessions = store.list_sessions({});
@@ -184,14 +185,14 @@ Reply index_page(const std::string& store_url, const Query& query) {
 Reply compare_page(const std::string& store_url, const Query& query) {
   require_known(query, {"base", "test", "benchmark", "sut", "resultclass", "class", "method", "fdr", "min-change",
                         "sessions", "sign"});
-  cli::CompareRequest request;
+  app::CompareArguments request;
   request.store_url = store_url;
   request.format = "html";
   const std::string base = single(query, "base");
   if (base.empty()) throw InputError("parameter 'base': expected the swprofile to compare against, e.g. ?base=A&test=B");
   const std::vector<std::string> tests = every(query, "test");
   if (tests.empty()) throw InputError("parameter 'test': expected at least one swprofile to compare with base '" + base + "'");
-  cli::require_distinct_swprofiles(base, tests);
+  app::require_distinct_swprofiles(base, tests);
   request.profiles.push_back(base);
   request.profiles.insert(request.profiles.end(), tests.begin(), tests.end());
   read_sample_filter(query, request.filter);
@@ -204,13 +205,13 @@ Reply compare_page(const std::string& store_url, const Query& query) {
   open_served_store(store_url);  // so a store gone missing is a 500, as on the index
   std::ostringstream report;
   std::ostringstream notes;  // failed benchmarks, incomplete sessions: the html page carries them too
-  cli::write_comparison(request, report, notes);
+  app::write_comparison(app::parse_compare_request(request), report, notes);
   return {200, served_report(report.str())};
 }
 
 Reply trend_page(const std::string& store_url, const Query& query) {
   require_known(query, {"swprofile", "benchmark", "sut", "resultclass", "order", "sign", "min-change", "min-segment"});
-  cli::TrendRequest request;
+  app::TrendArguments request;
   request.store_url = store_url;
   request.format = "html";
   request.swprofile_glob = single(query, "swprofile");
@@ -224,7 +225,7 @@ Reply trend_page(const std::string& store_url, const Query& query) {
   read_option(query, "min-segment", request.min_segment);
   open_served_store(store_url);  // a store gone missing is a 500
   std::ostringstream report;
-  cli::write_trend(request, report);
+  app::write_trend(app::parse_trend_request(request), report);
   return {200, served_report(report.str())};
 }
 

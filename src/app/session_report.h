@@ -4,7 +4,7 @@
 #include "runner/plan_executor.h"
 #include "store/result_store.h"
 
-namespace kbench::cli {
+namespace kbench::app {
 
 // What an incomplete session lacks, in one line: "not finished (killed, or
 // still running); no outcome for syscall/getpid (interrupted after 1 repeat,
@@ -26,11 +26,15 @@ void print_incomplete_sessions(store::ResultStore& store, const std::vector<std:
 // the skipped and failed benchmarks (kbench run, kbench plan exec).
 void print_session_tables(store::ResultStore& store, const runner::ExecResult& result, std::ostream& out);
 
-// Executes the plan with progress on stderr, prints the session tables, and
-// sets the exit status: 128+N when signal N stopped it (with `resume_hint`
-// after the message), 1 when a benchmark failed. Returns what ran.
+// Executes the plan with progress on stderr and prints the session tables;
+// when a signal stopped it, says so with `resume_hint` after the message.
+// Returns what ran (exit_status_of says what the command then exits with).
 runner::ExecResult execute_and_report(const plan::Plan& plan, const std::vector<runner::BenchmarkRun>& runs,
                         const runner::ConnectionFor& connection_for, store::ResultStore& store,
                         const runner::ExecOptions& exec, const std::string& resume_hint);
 
-}  // namespace kbench::cli
+// 128+N when signal N stopped the run, kExitFailure when a benchmark failed
+// (the run went on), else kExitOk.
+int exit_status_of(const runner::ExecResult& result);
+
+}  // namespace kbench::app

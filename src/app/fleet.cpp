@@ -1,4 +1,4 @@
-#include "cli/fleet.h"
+#include "app/fleet.h"
 
 #include <fnmatch.h>
 #include <poll.h>
@@ -19,8 +19,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/commands.h"
-#include "cli/options.h"
+#include "app/option_values.h"
 #include "common/errors.h"
 #include "runner/fleet_progress.h"
 #include "runner/interrupt.h"
@@ -28,7 +27,7 @@
 #include "sut/method.h"
 #include "sut/process.h"
 
-namespace kbench::cli {
+namespace kbench::app {
 
 namespace {
 
@@ -171,7 +170,7 @@ void check_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts,
   }
 }
 
-void execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts,
+int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts,
                    const std::vector<runner::BenchmarkRun>& runs, const FleetOptions& options,
                    store::ResultStore& store) {
   const std::string self = self_executable();
@@ -300,7 +299,7 @@ void execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& sut
                              worker.sut.sut_class.empty() ? "-" : worker.sut.sut_class, class_width, status,
                              fmt::format("{}/{}", t.complete, t.planned), t.failed_benchmarks, t.resumable());
   }
-  if (failed.empty()) return;
+  if (failed.empty()) return kExitOk;
   for (const auto* worker : failed) {
     std::cerr << "kbench: SUT " << worker->sut.name << ": " << describe_status(worker->status)
               << (worker->last_error.empty() ? "" : ": " + worker->last_error) << "\n";
@@ -316,12 +315,11 @@ void execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& sut
   again += " --store " + sut::shell_quote(options.store_url);
   if (runner::interrupted()) {
     std::cerr << "kbench: interrupted by signal " << runner::interrupt_signal() << "; continue with: " << again << "\n";
-    pending_exit_status() = 128 + runner::interrupt_signal();
-    return;
+    return 128 + runner::interrupt_signal();
   }
   std::cerr << fmt::format("kbench: {} of {} SUTs failed: {}; the others went on. Continue the failed ones with: {}\n",
                            failed.size(), workers.size(), fmt::join(failed_names, ", "), again);
-  pending_exit_status() = kExitFailure;
+  return kExitFailure;
 }
 
-}  // namespace kbench::cli
+}  // namespace kbench::app

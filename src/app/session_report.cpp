@@ -1,4 +1,4 @@
-#include "cli/session_report.h"
+#include "app/session_report.h"
 
 #include <unistd.h>
 
@@ -7,12 +7,11 @@
 #include <set>
 
 #include "analysis/compare.h"
-#include "cli/commands.h"
 #include "common/errors.h"
-#include "runner/interrupt.h"
 #include "report/model.h"
+#include "runner/interrupt.h"
 
-namespace kbench::cli {
+namespace kbench::app {
 
 std::string describe_incompleteness(const store::SessionListing& session) {
   if (session.complete()) return "";
@@ -116,9 +115,6 @@ runner::ExecResult execute_and_report(const plan::Plan& plan, const std::vector<
   if (result.interrupted_by != 0) {
     std::cerr << "kbench: interrupted by signal " << result.interrupted_by << "; settings restored" << resume_hint
               << "\n";
-    pending_exit_status() = 128 + result.interrupted_by;
-  } else if (result.failed > 0) {
-    pending_exit_status() = kExitFailure;
   }
   if (result.failed_boots > 0) {
     std::cerr << "kbench: " << result.failed_boots
@@ -127,4 +123,9 @@ runner::ExecResult execute_and_report(const plan::Plan& plan, const std::vector<
   return result;
 }
 
-}  // namespace kbench::cli
+int exit_status_of(const runner::ExecResult& result) {
+  if (result.interrupted_by != 0) return 128 + result.interrupted_by;
+  return result.failed > 0 ? kExitFailure : kExitOk;
+}
+
+}  // namespace kbench::app

@@ -14,7 +14,7 @@
 #include "runner/session.h"
 #include "store/result_store.h"
 
-namespace kbench::cli {
+namespace kbench::app {
 
 struct FleetOptions {
   std::string plan_path;
@@ -42,10 +42,11 @@ std::string fleet_plan_key(const std::string& plan_key, const std::string& sut_n
 void check_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts, const FleetOptions& options);
 
 // Runs the workers, shows their progress, prints each SUT's tables and the
-// summary, and sets the exit status (1 when a SUT failed, 128+N on signal N).
-// `store`: already opened (created) by the caller, for the summary.
-void execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts,
+// summary. Returns the exit status: kExitFailure when a SUT failed, 128+N on
+// signal N, else kExitOk. `store`: already opened (created) by the caller,
+// for the summary.
+int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts,
                    const std::vector<runner::BenchmarkRun>& runs, const FleetOptions& options,
                    store::ResultStore& store);
 
-}  // namespace kbench::cli
+}  // namespace kbench::app

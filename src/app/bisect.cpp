@@ -1,0 +1,670 @@
+#include "app/bisect.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "analysis/bisect.h"
+#include "analysis/compare.h"
+#include "analysis/row_identity.h"
+#include "app/option_values.h"
+#include "app/store_access.h"
+#include "build/kernel_build.h"
+#include "common/errors.h"
+#include "common/params.h"
+#include "plan/plan.h"
+#include "runner/catalogue.h"
+#include "runner/interrupt.h"
+#include "runner/plan_executor.h"
+#include "runner/progress.h"
+#include "stats/stats.h"
+#include "sut/method.h"
+#include "sut/process.h"
+
+namespace kbench::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+using analysis::RowIdentity;
+
+RowSelector parse_row(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
+    throw InputError("--row '" + text + "': expected BENCH:CLASS, e.g. 'syscall/getppid:mean (ns)'");
+  }
+  return {text.substr(0, colon), text.substr(colon + 1)};
+}
+
+// --- git ----------------------------------------------------------------------
+
+std::string trim(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+sut::CommandResult git_result(const std::string& dir, std::vector<std::string> args) {
+  std::vector<std::string> argv{"git", "-C", dir};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return sut::run_command(argv, "", std::chrono::minutes(10));
+}
+
+std::string git(const std::string& dir, std::vector<std::string> args) {
+  const auto result = git_result(dir, args);
+  if (result.exit_status != 0) {
+    throw RunError(fmt::format("git {} in {} failed: {}", fmt::join(args, " "), dir, trim(result.err)));
+  }
+  return trim(result.out);
+}
+
+std::string resolve_commit(const std::string& tree, const std::string& rev, const std::string& option) {
+  const auto result = git_result(tree, {"rev-parse", "--verify", "--quiet", rev + "^{commit}"});
+  if (result.exit_status != 0) throw InputError(option + " " + rev + ": expected a commit of " + tree);
+  return trim(result.out);
+}
+
+std::string subject_of(const std::string& tree, const std::string& sha) {
+  return git(tree, {"log", "-1", "--format=%s", sha});
+}
+
+std::string short_sha(const std::string& sha) { return sha.substr(0, 12); }
+
+// A fraction as whole percent for the log; rounding to zero from below would
+// print "-0".
+double whole_percent(double fraction) {
+  const double percent = std::round(fraction * 100);
+  return percent == 0 ? 0.0 : percent;
+}
+
+// A worktree of the source owned by kbench (git bisect checks out commits in
+// it; the user's checkout is never touched), removed when done.
+class OwnedWorktree {
+ public:
+  OwnedWorktree(std::string source, const std::string& commit) : source_(std::move(source)) {
+    std::string pattern = (fs::temp_directory_path() / "kbench-bisect-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw RunError("cannot create a temporary directory for the bisect worktree");
+    dir_ = pattern;
+    fs::remove(dir_);
+    git(source_, {"worktree", "add", "--detach", "--quiet", dir_, commit});
+  }
+  ~OwnedWorktree() {
+    git_result(dir_, {"bisect", "reset"});
+    git_result(source_, {"worktree", "remove", "--force", dir_});
+  }
+  OwnedWorktree(const OwnedWorktree&) = delete;
+  OwnedWorktree& operator=(const OwnedWorktree&) = delete;
+  const std::string& dir() const { return dir_; }
+  void checkout(const std::string& commit) {
+    if (git(dir_, {"rev-parse", "HEAD"}) != commit) git(dir_, {"checkout", "--detach", "--quiet", commit});
+  }
+
+ private:
+  std::string source_;
+  std::string dir_;
+};
+
+// --- measuring a commit -----------------------------------------------------
+
+struct Commit {
+  std::string sha;
+  std::string subject;
+  std::string profile;           // bisect-<12 hex>
+  std::vector<std::int64_t> sessions;  // the store's ids of the sessions used
+  std::string build;             // "cached", "incremental 41.2 s", "built 310.5 s", "failed"
+  int boots = 0;
+  std::string failure;           // why the commit could not be measured (build, boot, benchmark)
+  std::optional<plan::SwprofileSpec> spec;  // the swprofile, built
+};
+
+}  // namespace
+
+BisectRequest parse_bisect_request(const BisectArguments& arguments) {
+  BisectRequest request;
+  request.plan_path = arguments.plan_path;
+  request.plan = plan::load_plan(arguments.plan_path);
+  const plan::Plan& plan = request.plan;
+  if (plan.swprofiles.size() != 1 || !plan.swprofiles.front().build) {
+    throw InputError(arguments.plan_path + ": expected exactly one swprofile, with build: (a git tree)");
+  }
+  if (!plan.suts.empty()) throw InputError(arguments.plan_path + ": expected one sut:, not a suts: list");
+  request.source = plan.swprofiles.front().build->source;
+  const auto inside = git_result(request.source, {"rev-parse", "--is-inside-work-tree"});
+  if (inside.exit_status != 0) {
+    throw InputError(arguments.plan_path + ": build source " + request.source + ": expected a git tree");
+  }
+  request.first_sessions = parse_integer("--sessions", arguments.sessions, 2, plan::kMaxSessions);
+  request.max_sessions = parse_integer("--max-sessions", arguments.max_sessions, 2, plan::kMaxSessions);
+  if (request.max_sessions < request.first_sessions) {
+    throw InputError("--max-sessions " + arguments.max_sessions + ": expected at least --sessions (" +
+                     arguments.sessions + ")");
+  }
+  request.alpha = parse_decimal("--alpha", arguments.alpha, 0);
+  if (!(request.alpha > 0 && request.alpha < 1)) {
+    throw InputError("--alpha " + arguments.alpha + ": expected a level in (0, 1)");
+  }
+  for (const auto& row : arguments.rows) request.rows.push_back(parse_row(row));
+  request.good = arguments.good;
+  request.bad = arguments.bad;
+  request.good_sha = resolve_commit(request.source, arguments.good, "--good");
+  request.bad_sha = resolve_commit(request.source, arguments.bad, "--bad");
+  if (request.good_sha == request.bad_sha) throw InputError("--good and --bad: expected two different commits");
+  request.store_url = arguments.store_url;
+  request.build_cache = arguments.build_cache;
+  request.cpus = arguments.cpus;
+  request.strict = arguments.strict;
+  return request;
+}
+
+std::map<analysis::RowIdentity, std::vector<double>> session_means_by_row(const std::vector<store::SampleRow>& samples,
+                                                                          const std::set<std::int64_t>& sessions) {
+  std::map<analysis::RowIdentity, std::map<std::int64_t, std::vector<double>>> by_row;
+  for (const auto& sample : samples) {
+    if (!sessions.count(sample.session)) continue;
+    by_row[analysis::row_identity(sample)][sample.session].push_back(sample.value);
+  }
+  std::map<analysis::RowIdentity, std::vector<double>> means;
+  for (const auto& [row, by_session] : by_row) {
+    std::vector<std::vector<double>> groups;
+    for (const auto& [id, values] : by_session) groups.push_back(values);
+    means[row] = stats::session_means(groups);
+  }
+  return means;
+}
+
+std::vector<analysis::RowIdentity> select_rows(const std::vector<RowSelector>& selectors,
+                                               const std::map<analysis::RowIdentity, std::vector<double>>& measured) {
+  std::vector<analysis::RowIdentity> rows;
+  for (const RowSelector& selector : selectors) {
+    const std::size_t before = rows.size();
+    for (const auto& [row, means] : measured) {
+      if (row.benchmark == selector.benchmark && row.label == selector.label) rows.push_back(row);
+    }
+    if (rows.size() == before) rows.push_back({selector.benchmark, "", selector.label});
+  }
+  return rows;
+}
+
+class Bisector::Search {
+ public:
+  explicit Search(const BisectRequest& request)
+      : request_(request),
+        plan_(request.plan),
+        source_(request.source),
+        first_sessions_(request.first_sessions),
+        max_sessions_(request.max_sessions),
+        alpha_(request.alpha) {
+    for (Commit* c : {&good_, &bad_}) init_commit(*c, c == &good_ ? request.good_sha : request.bad_sha);
+    const sut::Method& method = plan::sut_method(plan_);
+    if (plan_.sut && method.has(sut::Capability::BootsKernel)) per_profile_connection_ = true;
+    local_sut_ = method.has(sut::Capability::OnController);
+    local_ = sut::make_local_connection(sut::find_agent_binary());
+    runs_ = runner::resolve_benchmarks(plan_, runner::fetch_catalogue(*local_));
+    for (auto& run : runs_) run.settings.sessions = 1;
+    if (plan_.sut && !per_profile_connection_) shared_connection_ = plan::connect(*plan_.sut, nullptr);
+    build_options_.cache_dir = request.build_cache;
+    build_options_.progress = [this](const std::string& line) {
+      if (line.find("(incremental") != std::string::npos) build_incremental_ = true;
+      std::cerr << "kbench: " << line << "\n";
+    };
+    store_url_ = resolve_store_url(request.store_url);
+    store_ = store::open_store(store_url_, store::OpenMode::CreateIfMissing);
+    runner::install_interrupt_handlers();
+    looks_ = max_sessions_ - first_sessions_ + 1;
+  }
+
+  // kbench bisect run: the whole search. Returns the exit status.
+  int run() {
+    OwnedWorktree worktree(source_, good_.sha);
+    tree_for_ = [&](const std::string& sha) {
+      worktree.checkout(sha);
+      return worktree.dir();
+    };
+    log(fmt::format("kbench bisect: {} ({}) good .. {} ({}) bad; plan {}; rows: {}; sessions {} to {} per commit, "
+                    "alpha {} ({} per look over {} looks)",
+                    short_sha(good_.sha), request_.good, short_sha(bad_.sha), request_.bad, request_.plan_path,
+                    request_.rows.empty() ? "those marked (R) between the endpoints" : selector_names(), first_sessions_,
+                    max_sessions_, alpha_, alpha_ / looks_, looks_));
+    if (local_sut_) log("the plan's SUT is local: kernels are built but not booted, the running kernel is measured");
+    measure_endpoints();
+    if (!check_endpoints()) return finish(kExitFailure);
+
+    const auto started = git_result(worktree.dir(), {"bisect", "start", bad_.sha, good_.sha});
+    if (started.exit_status != 0) throw RunError("git bisect start failed: " + trim(started.err));
+    std::string output = started.out;
+    int step = 0;
+    while (true) {
+      if (const auto first_bad = first_bad_commit(output)) return report(*first_bad);
+      if (output.find("only 'skip'ped commits left") != std::string::npos) {
+        log("git bisect: only skipped commits are left; the first bad commit is one of:");
+        log(trim(output.substr(output.find('\n') + 1)));
+        return finish(kExitFailure);
+      }
+      const std::string head = git(worktree.dir(), {"rev-parse", "HEAD"});
+      Commit& commit = candidate(head);
+      const auto decision = measure_and_classify(commit, ++step);
+      const std::string verb = decision == analysis::BisectDecision::Good  ? "good"
+                               : decision == analysis::BisectDecision::Bad ? "bad"
+                                                                            : "skip";
+      const auto answer = git_result(worktree.dir(), {"bisect", verb, head});
+      output = answer.out + answer.err;
+      // With only skipped commits left git bisect says so and exits non-zero.
+      if (answer.exit_status != 0 && output.find("only 'skip'ped commits left") == std::string::npos) {
+        throw RunError("git bisect " + verb + " failed: " + trim(output));
+      }
+      if (runner::interrupted()) throw RunError("interrupted");
+    }
+  }
+
+  // kbench bisect step: one commit (HEAD of the source tree) for git bisect run.
+  int step() {
+    tree_for_ = [this](const std::string& sha) -> std::string {
+      if (sha == head_sha_) return source_;
+      // An endpoint: measured in a worktree of its own, the user's tree stays as git bisect left it.
+      auto& tree = endpoint_trees_[sha];
+      if (!tree) tree = std::make_unique<OwnedWorktree>(source_, sha);
+      return tree->dir();
+    };
+    head_sha_ = git(source_, {"rev-parse", "HEAD"});
+    // The endpoints' sessions already in the store (earlier steps) count.
+    for (Commit* c : {&good_, &bad_}) c->sessions = stored_sessions(c->profile);
+    if (static_cast<int>(good_.sessions.size()) < first_sessions_ ||
+        static_cast<int>(bad_.sessions.size()) < first_sessions_) {
+      measure_endpoints();
+    }
+    endpoint_trees_.clear();
+    if (!check_endpoints()) return 128;  // git bisect run stops on > 127
+    Commit& commit = candidate(head_sha_);
+    if (commit.sha == good_.sha) return 0;
+    if (commit.sha == bad_.sha) return 1;
+    commit.sessions = stored_sessions(commit.profile);
+    const auto decision = measure_and_classify(commit, 0);
+    store_->add_log("bisect", request_.good + ".." + request_.bad, text_.str());
+    if (decision == analysis::BisectDecision::Good) return 0;
+    if (decision == analysis::BisectDecision::Bad) return 1;
+    std::cerr << "kbench: bisect step: skip " << short_sha(commit.sha) << ": " << last_why_ << "\n";
+    return 125;
+  }
+
+ private:
+  void init_commit(Commit& commit, const std::string& sha) {
+    commit.sha = sha;
+    commit.subject = subject_of(source_, sha);
+    commit.profile = "bisect-" + short_sha(sha);
+  }
+
+  Commit& candidate(const std::string& sha) {
+    if (sha == good_.sha) return good_;
+    if (sha == bad_.sha) return bad_;
+    auto [it, added] = commits_.try_emplace(sha);
+    if (added) init_commit(it->second, sha);
+    return it->second;
+  }
+
+  void log(const std::string& line) {
+    text_ << line << "\n";
+    std::cerr << line << "\n";
+  }
+
+  int finish(int status) {
+    store_->add_log("bisect", request_.good + ".." + request_.bad, text_.str());
+    return status;
+  }
+
+  // Builds the commit's kernel (once) and measures one session of it.
+  bool measure_session(Commit& commit) {
+    if (!commit.failure.empty()) return false;
+    if (!commit.spec) {
+      plan::SwprofileSpec spec = plan_.swprofiles.front();
+      spec.name = commit.profile;
+      spec.build->ref = commit.sha;
+      build_incremental_ = false;
+      try {
+        const build::BuiltKernel built = build::build_kernel(*spec.build, spec.name, build_options_);
+        spec.kernel.image = built.image;
+        spec.kernel.config = built.config;
+        // As resolve_builds: qemu boots the image alone.
+        if (!per_profile_connection_) spec.kernel.modules = built.modules;
+        spec.build_info = built.info;
+        commit.build = built.cached ? "cached"
+                       : fmt::format("{} {:.1f} s", build_incremental_ ? "incremental" : "full", built.seconds);
+      } catch (const build::BuildFailed& e) {
+        commit.build = "failed";
+        commit.failure = std::string("build failed: ") + e.what();
+        return false;
+      }
+      commit.spec = spec;
+      if (per_profile_connection_) connections_[spec.name] = plan::connect(*plan_.sut, &spec);
+    }
+    const std::string tree = tree_for_(commit.sha);
+    setenv("KBENCH_BISECT_TREE", tree.c_str(), 1);
+    setenv("KBENCH_BISECT_COMMIT", commit.sha.c_str(), 1);
+    plan::Plan one = plan_;
+    one.swprofiles = {*commit.spec};
+    if (local_sut_) {
+      // A local SUT runs the running kernel: the build is made (and recorded
+      // in the fingerprint) but not booted. Only tests use this.
+      one.swprofiles.front().build.reset();
+      one.swprofiles.front().kernel = {};
+    }
+    runner::ExecOptions exec;
+    exec.cpus = request_.cpus;
+    exec.strict = request_.strict;
+    exec.plan_key = "kbench bisect " + fs::absolute(request_.plan_path).lexically_normal().string();
+    runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, static_cast<int>(runs_.size()));
+    const runner::ConnectionFor connection_for = [&](const plan::SwprofileSpec& profile) -> sut::Connection& {
+      if (per_profile_connection_) return *connections_.at(profile.name);
+      if (shared_connection_) return *shared_connection_;
+      return *local_;
+    };
+    const runner::ExecResult result = runner::execute_plan(one, runs_, connection_for, *store_, exec, progress);
+    if (result.interrupted_by != 0) {
+      throw RunError(fmt::format("interrupted by signal {}", result.interrupted_by));
+    }
+    for (const auto& session : result.sessions) {
+      commit.sessions.push_back(session.session);
+      if (per_profile_connection_) commit.boots += static_cast<int>(session.outcomes.size());
+    }
+    if (result.failed_boots > 0) {
+      commit.failure = "the kernel did not boot as asked (kbench list boots shows why)";
+      return false;
+    }
+    if (result.failed > 0) {
+      commit.failure = "a benchmark failed (kbench session show names it)";
+      return false;
+    }
+    return true;
+  }
+
+  std::vector<std::int64_t> stored_sessions(const std::string& profile) {
+    store::SampleQuery query;
+    query.swprofiles = {profile};
+    query.settled_only = true;
+    std::set<std::int64_t> ids;
+    for (const auto& row : store_->samples(query)) ids.insert(row.session);
+    return {ids.begin(), ids.end()};
+  }
+
+  // Session means per row of the commit's sessions used.
+  std::map<RowIdentity, std::vector<double>> session_means(const Commit& commit) {
+    store::SampleQuery query;
+    query.swprofiles = {commit.profile};
+    query.settled_only = true;
+    return session_means_by_row(store_->samples(query), {commit.sessions.begin(), commit.sessions.end()});
+  }
+
+  void measure_endpoints() {
+    // Alternating, so drift falls on both.
+    while ((static_cast<int>(good_.sessions.size()) < first_sessions_ ||
+            static_cast<int>(bad_.sessions.size()) < first_sessions_)) {
+      for (Commit* c : {&good_, &bad_}) {
+        if (static_cast<int>(c->sessions.size()) >= first_sessions_) continue;
+        if (!measure_session(*c)) {
+          log(fmt::format("endpoint {} {}: {}", short_sha(c->sha), c->subject, c->failure));
+          throw RunError(fmt::format("the {} endpoint {} cannot be measured: {}", c == &good_? "good" : "bad",
+                                     short_sha(c->sha), c->failure));
+        }
+      }
+    }
+    for (const Commit* c : {&good_, &bad_}) {
+      log(fmt::format("endpoint {} {} \"{}\": build {}, boots {}, sessions {}", c == &good_ ? "good" : "bad",
+                      short_sha(c->sha), c->subject, c->build.empty() ? "-" : c->build, c->boots, c->sessions.size()));
+    }
+  }
+
+  // "BENCH:CLASS", as --row names it; with " [params]" after BENCH only when
+  // another row is the same benchmark and class at other parameters.
+  std::string row_name(const RowIdentity& row) const {
+    const bool ambiguous = std::any_of(rows_.begin(), rows_.end(), [&](const RowIdentity& other) {
+      return other.benchmark == row.benchmark && other.label == row.label && other.params != row.params;
+    });
+    return row.benchmark + (ambiguous ? " [" + row.params + "]" : "") + ":" + row.label;
+  }
+
+  std::string selector_names() const {
+    std::vector<std::string> names;
+    for (const auto& row : request_.rows) names.push_back(row.benchmark + ":" + row.label);
+    return fmt::format("{}", fmt::join(names, ", "));
+  }
+
+  std::string row_names() const {
+    std::vector<std::string> names;
+    for (const auto& row : rows_) names.push_back(row_name(row));
+    return fmt::format("{}", fmt::join(names, ", "));
+  }
+
+  // Bad must differ from good before bisecting: with --row by the interval of
+  // the change (analysis::check_endpoints), else the rows compare marks (R).
+  bool check_endpoints() {
+    good_means_ = session_means(good_);
+    bad_means_ = session_means(bad_);
+    rows_.clear();
+    if (!request_.rows.empty()) {
+      std::map<RowIdentity, std::vector<double>> measured = good_means_;
+      measured.insert(bad_means_.begin(), bad_means_.end());
+      rows_ = select_rows(request_.rows, measured);
+    } else {
+      store::SampleQuery query;
+      query.swprofiles = {good_.profile, bad_.profile};
+      query.settled_only = true;
+      const std::set<std::int64_t> used = [&] {
+        std::set<std::int64_t> ids(good_.sessions.begin(), good_.sessions.end());
+        ids.insert(bad_.sessions.begin(), bad_.sessions.end());
+        return ids;
+      }();
+      std::vector<store::SampleRow> samples;
+      for (auto& row : store_->samples(query))
+        if (used.count(row.session)) samples.push_back(std::move(row));
+      analysis::CompareOptions compare;
+      compare.base = good_.profile;
+      compare.tests = {bad_.profile};
+      compare.fdr = alpha_;
+      const report::Report report = analysis::build_comparison(samples, compare);
+      for (const auto& table : report.tables)
+        for (const auto& row : table.rows)
+          if (!row.cells.empty() && row.cells.front().verdict == report::Verdict::Regression)
+            rows_.push_back({row.benchmark, params_text(row.params), row.result_class.label()});
+      if (rows_.empty()) {
+        log(fmt::format("endpoints: no row of {} vs {} is marked (R) at false discovery rate {} "
+                        "(kbench compare {} {} shows the table); nothing to bisect",
+                        short_sha(bad_.sha), short_sha(good_.sha), alpha_, good_.profile, bad_.profile));
+        return false;
+      }
+      log("endpoints: rows marked (R) by compare: " + row_names());
+    }
+    bool all_differ = true;
+    for (const auto& row : rows_) {
+      const auto g = good_means_.find(row);
+      const auto b = bad_means_.find(row);
+      if (g == good_means_.end() || b == bad_means_.end()) {
+        log(fmt::format("endpoints: row {}: not measured on both endpoints (the plan's benchmarks and their result "
+                        "classes: kbench show {})", row_name(row), good_.profile));
+        all_differ = false;
+        continue;
+      }
+      const bool lower_is_better = better_of(row) == Better::Lower;
+      const auto check = analysis::check_endpoints(g->second, b->second, lower_is_better, alpha_);
+      if (!check.valid) {
+        log(fmt::format("endpoints: row {}: {}", row_name(row), check.reason));
+        all_differ = false;
+        continue;
+      }
+      log(fmt::format("endpoints: row {}: bad vs good {:+.2f}% ({:.0f}% interval of the change {:+.2f}% .. {:+.2f}%): {}",
+                      row_name(row), check.change_pct, (1 - alpha_) * 100, std::expm1(check.low) * 100,
+                      std::expm1(check.high) * 100,
+                      check.differs ? "a regression" : "not a regression at this level"));
+      if (!check.differs) all_differ = false;
+    }
+    if (!all_differ) {
+      log("endpoints: bad does not differ from good in every row; nothing to bisect (more sessions: --sessions)");
+    }
+    return all_differ;
+  }
+
+  // Which way is better is the result class's, whatever the parameters.
+  Better better_of(const RowIdentity& row) {
+    const auto class_key = [](const std::string& benchmark, const std::string& label) {
+      return benchmark + ":" + label;
+    };
+    if (!betters_.count(class_key(row.benchmark, row.label))) {
+      store::SampleQuery query;
+      query.swprofiles = {good_.profile};
+      query.benchmark_glob = row.benchmark;
+      for (const auto& sample : store_->samples(query)) {
+        betters_[class_key(sample.benchmark, sample.result_class.label())] = sample.result_class.better;
+      }
+    }
+    const auto it = betters_.find(class_key(row.benchmark, row.label));
+    return it == betters_.end() ? Better::Lower : it->second;
+  }
+
+  std::vector<analysis::RowPosition> positions(const Commit& commit) {
+    const auto means = session_means(commit);
+    std::vector<analysis::RowPosition> out;
+    for (const auto& row : rows_) {
+      const auto c = means.find(row);
+      const std::vector<double> none;
+      out.push_back(analysis::classify_row(good_means_.at(row), bad_means_.at(row),
+                                           c == means.end() ? none : c->second, alpha_, looks_));
+    }
+    return out;
+  }
+
+  analysis::BisectDecision measure_and_classify(Commit& commit, int step) {
+    const std::string head = step > 0 ? fmt::format("step {}: ", step) : "";
+    analysis::CommitClassification verdict;
+    std::vector<analysis::RowPosition> rows;
+    std::vector<std::string> names;
+    for (const auto& row : rows_) names.push_back(row_name(row));
+    while (true) {
+      if (static_cast<int>(commit.sessions.size()) < first_sessions_) {
+        if (!measure_session(commit)) break;
+        continue;
+      }
+      rows = positions(commit);
+      verdict = analysis::classify_commit(rows, names);
+      if (verdict.decision != analysis::BisectDecision::Unsettled) break;
+      if (static_cast<int>(commit.sessions.size()) >= max_sessions_) {
+        verdict.decision = analysis::BisectDecision::Skip;
+        verdict.why = fmt::format("still {} after {} sessions (--max-sessions)", verdict.why, commit.sessions.size());
+        break;
+      }
+      if (!measure_session(commit)) break;
+    }
+    if (!commit.failure.empty()) {
+      verdict.decision = analysis::BisectDecision::Skip;
+      verdict.why = commit.failure;
+    }
+    log(fmt::format("{}{} \"{}\": build {}, boots {}, sessions {}", head, short_sha(commit.sha), commit.subject,
+                    commit.build.empty() ? "-" : commit.build, commit.boots, commit.sessions.size()));
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& r = rows[i];
+      if (!r.valid) {
+        log(fmt::format("  {}: {}", names[i], r.reason));
+        continue;
+      }
+      log(fmt::format("  {}: position {:+.4f} [{:+.4f}, {:+.4f}] ({:.0f}% of the way to bad, {:.0f}% .. {:.0f}%): {}",
+                      names[i], r.position, r.low, r.high, whole_percent(r.fraction), whole_percent(r.fraction_low),
+                      whole_percent(r.fraction_high), analysis::to_string(r.side)));
+    }
+    log(fmt::format("  -> {}: {}", analysis::to_string(verdict.decision), verdict.why));
+    last_why_ = verdict.why;
+    return verdict.decision;
+  }
+
+  static std::optional<std::string> first_bad_commit(const std::string& output) {
+    const auto at = output.find(" is the first bad commit");
+    if (at == std::string::npos) return std::nullopt;
+    const auto line_start = output.rfind('\n', at);
+    return output.substr(line_start == std::string::npos ? 0 : line_start + 1,
+                         at - (line_start == std::string::npos ? 0 : line_start + 1));
+  }
+
+  std::string describe_distribution(const std::vector<double>& means) {
+    const auto s = stats::summarize(means);
+    return fmt::format("mean {:.6g}, 95% CI {:.6g} .. {:.6g}, {} sessions", s.mean, s.ci95_low, s.ci95_high, s.count);
+  }
+
+  int report(const std::string& first_bad) {
+    Commit& commit = candidate(first_bad);
+    const std::string parent_sha = git(source_, {"rev-parse", first_bad + "^"});
+    const Commit* parent = parent_sha == good_.sha ? &good_ : nullptr;
+    if (const auto it = commits_.find(parent_sha); it != commits_.end()) parent = &it->second;
+    std::ostringstream out;
+    out << fmt::format("first bad commit: {} {}\n", commit.sha, commit.subject);
+    const auto mine = session_means(commit);
+    const auto parents = parent ? session_means(*parent) : std::map<RowIdentity, std::vector<double>>{};
+    for (const auto& row : rows_) {
+      out << fmt::format("  {}\n", row_name(row));
+      const auto m = mine.find(row);
+      if (m != mine.end()) out << fmt::format("    this commit   {}: {}\n", short_sha(commit.sha), describe_distribution(m->second));
+      if (parent) {
+        const auto p = parents.find(row);
+        if (p != parents.end()) {
+          out << fmt::format("    parent (good) {}: {}", short_sha(parent->sha), describe_distribution(p->second));
+          if (m != mine.end()) {
+            out << fmt::format("; this commit vs parent {:+.2f}%",
+                               (stats::summarize(m->second).mean / stats::summarize(p->second).mean - 1) * 100);
+          }
+          out << "\n";
+        }
+      } else {
+        out << fmt::format("    parent {}: not measured (git bisect inferred it good)\n", short_sha(parent_sha));
+      }
+      out << fmt::format("    bad endpoint  {}: {}", short_sha(bad_.sha), describe_distribution(bad_means_.at(row)));
+      if (m != mine.end()) {
+        out << fmt::format("; bad vs this commit {:+.2f}%",
+                           (stats::summarize(bad_means_.at(row)).mean / stats::summarize(m->second).mean - 1) * 100);
+      }
+      out << "\n";
+    }
+    std::cout << out.str() << "\nstep log:\n" << text_.str();
+    // The stored log ends with the evidence too.
+    text_ << "\n" << out.str();
+    return finish(kExitOk);
+  }
+
+  const BisectRequest request_;
+  plan::Plan plan_;
+  std::string source_;
+  int first_sessions_ = 3;
+  int max_sessions_ = 12;
+  int looks_ = 10;
+  double alpha_ = 0.01;
+  std::vector<RowIdentity> rows_;
+  Commit good_, bad_;
+  std::map<std::string, Commit> commits_;
+  std::map<RowIdentity, std::vector<double>> good_means_, bad_means_;
+  std::map<std::string, Better> betters_;
+  std::unique_ptr<sut::Connection> local_;
+  std::unique_ptr<sut::Connection> shared_connection_;
+  std::map<std::string, std::unique_ptr<sut::Connection>> connections_;
+  bool per_profile_connection_ = false;
+  bool local_sut_ = false;
+  std::vector<runner::BenchmarkRun> runs_;
+  build::BuildOptions build_options_;
+  bool build_incremental_ = false;
+  std::string store_url_;
+  std::unique_ptr<store::ResultStore> store_;
+  std::function<std::string(const std::string&)> tree_for_;
+  std::map<std::string, std::unique_ptr<OwnedWorktree>> endpoint_trees_;
+  std::string head_sha_;
+  std::string last_why_;
+  std::ostringstream text_;
+};
+
+Bisector::Bisector(const BisectRequest& request) : search_(std::make_unique<Search>(request)) {}
+Bisector::~Bisector() = default;
+int Bisector::run() { return search_->run(); }
+int Bisector::step() { return search_->step(); }
+
+}  // namespace kbench::app
