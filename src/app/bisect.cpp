@@ -86,6 +86,12 @@ double whole_percent(double fraction) {
   return percent == 0 ? 0.0 : percent;
 }
 
+}  // namespace
+
+// Bisector::Search, declared in the header, holds these: a type of internal
+// linkage inside it would give the class a different meaning in every unit.
+namespace bisect_parts {
+
 // A worktree of the source owned by kbench (git bisect checks out commits in
 // it; the user's checkout is never touched), removed when done.
 class OwnedWorktree {
@@ -126,7 +132,10 @@ struct Commit {
   std::optional<plan::SwprofileSpec> spec;  // the swprofile, built
 };
 
-}  // namespace
+}  // namespace bisect_parts
+
+using bisect_parts::Commit;
+using bisect_parts::OwnedWorktree;
 
 BisectRequest parse_bisect_request(const BisectArguments& arguments) {
   BisectRequest request;
