@@ -1,7 +1,12 @@
-// The boots of ssh SUTs into swprofiles' kernels, in a real SQLite file.
+// The boots of ssh SUTs into swprofiles' kernels, in a real SQLite file and
+// in PostgreSQL (the server scripts/pg-test-server.sh starts).
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <stdexcept>
+
 #include "store/result_store.h"
+#include "support/postgres_test_db.h"
 #include "support/test_files.h"
 
 namespace kbench::store {
@@ -37,10 +42,22 @@ SessionStart session_of(const std::string& swprofile) {
   return start;
 }
 
-TEST(StoreBoots, RecordedBootsComeBackByRunWithTheirSession) {
-  testing::TempDir dir;
-  const std::string url = "sqlite://" + (dir.path() / "boots.db").string();
-  auto store = open_store(url, OpenMode::CreateIfMissing);
+class StoreBootsOn : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::string url() {
+    if (GetParam() == "sqlite") return "sqlite://" + (dir_.path() / "boots.db").string();
+    if (!database_) database_ = std::make_unique<kbench::testing::PostgresTestDatabase>();
+    if (!database_->ok()) throw std::runtime_error("no PostgreSQL test database");
+    return database_->url();
+  }
+
+ private:
+  testing::TempDir dir_;
+  std::unique_ptr<kbench::testing::PostgresTestDatabase> database_;
+};
+
+TEST_P(StoreBootsOn, RecordedBootsComeBackByRunWithTheirSession) {
+  auto store = open_store(url(), OpenMode::CreateIfMissing);
   const auto session = store->begin_session(session_of("a"));
   auto measured = boot_of("a", "run-1", 0, true);
   measured.session = session;
@@ -68,6 +85,9 @@ TEST(StoreBoots, RecordedBootsComeBackByRunWithTheirSession) {
   EXPECT_FALSE(after[0].session.has_value());
   EXPECT_TRUE(store->integrity_check().empty());
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreBootsOn, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
 
 TEST(StoreBoots, AReadOnlyStoreWithoutBootsListsNone) {
   testing::TempDir dir;

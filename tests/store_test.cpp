@@ -1,4 +1,6 @@
-// The SQLite resultstore against real files in a temporary directory.
+// The resultstore against real files in a temporary directory, and what
+// does not depend on files against both backends (PostgreSQL on the server
+// scripts/pg-test-server.sh starts).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -12,10 +14,13 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <set>
+#include <stdexcept>
 
 #include "common/errors.h"
 #include "store/result_store.h"
+#include "support/postgres_test_db.h"
 #include "support/sqlite_sql.h"
 #include "support/scoped_env.h"
 #include "support/test_files.h"
@@ -76,6 +81,24 @@ class StoreTest : public ::testing::Test {
   fs::path file() const { return dir.path() / "nested" / "results.db"; }
 
   TempDir dir;
+};
+
+class StoreBackendTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::string url() {
+    if (sqlite()) return "sqlite://" + (dir_.path() / "results.db").string();
+    if (!database_) database_ = std::make_unique<kbench::testing::PostgresTestDatabase>();
+    if (!database_->ok()) throw std::runtime_error("no PostgreSQL test database");
+    return database_->url();
+  }
+  // PostgreSQL commits the benchmark and result-class rows a repeat needs
+  // before the repeat's transaction (other controllers share them), so a
+  // failed repeat leaves those behind there.
+  bool sqlite() const { return GetParam() == "sqlite"; }
+
+ private:
+  TempDir dir_;
+  std::unique_ptr<kbench::testing::PostgresTestDatabase> database_;
 };
 
 TEST_F(StoreTest, CreatesParentDirectoriesAndRoundTripsSamples) {
@@ -171,7 +194,7 @@ TEST_F(StoreTest, CreatesParentDirectoriesAndRoundTripsSamples) {
   EXPECT_TRUE(store->integrity_check().empty());
 }
 
-TEST_F(StoreTest, SameSwprofileOnAnotherSutCountsItsOwnSessions) {
+TEST_P(StoreBackendTest, SameSwprofileOnAnotherSutCountsItsOwnSessions) {
   auto store = open_store(url(), OpenMode::CreateIfMissing);
   SessionStart other = start_of("base");
   other.sut.name = "lab-2";
@@ -186,7 +209,7 @@ TEST_F(StoreTest, SameSwprofileOnAnotherSutCountsItsOwnSessions) {
   EXPECT_THAT(store->list_swprofiles("base")[0].suts, ElementsAre("lab-1", "lab-2"));
 }
 
-TEST_F(StoreTest, NonFiniteValueLeavesNothingOfTheRepeat) {
+TEST_P(StoreBackendTest, NonFiniteValueLeavesNothingOfTheRepeat) {
   auto store = open_store(url(), OpenMode::CreateIfMissing);
   const auto session = store->begin_session(start_of("base"));
   EXPECT_THROW(store->add_repeat(session, kGetpid, 0,
@@ -230,7 +253,7 @@ TEST_F(StoreTest, AStoredValueThatIsNotANumberIsRefusedNeverReadAsZero) {
   }
 }
 
-TEST_F(StoreTest, FailingInsertMidRepeatRollsBackTheWholeRepeat) {
+TEST_P(StoreBackendTest, FailingInsertMidRepeatRollsBackTheWholeRepeat) {
   auto store = open_store(url(), OpenMode::CreateIfMissing);
   const auto session = store->begin_session(start_of("base"));
   store->add_repeat(session, kGetpid, 0, {sample(kMean, 1.0)});
@@ -246,7 +269,7 @@ TEST_F(StoreTest, FailingInsertMidRepeatRollsBackTheWholeRepeat) {
   }
   EXPECT_THAT(store->stored_repeats(session, kGetpid), ElementsAre(0));
   EXPECT_EQ(store->samples(SampleQuery{}).size(), 1u);
-  EXPECT_THAT(store->list_benchmarks("*")[0].result_classes, ElementsAre(kMean));
+  if (sqlite()) EXPECT_THAT(store->list_benchmarks("*")[0].result_classes, ElementsAre(kMean));
 
   // A direction that contradicts the stored one is refused mid-repeat.
   const ResultClass flipped{"mean", "ns", Better::Higher};
@@ -262,10 +285,12 @@ TEST_F(StoreTest, FailingInsertMidRepeatRollsBackTheWholeRepeat) {
   // The class rolled back above can be created afresh (no stale cached id).
   store->add_repeat(session, kGetpid, 1, {sample(fresh, 5.0), sample(kMean, 2.0)});
   EXPECT_THAT(store->stored_repeats(session, kGetpid), ElementsAre(0, 1));
-  EXPECT_TRUE(store->integrity_check().empty());
+  // PostgreSQL's check reports a repeat with fewer samples than another, as
+  // repeat 0 here has.
+  if (sqlite()) EXPECT_TRUE(store->integrity_check().empty());
 }
 
-TEST_F(StoreTest, LargeRepeatsRoundTripAndRollBackAsOne) {
+TEST_P(StoreBackendTest, LargeRepeatsRoundTripAndRollBackAsOne) {
   // More samples than one batched insert statement takes, plus a remainder.
   auto store = open_store(url(), OpenMode::CreateIfMissing);
   const auto session = store->begin_session(start_of("base"));
@@ -303,14 +328,15 @@ TEST_F(StoreTest, LargeRepeatsRoundTripAndRollBackAsOne) {
   EXPECT_EQ(store->samples(SampleQuery{}).size(), 303u);
 }
 
-TEST_F(StoreTest, UnknownSessionIsRefused) {
+TEST_P(StoreBackendTest, UnknownSessionIsRefused) {
   auto store = open_store(url(), OpenMode::CreateIfMissing);
   EXPECT_THROW(store->add_repeat(4242, kGetpid, 0, {sample(kMean, 1.0)}), RunError);
   EXPECT_THROW(store->record_outcome(4242, kGetpid, Outcome{}), RunError);
-  EXPECT_TRUE(store->list_benchmarks("*").empty());
+  if (sqlite()) EXPECT_TRUE(store->list_benchmarks("*").empty());
+  EXPECT_TRUE(store->samples(SampleQuery{}).empty());
 }
 
-TEST_F(StoreTest, GlobsFilterSutBenchmarkAndResultClassLabel) {
+TEST_P(StoreBackendTest, GlobsFilterSutBenchmarkAndResultClassLabel) {
   auto store = open_store(url(), OpenMode::CreateIfMissing);
   const auto session = store->begin_session(start_of("base"));
   store->add_repeat(session, kGetpid, 0, {sample(kMean, 1.0), sample(kP99, 2.0)});
@@ -351,7 +377,7 @@ TEST_F(StoreTest, GlobsFilterSutBenchmarkAndResultClassLabel) {
   EXPECT_TRUE(store->list_swprofiles("p*").empty());
 }
 
-TEST_F(StoreTest, OutcomesAreRecordedReplacedAndListed) {
+TEST_P(StoreBackendTest, OutcomesAreRecordedReplacedAndListed) {
   auto store = open_store(url(), OpenMode::CreateIfMissing);
   const auto base = store->begin_session(start_of("base"));
   const auto patched = store->begin_session(start_of("patched"));
@@ -382,7 +408,7 @@ TEST_F(StoreTest, OutcomesAreRecordedReplacedAndListed) {
   EXPECT_FALSE(store->outcome_of(base, BenchmarkKey{"syscall/getpid", {}}).has_value());
 }
 
-TEST_F(StoreTest, DiscardBenchmarkRemovesItsSamplesAndOutcomeInOneSession) {
+TEST_P(StoreBackendTest, DiscardBenchmarkRemovesItsSamplesAndOutcomeInOneSession) {
   auto store = open_store(url(), OpenMode::CreateIfMissing);
   const auto first = store->begin_session(start_of("base"));
   const auto second = store->begin_session(start_of("base"));
@@ -404,7 +430,7 @@ TEST_F(StoreTest, DiscardBenchmarkRemovesItsSamplesAndOutcomeInOneSession) {
   EXPECT_THAT(store->stored_repeats(first, kGetpid), ElementsAre(0));
 }
 
-TEST_F(StoreTest, ExportStreamsEveryColumn) {
+TEST_P(StoreBackendTest, ExportStreamsEveryColumn) {
   auto store = open_store(url(), OpenMode::CreateIfMissing);
   const auto session = store->begin_session(start_of("base"));
   store->add_repeat(session, kPerfSyscall, 3, {sample(kBasic, 42.5)});
@@ -420,6 +446,9 @@ TEST_F(StoreTest, ExportStreamsEveryColumn) {
   EXPECT_EQ(exported[0].repeat, 3);
   EXPECT_DOUBLE_EQ(exported[0].value, 42.5);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreBackendTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
 
 TEST_F(StoreTest, MissingStoreWithMustExistIsInputErrorAndCreatesNothing) {
   try {

@@ -3,7 +3,6 @@
 
 #include <arpa/inet.h>
 
-#include <charconv>
 #include <cstring>
 
 #include "common/errors.h"
@@ -33,18 +32,6 @@ std::uint64_t big_endian(const char* bytes, std::size_t size) {
 
 }  // namespace
 
-PgParams& PgParams::add(double value) {
-  char text[32];
-  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
-  return add(std::string(text, end));
-}
-
-std::int64_t PgResult::integer(int row, int column) const {
-  return std::strtoll(PQgetvalue(result_.get(), row, column), nullptr, 10);
-}
-
-double PgResult::real(int row, int column) const { return std::strtod(PQgetvalue(result_.get(), row, column), nullptr); }
-
 std::int64_t PgResult::binary_int8(int row, int column) const {
   return static_cast<std::int64_t>(big_endian(PQgetvalue(result_.get(), row, column), 8));
 }
@@ -58,11 +45,6 @@ double PgResult::binary_float8(int row, int column) const {
   double value;
   std::memcpy(&value, &bits, sizeof value);
   return value;
-}
-
-std::int64_t PgResult::affected() const {
-  const char* text = PQcmdTuples(result_.get());
-  return text && *text ? std::strtoll(text, nullptr, 10) : 0;
 }
 
 PgConnection::PgConnection(const std::string& conninfo, const std::string& location)
@@ -117,13 +99,6 @@ std::vector<const char*> pointers(const PgParams& params) {
 }
 
 }  // namespace
-
-PgResult PgConnection::query(const std::string& sql, const PgParams& params) {
-  const auto values = pointers(params);
-  return checked(PQexecParams(conn_.get(), sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
-                              nullptr, nullptr, /*resultFormat=*/0),
-                 sql);
-}
 
 PgResult PgConnection::query_binary(const std::string& sql, const PgParams& params) {
   const auto values = pointers(params);

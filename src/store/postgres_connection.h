@@ -14,26 +14,21 @@
 
 namespace kbench::store {
 
-// A statement PostgreSQL refused; `sqlstate` tells retryable conflicts
-// (40001 serialization, 40P01 deadlock) and constraint violations (23xxx)
-// apart. A RunError: callers that do not care see a run failure.
+// A statement PostgreSQL refused; `sqlstate` tells conflicts (40001
+// serialization, 40P01 deadlock) and constraint violations (23xxx) apart. A
+// RunError: callers that do not care see a run failure.
 struct PgError : RunError {
   PgError(const std::string& message, std::string state) : RunError(message), sqlstate(std::move(state)) {}
   std::string sqlstate;
-  bool retryable() const { return sqlstate == "40001" || sqlstate == "40P01"; }
 };
 
 // Positional parameters $1..$n, as text (NULL when nullopt).
 class PgParams {
  public:
-  PgParams& add(std::int64_t value) { return add(std::to_string(value)); }
-  PgParams& add(int value) { return add(std::to_string(value)); }
-  PgParams& add(double value);  // shortest text that reads back to the same double
   PgParams& add(std::string value) {
     values_.push_back(std::move(value));
     return *this;
   }
-  PgParams& add(const char* value) { return add(std::string(value)); }
   PgParams& add_null() {
     values_.push_back(std::nullopt);
     return *this;
@@ -48,19 +43,15 @@ class PgResult {
  public:
   explicit PgResult(PGresult* result) : result_(result, &PQclear) {}
   int rows() const { return PQntuples(result_.get()); }
+  Oid type(int column) const { return PQftype(result_.get(), column); }
   bool is_null(int row, int column) const { return PQgetisnull(result_.get(), row, column) != 0; }
   std::string text(int row, int column) const {
     return std::string(PQgetvalue(result_.get(), row, column), PQgetlength(result_.get(), row, column));
   }
-  std::int64_t integer(int row, int column) const;
-  double real(int row, int column) const;
-  bool boolean(int row, int column) const { return PQgetvalue(result_.get(), row, column)[0] == 't'; }
   // Binary-format columns (PgConnection::query_binary).
   std::int64_t binary_int8(int row, int column) const;
   std::int32_t binary_int4(int row, int column) const;
   double binary_float8(int row, int column) const;
-  // Rows a command touched (INSERT, UPDATE, DELETE).
-  std::int64_t affected() const;
 
  private:
   std::unique_ptr<PGresult, decltype(&PQclear)> result_;
@@ -75,10 +66,8 @@ class PgConnection {
 
   // Statements without parameters (several allowed, separated by ';').
   void execute(const std::string& sql);
-  PgResult query(const std::string& sql, const PgParams& params = {});
-  // Results in binary format: for the large reads, no text to parse.
+  // Results in binary format: no text to parse.
   PgResult query_binary(const std::string& sql, const PgParams& params);
-  bool in_transaction() const { return PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
   void rollback_quietly();
 
  private:

@@ -1,9 +1,9 @@
 #pragma once
 // The resultstore schema's versioning: which version a store has, what is
 // refused, and how an older store is brought to the current version. The
-// logic is backend-neutral (a PostgreSQL store supplies its own dialect and
-// connection and shares the rules); the SQL of each version lives in the
-// dialect (schema.cpp has SQLite's).
+// logic is backend-neutral (each backend supplies its dialect and connection
+// and shares the rules); the SQL of each version lives in the dialect, which
+// schema.cpp writes once in each database's column types.
 #include <optional>
 #include <string>
 #include <vector>

@@ -109,6 +109,11 @@ Statement& Statement::bind(int index, std::string_view text) {
   return *this;
 }
 
+Statement& Statement::bind_null(int index) {
+  check(sqlite3_bind_null(stmt_, index));
+  return *this;
+}
+
 bool Statement::step() {
   last_error_ = SQLITE_OK;
   const int rc = sqlite3_step(stmt_);

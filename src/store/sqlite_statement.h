@@ -41,6 +41,7 @@ class Statement {
   Statement& bind(int index, std::string_view text);
   Statement& bind(int index, const std::string& text) { return bind(index, std::string_view(text)); }
   Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
+  Statement& bind_null(int index);
 
   // True while there is a row; false when done; throws on an error (the
   // statement is reset so the transaction can be rolled back cleanly).
