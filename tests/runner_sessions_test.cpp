@@ -112,7 +112,9 @@ TEST(RoundOrder, AFullCycleBalancesPositionsAndPredecessors) {
     for (std::size_t a = 0; a < n; ++a) {
       for (std::size_t b = 0; b < n; ++b) {
         EXPECT_EQ(at_position[std::make_pair(a, b)], per_position) << n << " swprofiles: " << a << " at position " << b;
-        if (a != b) EXPECT_EQ(after[std::make_pair(a, b)], per_pair) << n << " swprofiles: " << b << " right after " << a;
+        if (a != b) {
+          EXPECT_EQ(after[std::make_pair(a, b)], per_pair) << n << " swprofiles: " << b << " right after " << a;
+        }
       }
     }
   }

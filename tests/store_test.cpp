@@ -269,7 +269,9 @@ TEST_P(StoreBackendTest, FailingInsertMidRepeatRollsBackTheWholeRepeat) {
   }
   EXPECT_THAT(store->stored_repeats(session, kGetpid), ElementsAre(0));
   EXPECT_EQ(store->samples(SampleQuery{}).size(), 1u);
-  if (sqlite()) EXPECT_THAT(store->list_benchmarks("*")[0].result_classes, ElementsAre(kMean));
+  if (sqlite()) {
+    EXPECT_THAT(store->list_benchmarks("*")[0].result_classes, ElementsAre(kMean));
+  }
 
   // A direction that contradicts the stored one is refused mid-repeat.
   const ResultClass flipped{"mean", "ns", Better::Higher};
@@ -287,7 +289,9 @@ TEST_P(StoreBackendTest, FailingInsertMidRepeatRollsBackTheWholeRepeat) {
   EXPECT_THAT(store->stored_repeats(session, kGetpid), ElementsAre(0, 1));
   // PostgreSQL's check reports a repeat with fewer samples than another, as
   // repeat 0 here has.
-  if (sqlite()) EXPECT_TRUE(store->integrity_check().empty());
+  if (sqlite()) {
+    EXPECT_TRUE(store->integrity_check().empty());
+  }
 }
 
 TEST_P(StoreBackendTest, LargeRepeatsRoundTripAndRollBackAsOne) {
@@ -332,7 +336,9 @@ TEST_P(StoreBackendTest, UnknownSessionIsRefused) {
   auto store = open_store(url(), OpenMode::CreateIfMissing);
   EXPECT_THROW(store->add_repeat(4242, kGetpid, 0, {sample(kMean, 1.0)}), RunError);
   EXPECT_THROW(store->record_outcome(4242, kGetpid, Outcome{}), RunError);
-  if (sqlite()) EXPECT_TRUE(store->list_benchmarks("*").empty());
+  if (sqlite()) {
+    EXPECT_TRUE(store->list_benchmarks("*").empty());
+  }
   EXPECT_TRUE(store->samples(SampleQuery{}).empty());
 }
 
