@@ -100,8 +100,8 @@ struct Registrar {
 #define KBENCH_CONCAT(a, b) KBENCH_CONCAT_INNER(a, b)
 // KBENCH_REGISTER("syscall/getpid", [] { return std::make_unique<Getpid>(); });
 #define KBENCH_REGISTER(name, factory) \
-  static const ::kbench::bench::Registrar KBENCH_CONCAT(kbench_registrar_, __LINE__)(name, factory)
+  static const ::kbench::bench::Registrar KBENCH_CONCAT(kbench_registrar_, __COUNTER__)(name, factory)
 // KBENCH_REGISTER_FAMILY("kfunc/", "kfunc/finish_task_switch",
 //                        [](const std::string& name) { return std::make_unique<Kfunc>(name); });
 #define KBENCH_REGISTER_FAMILY(prefix, listed, factory) \
-  static const ::kbench::bench::Registrar KBENCH_CONCAT(kbench_registrar_, __LINE__)(prefix, listed, factory)
+  static const ::kbench::bench::Registrar KBENCH_CONCAT(kbench_registrar_, __COUNTER__)(prefix, listed, factory)

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "benchmarks/benchmark.h"
+#include "benchmarks/sched_tasks.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
 #include "timing/clock.h"
@@ -58,31 +59,7 @@ constexpr int kClientTimeoutMs = 2000;
 
 std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = other.fd_;
-      other.fd_ = -1;
-    }
-    return *this;
-  }
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
+using tasks::Fd;
 
 void set_timeout(int fd, int option, int milliseconds) {
   timeval tv{milliseconds / 1000, (milliseconds % 1000) * 1000};
