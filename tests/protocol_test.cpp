@@ -3,6 +3,8 @@
 // harness's records go through the same JSON text and checks as a real run's
 // (tests/e2e/protocol.sh runs the controller against a misbehaving agent).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -314,6 +316,147 @@ TEST(Harness, ASkipIsOneLineWithItsEnd) {
   EXPECT_EQ(types_of(run.lines), (std::vector<std::string>{"benchmark", "skipped", "end"}));
   EXPECT_EQ(run.lines[1].at("reason"), "needs a frobnicator");
   EXPECT_EQ(run.lines[2].at("status"), "skipped");
+}
+
+namespace {
+
+// Reports the pid of the process that ran each repeat (as its mean), and
+// what the test scripts for a given repeat of the run.
+class ProcessProbe : public bench::Benchmark {
+ public:
+  enum class Fault { None, BadParameter, Skip, KilledInARepeat, NegativeInARepeat };
+  Fault fault = Fault::None;
+  int warmups_seen = 0;  // in this process
+
+  std::string name() const override { return "test/bench"; }
+  std::string description() const override { return "reports its pid"; }
+  std::vector<bench::ParamSpec> params() const override { return {{"calls", "100", "10", "calls"}}; }
+  std::vector<ResultClass> result_classes(const kbench::Params&) const override { return {kMean, kRate}; }
+  void prepare(const kbench::Params&, const bench::Placement&) override {
+    if (fault == Fault::BadParameter) throw kbench::InputError("calls 'x': expected a number");
+    if (fault == Fault::Skip) throw kbench::SkipBenchmark("needs a frobnicator");
+    note_ = "prepared in a fresh process";
+  }
+  std::vector<bench::Measurement> run_repeat(const kbench::Params&, const bench::Placement&) override {
+    ++calls_;
+    const bool measured = calls_ > warmups_seen;
+    if (measured && fault == Fault::KilledInARepeat) raise(SIGKILL);
+    const double mean = measured && fault == Fault::NegativeInARepeat ? -1 : double(getpid());
+    return {{kMean, mean}, {kRate, double(calls_)}};
+  }
+  void finish() override {}
+  std::map<std::string, std::string> notes() const override { return {{"placement", "cpu0"}, {"state", note_}}; }
+
+ private:
+  int calls_ = 0;
+  std::string note_ = "not prepared";
+};
+
+HarnessRun run_in_processes(bench::Benchmark& benchmark, int warmups, int repeats, bool process_per_repeat = true) {
+  HarnessRun run;
+  bench::RunSettings settings;
+  settings.size = "quick";
+  settings.warmups = warmups;
+  settings.repeats = repeats;
+  settings.process_per_repeat = process_per_repeat;
+  run.exit_status = bench::run_benchmark(benchmark, "test/bench", {{"calls", "10"}}, settings,
+                                         [&](const records::Record& r) { run.lines.push_back(records::to_json(r)); });
+  return run;
+}
+
+std::vector<double> means_of(const std::vector<json>& lines) {
+  std::vector<double> means;
+  for (const auto& line : lines) {
+    if (line.at("type") == "sample" && line.at("resultclass") == "mean") means.push_back(line.at("value"));
+  }
+  return means;
+}
+
+}  // namespace
+
+TEST(RepeatProcesses, EachRepeatRunsInAProcessOfItsOwnAndTheStreamIsOneRun) {
+  ProcessProbe benchmark;
+  benchmark.warmups_seen = 2;
+  const auto run = run_in_processes(benchmark, 2, 3);
+  EXPECT_EQ(run.exit_status, kbench::kExitOk);
+  EXPECT_EQ(types_of(run.lines),
+            (std::vector<std::string>{"benchmark", "sample", "sample", "repeat_end", "sample", "sample", "repeat_end",
+                                      "sample", "sample", "repeat_end", "end"}));
+  EXPECT_EQ(run.lines.front().at("repeats"), 3);
+  EXPECT_EQ(run.lines.front().at("warmups"), 2);
+  const auto pids = means_of(run.lines);
+  ASSERT_EQ(pids.size(), 3u);
+  EXPECT_NE(pids[0], pids[1]);
+  EXPECT_NE(pids[1], pids[2]);
+  EXPECT_NE(pids[0], pids[2]);
+  for (double pid : pids) EXPECT_NE(pid, double(getpid()));
+  // Every process runs its own warmups before its one repeat.
+  for (const auto& line : run.lines) {
+    if (line.at("type") == "sample" && line.at("resultclass") == "rate") EXPECT_EQ(line.at("value"), 3);
+  }
+  // A note is passed on when it is new or changed, not once per process.
+  const auto keys = info_keys(run.lines);
+  EXPECT_EQ(std::count(keys.begin(), keys.end(), "placement"), 1);
+  EXPECT_EQ(std::count(keys.begin(), keys.end(), "state"), 1);
+
+  // The controller reads it as one run with repeats 0, 1, 2.
+  std::vector<int> committed;
+  runner::RunStream stream(expected_run(2, 3),
+                           [&](int repeat, const std::vector<records::Sample>&) { committed.push_back(repeat); });
+  for (const auto& line : run.lines) stream.on_record(json::parse(line.dump()));
+  stream.check_complete();
+  EXPECT_FALSE(stream.fault()) << *stream.fault();
+  EXPECT_EQ(committed, (std::vector<int>{0, 1, 2}));
+}
+
+TEST(RepeatProcesses, OneProcessKeepsEveryRepeatInTheAgentsOwn) {
+  ProcessProbe benchmark;
+  const auto run = run_in_processes(benchmark, 0, 3, false);
+  EXPECT_EQ(run.exit_status, kbench::kExitOk);
+  EXPECT_EQ(means_of(run.lines), (std::vector<double>(3, double(getpid()))));
+}
+
+TEST(RepeatProcesses, ABadParameterWritesNothingAndASkipIsOneLine) {
+  ProcessProbe bad;
+  bad.fault = ProcessProbe::Fault::BadParameter;
+  std::vector<json> lines;
+  bench::RunSettings settings;
+  settings.repeats = 3;
+  settings.process_per_repeat = true;
+  try {
+    bench::run_benchmark(bad, "test/bench", {}, settings,
+                         [&](const records::Record& r) { lines.push_back(records::to_json(r)); });
+    ADD_FAILURE() << "a bad parameter was accepted";
+  } catch (const kbench::InputError& error) {
+    EXPECT_STREQ(error.what(), "calls 'x': expected a number");
+  }
+  EXPECT_TRUE(lines.empty());
+
+  ProcessProbe skipped;
+  skipped.fault = ProcessProbe::Fault::Skip;
+  const auto run = run_in_processes(skipped, 0, 3);
+  EXPECT_EQ(run.exit_status, kbench::kExitOk);
+  EXPECT_EQ(types_of(run.lines), (std::vector<std::string>{"benchmark", "skipped", "end"}));
+  EXPECT_EQ(run.lines.back().at("status"), "skipped");
+}
+
+TEST(RepeatProcesses, AProcessThatDiesOrFailsEndsTheRunWithAnError) {
+  ProcessProbe killed;
+  killed.fault = ProcessProbe::Fault::KilledInARepeat;
+  auto run = run_in_processes(killed, 0, 2);
+  EXPECT_EQ(run.exit_status, kbench::kExitFailure);
+  EXPECT_EQ(types_of(run.lines), (std::vector<std::string>{"benchmark", "error", "end"}));
+  EXPECT_EQ(run.lines[run.lines.size() - 2].at("message"),
+            "the process of repeat 0 was killed by signal Killed before it ended its records");
+  EXPECT_EQ(run.lines.back().at("status"), "error");
+
+  ProcessProbe negative;
+  negative.fault = ProcessProbe::Fault::NegativeInARepeat;
+  run = run_in_processes(negative, 0, 2);
+  EXPECT_EQ(run.exit_status, kbench::kExitFailure);
+  EXPECT_EQ(types_of(run.lines), (std::vector<std::string>{"benchmark", "error", "end"}));
+  EXPECT_EQ(run.lines[run.lines.size() - 2].at("message"),
+            "result class 'mean (ns)' has the negative value -1, impossible in ns");
 }
 
 namespace {
