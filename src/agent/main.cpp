@@ -112,7 +112,6 @@ struct RunRequest {
   std::string size = "default";
   std::optional<std::string> cpu;
   std::optional<std::string> cpus;
-  std::string processes = "one";
 };
 
 std::string known_names() {
@@ -151,7 +150,6 @@ int run_benchmark(const RunRequest& request) {
   settings.size = request.size;
   settings.warmups = request.warmups;
   settings.repeats = request.repeats;
-  settings.process_per_repeat = request.processes == "repeat";
   if (request.cpus) {
     // The whole agent (and every task a benchmark starts) stays on these CPUs;
     // single-task benchmarks pin to the first unless --cpu says otherwise.
@@ -207,11 +205,6 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--size,-s", request.size, "Parameter defaults: quick or default")
       ->check(CLI::IsMember({"quick", "default"}))
-      ->capture_default_str();
-  run->add_option("--processes", request.processes,
-                  "repeat: each repeat in a fresh process (a process's own speed averages out over the repeats); "
-                  "one: all repeats in one process")
-      ->check(CLI::IsMember({"repeat", "one"}))
       ->capture_default_str();
   run->add_option("--cpu,-c", request.cpu, "CPU to pin the benchmark to");
   run->add_option("--cpus", request.cpus, "CPUs the agent and its tasks may use, e.g. 0,2-3 (first: --cpu default)");

@@ -10,7 +10,6 @@
 #include <map>
 #include <optional>
 
-#include "benchmarks/repeat_processes.h"
 #include "common/errors.h"
 #include "timing/affinity.h"
 #include "timing/clock.h"
@@ -94,8 +93,8 @@ std::vector<Measurement> checked(const std::vector<Measurement>& measured, const
   return ordered;
 }
 
-records::BenchmarkStart start_record(const Benchmark& benchmark, const std::string& name, const Params& params,
-                                     const RunSettings& settings) {
+int run_benchmark(Benchmark& benchmark, const std::string& name, const Params& params, const RunSettings& settings,
+                  const RecordWriter& write) {
   records::BenchmarkStart start;
   start.benchmark = name;
   start.params = params;
@@ -103,17 +102,7 @@ records::BenchmarkStart start_record(const Benchmark& benchmark, const std::stri
   if (settings.where.cpu >= 0) start.cpu = settings.where.cpu;
   start.warmups = settings.warmups;
   start.repeats = settings.repeats;
-  start.result_classes = benchmark.result_classes(params);
-  return start;
-}
-
-int run_benchmark(Benchmark& benchmark, const std::string& name, const Params& params, const RunSettings& settings,
-                  const RecordWriter& write) {
-  // A single repeat already has the agent's worker process to itself.
-  if (settings.process_per_repeat && settings.repeats > 1) {
-    return run_benchmark_process_per_repeat(benchmark, name, params, settings, write);
-  }
-  const records::BenchmarkStart start = start_record(benchmark, name, params, settings);  // bad values: nothing written
+  start.result_classes = benchmark.result_classes(params);  // throws InputError for bad values: nothing written
   const auto& declared = start.result_classes;
 
   auto finish_with = [&](records::EndStatus status, int exit_code) {

@@ -17,8 +17,6 @@ struct RunSettings {
   int warmups = 1;
   int repeats = 5;
   Placement where;
-  // Each repeat in a forked process of its own (benchmarks/repeat_processes.h).
-  bool process_per_repeat = false;
 };
 
 // Receives every record as it is produced; the run waits while it writes.
@@ -31,11 +29,6 @@ using RecordWriter = std::function<void(const records::Record&)>;
 // written. Every run that gets past that ends with an `end` record.
 int run_benchmark(Benchmark& benchmark, const std::string& name, const Params& params, const RunSettings& settings,
                   const RecordWriter& write);
-
-// The benchmark record that opens a run. Throws InputError when the
-// benchmark rejects a parameter value.
-records::BenchmarkStart start_record(const Benchmark& benchmark, const std::string& name, const Params& params,
-                                     const RunSettings& settings);
 
 // One repeat's measurements in declared order. Throws RunError naming the
 // fault: a declared result class missing or reported twice, an undeclared
