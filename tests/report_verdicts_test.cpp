@@ -209,6 +209,14 @@ TEST(ReportVerdicts, LegendGivesTheCiLevelAndTheSessionBasis) {
   EXPECT_THAT(grid, HasSubstr("\nSessions: tested on session means, 3+3 sessions (base+test) on 7 of 8 cells, 1 to 3 "
                               "a side on the others; 2 cells also used this SUT's noise model from other profiles "
                               "(prior df 6 to 8).\n"));
+  // Estimated dfs print with one decimal at most: a prior of no weight is 0.
+  table.rows[2].cells[0].prior_df = 1.0629341673507042e-07;
+  table.rows[3].cells[0].prior_df = 8.46;
+  EXPECT_THAT(render(report, "grid"), HasSubstr("(prior df 0 to 8.5).\n"));
+  table.rows[3].cells[0].prior_df = 1e-9;
+  EXPECT_THAT(render(report, "grid"), HasSubstr("(prior df 0).\n"));
+  table.rows[2].cells[0].prior_df = 6;
+  table.rows[3].cells[0].prior_df = 8;
   report.legend.fdr.reset();
   report.legend.looks = 3;
   report.legend.alpha = 0.06;

@@ -92,8 +92,17 @@ struct SessionCounts {
   double run_df_high = stats::kNaN;
 };
 
+// Degrees of freedom come out of estimates (a prior's df can be 1e-7, a run
+// df 3.4999): one decimal says all a reader can use.
+std::string df_text(double df) {
+  std::string text = fmt::format("{:.1f}", df);
+  if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0) text.resize(text.size() - 2);
+  return text;
+}
+
 std::string df_range(double low, double high) {
-  return low == high ? format_exact(low) : format_exact(low) + " to " + format_exact(high);
+  const std::string from = df_text(low), to = df_text(high);
+  return from == to ? from : from + " to " + to;
 }
 
 SessionCounts session_counts(const Table& table) {
