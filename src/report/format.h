@@ -51,16 +51,6 @@ std::size_t prefix_bytes_for_width(std::string_view text, std::size_t columns);
 // name), never cut: joining the pieces gives the word back.
 std::vector<std::string> wrap_text(std::string_view text, std::size_t width, std::size_t indent = 0);
 
-// Engineering form of `value` for a result class `unit` (the single-profile
-// table): the value scaled so that `reference` (the row's mean) lands in
-// [1, 1000), two decimals, and the scaled unit — "4.99 GB/s" for 4990421148.88
-// bytes/sec, "1.46 µs" for 1460.94 ns, "3.10 ms" for 0.0031 seconds. Units
-// kbench does not know keep their name in the label and get an SI suffix on
-// large values only: "1.62M" for 1618849.98 ops/sec, "3.05k" for 3053.64 ticks.
-// Every value of a row is formatted with the same `reference`, so the row
-// reads in one unit. NaN: "".
-std::string format_engineering(double value, std::string_view unit, double reference);
-
 // "none", "improvement", "regression", "unchanged", "undecided"
 std::string_view verdict_name(Verdict verdict);
 

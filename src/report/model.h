@@ -46,7 +46,7 @@ struct ProfileGridOptions {
 };
 
 // The single-profile table (kbench run, kbench show) in the grid layout,
-// values in engineering units (docs/reports.md).
+// values in the result class's unit (docs/reports.md).
 void render_profile_grid(const ProfileTable& table, std::ostream& out, const ProfileGridOptions& options = {});
 
 }  // namespace kbench::report

@@ -1,6 +1,6 @@
 // The single-profile table of `kbench run` / `kbench show`, in the grid layout.
-// Not a seed layout: values are in engineering units and the default columns
-// fit a terminal (docs/reports.md, "Single-profile table").
+// Not a seed layout: its default columns fit a terminal; its values are in the
+// label's unit, as compare prints them (docs/reports.md, "Single-profile table").
 #include <cmath>
 #include <fmt/format.h>
 #include <ostream>
@@ -62,7 +62,8 @@ void render_profile_grid(const ProfileTable& table, std::ostream& out, const Pro
     const stats::Summary& s = row.summary;
     const bool wide = ci_is_wide(s);
     any_wide = any_wide || wide;
-    auto value = [&](double v) { return format_engineering(v, row.result_class.unit, s.mean); };
+    // In the label's unit, as compare prints the same row's base value.
+    auto value = [](double v) { return format_number(v); };
     std::vector<std::string> cells{new_group ? name : "", row.result_class.label()};
     if (options.all_columns) {
       cells.insert(cells.end(), {value(s.min), wide ? "wide" : value(s.ci95_low), value(s.mean),
