@@ -117,6 +117,25 @@ TEST(SutMethods, ThePlanAsksAMethodToCheckItsParameters) {
             "p.yaml:1: sut.connection.params.host: expected a host name, got '-oProxyCommand=x'");
 }
 
+TEST(SutMethods, ThePlanHoldsEveryParameterToTheMethodsDeclaration) {
+  auto plan_error = [](const std::string& method, const std::string& params) {
+    return error_of([&] {
+      plan::parse_plan("sut: {connection: {method: " + method + ", params: {" + params + "}}}\nbenchmarks: [a/b]\n",
+                       "p.yaml");
+    });
+  };
+  EXPECT_EQ(plan_error("qemu", "cpus: abc"),
+            "p.yaml:1: sut.connection.params.cpus: expected an integer from 1 to 1000000000, got 'abc'");
+  EXPECT_EQ(plan_error("qemu", "accel: fast"),
+            "p.yaml:1: sut.connection.params.accel: expected one of auto, kvm, tcg, tcg-single, got 'fast'");
+  EXPECT_EQ(plan_error("qemu", "cpuz: 2"),
+            "p.yaml:1: sut.connection.params.cpuz: expected a parameter of the qemu method (arch, memory, cpus, "
+            "accel, cpu, qemu, busybox, boot_timeout, kvm_probe_timeout), got 'cpuz'");
+  EXPECT_EQ(plan_error("local", "x: 1"),
+            "p.yaml:1: sut.connection.params.x: expected no parameters (the local method takes none), got 'x'");
+  EXPECT_EQ(plan_error("qemu", "cpus: 2, accel: tcg, memory: 512M"), "");
+}
+
 TEST(MethodRegistry, KeepsNamesSortedAndRefusesADuplicate) {
   MethodRegistry registry;
   const auto method = [](std::string name, Capabilities capabilities) {

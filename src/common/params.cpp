@@ -211,19 +211,19 @@ std::string describe_kind(const ParamSpec& spec) {
   return out;
 }
 
-void validate_param(std::string_view benchmark, const ParamSpec& spec, const std::string& value) {
-  bool valid = false;
-  for (const auto& word : spec.words) valid = valid || value == word;
-  if (!valid) {
-    if (spec.list) {
-      const auto items = split_list(value);
-      valid = true;
-      for (const auto& item : items) valid = valid && !item.empty() && item_is_valid(spec, item);
-    } else {
-      valid = item_is_valid(spec, value);
-    }
+bool param_value_is_valid(const ParamSpec& spec, const std::string& value) {
+  for (const auto& word : spec.words) {
+    if (value == word) return true;
   }
-  if (!valid) {
+  if (!spec.list) return item_is_valid(spec, value);
+  for (const auto& item : split_list(value)) {
+    if (item.empty() || !item_is_valid(spec, item)) return false;
+  }
+  return true;
+}
+
+void validate_param(std::string_view benchmark, const ParamSpec& spec, const std::string& value) {
+  if (!param_value_is_valid(spec, value)) {
     throw InputError(std::string(benchmark) + ": parameter '" + spec.name + "' = '" + value + "': expected " +
                      describe_expected(spec));
   }

@@ -61,6 +61,9 @@ std::string describe_expected(const ParamSpec& spec);
 // "integer 1..1000000000", "choice same|spread|none": the short form for listings.
 std::string describe_kind(const ParamSpec& spec);
 
+// Whether `value` is one of the spec's words or of its kind and range.
+bool param_value_is_valid(const ParamSpec& spec, const std::string& value);
+
 // Throws InputError "<benchmark>: parameter 'calls' = 'abc': expected an
 // integer from 1 to 1000000000".
 void validate_param(std::string_view benchmark, const ParamSpec& spec, const std::string& value);
