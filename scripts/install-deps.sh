@@ -12,6 +12,8 @@ build_packages=(
   libcpp-httplib-dev
   # `make test`'s fuzz targets: clang with the libFuzzer runtime.
   clang libclang-rt-dev
+  # `make test` lints the shell kbench sends to SUTs (assets/).
+  shellcheck
 )
 # Reference tools the bench/ scripts measure kbench against, and scipy for
 # regenerating the statistics reference data (tests/data/*.provenance).

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The shell kbench sends to SUTs (assets/*/*.sh) passes shellcheck as POSIX sh,
+# each script as it is sent: the continuations of the deploy scripts joined
+# as src/deploy/deployer.cpp joins them, and a deliberately broken script is
+# caught (so the check can fail).
+source "$(dirname "$0")/lib.bash"
+assets=$(cd "$(dirname "$0")/../../assets" && pwd)
+command -v shellcheck >/dev/null || fail "shellcheck missing (scripts/install-deps.sh installs it)"
+
+lint() {  # lint NAME FILE...: the files joined, checked as one sh script
+  local name=$1; shift
+  cat "$@" >"$WORK/$name"
+  shellcheck --shell=sh --severity=warning "$WORK/$name" >"$WORK/$name.out" 2>&1
+}
+
+deploy=$assets/deploy
+for script in "$deploy"/*.sh; do
+  case $(basename "$script") in
+    # Sent only after activate_function.sh (and unpack_finish.sh after unpack.sh).
+    unpack.sh | unpack_finish.sh | boot.sh) continue ;;
+  esac
+  if lint "$(basename "$script")" "$script"; then pass; else
+    fail "$(basename "$script"): $(cat "$WORK/$(basename "$script").out")"
+  fi
+done
+if lint unpack "$deploy/activate_function.sh" "$deploy/unpack.sh" "$deploy/unpack_finish.sh"; then pass; else
+  fail "activate_function + unpack + unpack_finish: $(cat "$WORK/unpack.out")"
+fi
+if lint boot "$deploy/activate_function.sh" "$deploy/boot.sh"; then pass; else
+  fail "activate_function + boot: $(cat "$WORK/boot.out")"
+fi
+
+# The check fails on a script that uses a variable it never sets.
+# shellcheck disable=SC2016  # the $dir is the broken script's
+printf 'rm -rf $dir/x\n' >"$WORK/broken.sh"
+if lint broken "$WORK/broken.sh"; then fail "shellcheck passed a broken script"; else pass; fi
+finish
