@@ -4,6 +4,8 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "assets/html/page.css.h"
+#include "assets/html/page.js.h"
 #include "web/web_assets.h"
 
 namespace kbench::report::html {
@@ -11,76 +13,10 @@ namespace {
 
 // Colours pass WCAG AA on their backgrounds; every verdict also shows its
 // letter, so the page reads the same printed in black and white.
-constexpr std::string_view style_sheet = R"css(
-:root { color-scheme: light; --text: #1b1b1b; --muted: #595959; --rule: #cfcfcf; --stripe: #f4f5f7; }
-body { margin: 0; color: var(--text); background: #fff; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; }
-main { max-width: 84rem; margin: 0 auto; padding: 1rem 1.5rem 2rem; }
-h1 { font-size: 1.5rem; margin: 0.5rem 0 1rem; }
-h2 { font-size: 1.2rem; margin: 1.75rem 0 0.5rem; padding-bottom: 0.2rem; border-bottom: 1px solid var(--rule); }
-h3 { font-size: 1.05rem; margin: 1.25rem 0 0.4rem; }
-a { color: #0b4f9c; }
-table { border-collapse: collapse; margin: 0.75rem 0; font-variant-numeric: tabular-nums; }
-caption { caption-side: top; text-align: left; font-weight: 600; padding: 0.25rem 0; }
-th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid var(--rule); text-align: left; vertical-align: top; }
-thead th { border-bottom: 2px solid #7a7a7a; background: #fff; position: sticky; top: 0; }
-tbody tr:nth-child(even) { background: var(--stripe); }
-th.numbers, td.numbers, table.numbers td { text-align: right; white-space: nowrap; }
-code, pre, kbd { font: 13px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; }
-pre { background: var(--stripe); padding: 0.5rem 0.75rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
-details { margin: 0.4rem 0; }
-summary { cursor: pointer; }
-.plot { margin: 0.5rem 0; max-width: 100%; overflow-x: auto; }
-.verdict { display: inline-block; min-width: 1.3em; padding: 0 0.25em; border: 1px solid currentColor; border-radius: 3px;
-           font-weight: 700; text-align: center; line-height: 1.3; }
-.verdict-I { color: #0a5a1f; background: #dcf2e1; }
-.verdict-R { color: #8e1212; background: #fbe0e0; }
-.verdict-U { color: #3d3d3d; background: #ececec; }
-.verdict-Q { color: #6e4700; background: #fdefcc; }
-.note, footer { color: var(--muted); font-size: 0.85rem; }
-footer { max-width: 84rem; margin: 0 auto; padding: 0.5rem 1.5rem 1.5rem; border-top: 1px solid var(--rule); }
-@media print {
-  body { font-size: 10pt; }
-  main, footer { max-width: none; padding: 0; }
-  thead th { position: static; }
-  tr, .plot, pre, figure { break-inside: avoid; }
-  h2, h3 { break-after: avoid; }
-  a { color: inherit; text-decoration: none; }
-  .verdict, td[class^="verdict-"] { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
-}
-)css";
+constexpr std::string_view style_sheet = assets::html::page_css;
 
 // Runs after the libraries; window.kbenchPlots holds the eager plots.
-constexpr std::string_view shell_script = R"js(
-(function () {
-  "use strict";
-  var views = window.kbenchViews = {};
-  window.kbenchEmbed = function (id, spec) {
-    var element = document.getElementById(id);
-    if (!element) {
-      var missing = new Error("no element #" + id + " for its plot");
-      console.error("kbench: " + missing.message);
-      return Promise.reject(missing);
-    }
-    return vegaEmbed(element, spec, { renderer: "svg", actions: false }).then(function (result) {
-      views[id] = result.view;
-      return result;
-    }, function (error) {
-      console.error("kbench: plot #" + id + " could not be drawn: " + (error && error.message ? error.message : error));
-      throw error;
-    });
-  };
-  Promise.allSettled(window.kbenchPlots.map(function (plot) {
-    return window.kbenchEmbed(plot.id, plot.spec);
-  })).then(function (outcomes) {
-    var failed = outcomes.some(function (outcome) { return outcome.status !== "fulfilled"; });
-    document.body.dataset.kbenchReady = failed ? "failed" : "1";
-  });
-  // A printed page shows what is folded away (lazy plots embed on opening).
-  window.addEventListener("beforeprint", function () {
-    document.querySelectorAll("details:not([open])").forEach(function (details) { details.open = true; });
-  });
-})();
-)js";
+constexpr std::string_view shell_script = assets::html::page_js;
 
 // Script text goes into <script> unchanged, so it must not hold what would
 // end the element early ("</script") or make the parser skip its real end

@@ -2,7 +2,8 @@
 # The shell kbench sends to SUTs (assets/*/*.sh) passes shellcheck as POSIX sh,
 # each script as it is sent: the continuations of the deploy scripts joined
 # as src/deploy/deployer.cpp joins them, and a deliberately broken script is
-# caught (so the check can fail).
+# caught (so the check can fail). The HTML pages' scripts (assets/html/*.js)
+# parse as JavaScript.
 source "$(dirname "$0")/lib.bash"
 assets=$(cd "$(dirname "$0")/../../assets" && pwd)
 command -v shellcheck >/dev/null || fail "shellcheck missing (scripts/install-deps.sh installs it)"
@@ -29,6 +30,12 @@ fi
 if lint boot "$deploy/activate_function.sh" "$deploy/boot.sh"; then pass; else
   fail "activate_function + boot: $(cat "$WORK/boot.out")"
 fi
+
+for script in "$assets"/html/*.js; do
+  if node --check "$script" 2>"$WORK/node.err"; then pass; else fail "$(basename "$script"): $(cat "$WORK/node.err")"; fi
+done
+printf 'function (\n' >"$WORK/broken.js"
+if node --check "$WORK/broken.js" 2>/dev/null; then fail "node --check passed a broken script"; else pass; fi
 
 # The check fails on a script that uses a variable it never sets.
 # shellcheck disable=SC2016  # the $dir is the broken script's
