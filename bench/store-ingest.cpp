@@ -1,4 +1,4 @@
-// Ingest and read speed of the SQLite resultstore at the size of issue 4's
+// Ingest and read speed of the SQLite resultstore at the size of the
 // compare-speed goal: 10,000 result classes x 3 swprofiles x 30 repeats.
 //
 // Prints samples/s for add_repeat (wall and CPU time, because the machine is

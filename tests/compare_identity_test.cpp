@@ -1,5 +1,5 @@
-// What a compare or show row is, and how it is named and summarised (issue 10,
-// "defects to fix on the way"): parameters are part of a row's identity, the
+// What a compare or show row is, and how it is named and summarised:
+// parameters are part of a row's identity, the
 // geomean reads like the rows beside it, and profiles measured on different
 // SUTs are refused instead of giving an empty report.
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// Sessions as replicates (issue 10): the shuffled order per session, the
+// Sessions as replicates: the shuffled order per session, the
 // plan's order key, the pause between sessions, the state stored at a
 // session's end, the microcode revision, and the run table's session words.
 #include <gmock/gmock.h>

@@ -243,7 +243,7 @@ TEST(PositiveMeanCi, MatchesTheReferenceAndNeverGoesBelowZeroOnTheLogScale) {
 }
 
 TEST(PositiveMeanCi, TheOldTIntervalWentBelowZeroForTheHeavyTailedRow) {
-  // The case that motivated it (issue 14: -56.33 .. 1910.56 ns for p99.9):
+  // The case that motivated it (-56.33 .. 1910.56 ns for p99.9):
   // ten session means, two lifted by preemption bursts. The plain t-interval
   // (what trend printed before) reaches below zero; this one does not, and
   // still holds the arithmetic mean the point prints.

@@ -1,6 +1,6 @@
 // The empty loop of sysbench's mutex event (mutex-locks x mutex-loops
 // iterations of `for (i = 0; i < loops; i++)` with a compiler barrier), timed
-// with a 64-bit counter (kbench before issue 16) and a 32-bit counter
+// with a 64-bit counter (as kbench once had) and a 32-bit counter
 // (sysbench 1.0's unsigned int), alternately in one process.
 // Usage: sysbench-mutex-loop [ROUNDS]   (pin it: taskset -c 1 ...)
 #include <stdint.h>

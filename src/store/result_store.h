@@ -227,7 +227,7 @@ class ResultStore {
 
   virtual std::vector<SampleRow> samples(const SampleQuery& query) = 0;
 
-  // --- additions for export (issue 4) and resume / integrity (issue 5) ---
+  // --- export, resume and integrity ---
 
   // Streams the samples samples() would return, without holding them all in
   // memory; `kbench export` is for_each_sample(SampleQuery{}, ...).
@@ -265,12 +265,12 @@ class ResultStore {
   // Deletes only the outcome: a benchmark stopped by the user's interrupt
   // keeps its committed repeats, but is not "failed" (nor "ok").
   virtual void discard_outcome(std::int64_t session, const BenchmarkKey& benchmark) = 0;
-  // --- kernels booted on ssh SUTs (issue 11) ---
+  // --- kernels booted on ssh SUTs ---
   virtual std::int64_t record_boot(const BootRecord& boot) = 0;
   // Boots of one run of a plan (plan_key and run empty: every boot), oldest first.
   virtual std::vector<BootRecord> list_boots(const std::string& plan_key, const std::string& run) = 0;
 
-  // --- stored logs (issue 15, schema version 5) ---
+  // --- stored logs (schema version 5) ---
   // Keeps `text` as a new log of `kind` (e.g. "bisect") named `name`, stamped
   // with the current UTC time, in one transaction. Returns its id.
   virtual std::int64_t add_log(const std::string& kind, const std::string& name, const std::string& text) = 0;
@@ -278,7 +278,7 @@ class ResultStore {
   // read-only store older than version 5 has none.
   virtual std::vector<StoredLog> logs(const std::string& kind) = 0;
 
-  // --- moving sessions between stores (issue 13, `kbench merge`) ---
+  // --- moving sessions between stores (`kbench merge`) ---
   // The session with this uid, if the store has it.
   virtual std::optional<std::int64_t> find_session_by_uid(const std::string& uid) = 0;
   // The whole session (throws RunError when it does not exist).

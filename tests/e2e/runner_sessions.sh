@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sessions as replicates (issue 10): kbench run --sessions, the shuffled
+# Sessions as replicates: kbench run --sessions, the shuffled
 # benchmark order per session (stored, and kept by --resume), plan order:
 # listed, kbench calibrate with its interruptible pause, the load at a
 # session's end and the microcode revision in the fingerprint.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sessions (issue 9): an interrupted or killed session is marked incomplete
+# Sessions: an interrupted or killed session is marked incomplete
 # and says what it lacks; its interrupted benchmark does not feed compare;
 # `run --resume` and `plan exec --resume` continue it, and refuse an edited
 # plan; one session number everywhere; list/show/delete of sessions; store

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# plan exec --until-decided (issue 10): bad values are refused before anything
+# plan exec --until-decided: bad values are refused before anything
 # runs; a run adds whole rounds (every swprofile one more session) and stops
 # within --max-looks, saying how many benchmarks are still undecided and how
 # to compare at the split level. Whether a round is added depends on the
