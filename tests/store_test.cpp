@@ -568,11 +568,10 @@ TEST(StoreUrl, SchemesAndPaths) {
     EXPECT_THAT(error.what(), HasSubstr("sqlite://"));
   }
   try {
-    // postgresql:// is a store now (tests/store_postgres_test.cpp); csv:// is not yet.
     open_store("csv:///tmp/kbench-results", OpenMode::MustExist);
     FAIL() << "csv was accepted";
   } catch (const InputError& error) {
-    EXPECT_THAT(error.what(), HasSubstr("not supported yet in this build"));
+    EXPECT_THAT(error.what(), HasSubstr("has unknown scheme 'csv://'"));
   }
 }
 

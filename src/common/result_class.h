@@ -23,7 +23,4 @@ struct ResultClass {
   bool operator==(const ResultClass&) const = default;
 };
 
-// Splits a label into name and unit; nullopt when it does not end in "(unit)".
-std::optional<ResultClass> parse_result_class_label(std::string_view label, Better better);
-
 }  // namespace kbench

@@ -1,7 +1,6 @@
 #pragma once
 // The resultstore: where samples and their metadata live. Addressed by URL:
-// sqlite:///path/to/file.db (default) or postgresql://user@host:port/database;
-// later csv:///dir.
+// sqlite:///path/to/file.db (default) or postgresql://user@host:port/database.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -313,8 +312,7 @@ struct StoreUrl {
   std::string scheme;  // "sqlite" or "postgresql"
   std::string path;    // file system path for sqlite, the whole URI for postgresql
 };
-// Throws InputError naming the URL and the known schemes for anything else;
-// csv:// is recognised but not supported yet in this build.
+// Throws InputError naming the URL and the known schemes for anything else.
 StoreUrl parse_store_url(const std::string& url);
 
 // Throws InputError for an unknown scheme, an unreadable file, a file that is

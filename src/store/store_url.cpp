@@ -142,10 +142,6 @@ StoreUrl parse_store_url(const std::string& url) {
     }
     return {"postgresql", url};
   }
-  if (scheme == "csv") {
-    throw InputError("store URL '" + url + "': " + scheme +
-                     ":// stores are not supported yet in this build; use sqlite:///path/to/results.db");
-  }
   throw InputError("store URL '" + url + "' has unknown scheme '" + scheme + "://'; " + kKnownSchemes);
 }
 
