@@ -1,4 +1,4 @@
-// The shared process plumbing in sut/process.h, with real processes.
+// The controller's process toolkit (process/process.h), with real processes.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -7,9 +7,9 @@
 #include <chrono>
 #include <string>
 
-#include "sut/process.h"
+#include "process/process.h"
 
-using namespace kbench::sut;
+using namespace kbench::process;
 using std::chrono::seconds;
 
 namespace {
@@ -22,7 +22,7 @@ int reap(pid_t pid) {
 }
 
 TEST(ProcessPump, ReadsStdoutAndStderrToEof) {
-  AgentProcess child = spawn_process_group({"sh", "-c", "echo out; echo err >&2; echo more"}, false);
+  Child child = spawn_process_group({"sh", "-c", "echo out; echo err >&2; echo more"}, false);
   std::string out, err;
   PumpFds fds{child.stdout_fd, child.stderr_fd, -1, {}};
   const PumpEnd end = pump_output(fds, Clock::now() + seconds(60),
@@ -37,7 +37,7 @@ TEST(ProcessPump, ReadsStdoutAndStderrToEof) {
 }
 
 TEST(ProcessPump, StopsWhenKeepGoingSaysSoAndLeavesTheFdsOpen) {
-  AgentProcess child = spawn_process_group({"sh", "-c", "echo ready; exec sleep 600"}, false);
+  Child child = spawn_process_group({"sh", "-c", "echo ready; exec sleep 600"}, false);
   std::string out;
   PumpFds fds{child.stdout_fd, child.stderr_fd, -1, {}};
   const PumpEnd end = pump_output(fds, Clock::now() + seconds(600),
@@ -52,7 +52,7 @@ TEST(ProcessPump, StopsWhenKeepGoingSaysSoAndLeavesTheFdsOpen) {
 }
 
 TEST(ProcessPump, EndsAtTheDeadline) {
-  AgentProcess child = spawn_process_group({"sleep", "600"}, false);
+  Child child = spawn_process_group({"sleep", "600"}, false);
   PumpFds fds{child.stdout_fd, child.stderr_fd, -1, {}};
   EXPECT_EQ(pump_output(fds, Clock::now(), {}), PumpEnd::Deadline);
   kill(-child.pid, SIGKILL);

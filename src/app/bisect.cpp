@@ -23,13 +23,13 @@
 #include "common/errors.h"
 #include "common/params.h"
 #include "plan/plan.h"
+#include "process/process.h"
 #include "runner/catalogue.h"
 #include "runner/interrupt.h"
 #include "runner/plan_executor.h"
 #include "runner/progress.h"
 #include "stats/stats.h"
 #include "sut/method.h"
-#include "sut/process.h"
 
 namespace kbench::app {
 
@@ -53,10 +53,10 @@ std::string trim(std::string text) {
   return text;
 }
 
-sut::CommandResult git_result(const std::string& dir, std::vector<std::string> args) {
+process::CommandResult git_result(const std::string& dir, std::vector<std::string> args) {
   std::vector<std::string> argv{"git", "-C", dir};
   argv.insert(argv.end(), args.begin(), args.end());
-  return sut::run_command(argv, "", std::chrono::minutes(10));
+  return process::run_command(argv, "", std::chrono::minutes(10));
 }
 
 std::string git(const std::string& dir, std::vector<std::string> args) {

@@ -1,4 +1,4 @@
-#include "sut/process.h"
+#include "process/process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 
 #include "common/errors.h"
 
-namespace kbench::sut {
+namespace kbench::process {
 
 std::string shell_quote(const std::string& text) {
   std::string quoted = "'";
@@ -117,7 +117,7 @@ void make_pipe(int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0) throw RunError(std::string("pipe: ") + std::strerror(errno));
 }
 
-struct Child {
+struct Started {
   pid_t pid;
   int in;  // -1 unless a stdin pipe was asked for
   int out;
@@ -126,7 +126,7 @@ struct Child {
 
 enum class StdinMode { DevNull, HeldOpen, Pipe };
 
-Child spawn(const std::vector<std::string>& args, StdinMode stdin_mode, int death_signal) {
+Started spawn(const std::vector<std::string>& args, StdinMode stdin_mode, int death_signal) {
   int out_pipe[2];
   int err_pipe[2];
   int in_pipe[2] = {-1, -1};
@@ -181,19 +181,19 @@ Child spawn(const std::vector<std::string>& args, StdinMode stdin_mode, int deat
       close(in_pipe[1]);
     }
   }
-  return Child{pid, in_fd, out_pipe[0], err_pipe[0]};
+  return Started{pid, in_fd, out_pipe[0], err_pipe[0]};
 }
 
 }  // namespace
 
-AgentProcess spawn_process_group(const std::vector<std::string>& argv, bool keep_stdin_open, int death_signal) {
-  const Child child = spawn(argv, keep_stdin_open ? StdinMode::HeldOpen : StdinMode::DevNull, death_signal);
-  return AgentProcess{child.pid, child.out, child.err};
+Child spawn_process_group(const std::vector<std::string>& argv, bool keep_stdin_open, int death_signal) {
+  const Started started = spawn(argv, keep_stdin_open ? StdinMode::HeldOpen : StdinMode::DevNull, death_signal);
+  return Child{started.pid, started.out, started.err};
 }
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& input,
                           std::chrono::milliseconds timeout) {
-  const Child child = spawn(argv, StdinMode::Pipe, SIGKILL);
+  const Started child = spawn(argv, StdinMode::Pipe, SIGKILL);
   CommandResult result;
   PumpFds fds{child.out, child.err, child.in, input};
   const PumpEnd end = pump_output(fds, Clock::now() + timeout,
@@ -224,4 +224,4 @@ std::string last_lines(const std::string& text, std::size_t max_lines) {
   return text.substr(start, end - start);
 }
 
-}  // namespace kbench::sut
+}  // namespace kbench::process

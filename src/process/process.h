@@ -1,7 +1,9 @@
 #pragma once
-// Process helpers shared by the connections and the runner: shell quoting,
-// forking the leader of a new process group, and one pump that reads a
-// child's stdout and stderr to EOF or a deadline.
+// The controller's processes: shell quoting, forking the leader of a new
+// process group, and one pump that reads a child's stdout and stderr to EOF
+// or a deadline. Below sut/ and build/, so that both start their commands
+// the same way; the agent has its own (it links none of the controller's
+// libraries).
 #include <sys/types.h>
 
 #include <csignal>
@@ -12,9 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sut/connection.h"
-
-namespace kbench::sut {
+namespace kbench::process {
 
 // One POSIX shell word that the shell turns back into exactly `text`:
 // single-quoted, with each ' written as '\''.
@@ -53,14 +53,21 @@ enum class PumpEnd { Eof, Deadline, Stopped };
 // keep_going says stop. Descriptors still open on return stay open.
 PumpEnd pump_output(PumpFds& fds, Clock::time_point deadline, const PumpHandlers& handlers);
 
+// A started child and this process's ends of its pipes (-1 where there is none).
+struct Child {
+  pid_t pid = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+};
+
 // Starts argv[0] (searched in PATH) as the leader of a new process group with
 // stdout/stderr on pipes. With keep_stdin_open the child's stdin is a pipe
 // that never reaches EOF while the child lives (ssh then keeps the remote
 // session's stdin open, so the remote side notices only a dropped connection).
 // Otherwise stdin is /dev/null. The group gets `death_signal` when this
 // process dies: SIGTERM lets an agent contain its benchmark's tasks first.
-AgentProcess spawn_process_group(const std::vector<std::string>& argv, bool keep_stdin_open,
-                                 int death_signal = SIGKILL);
+Child spawn_process_group(const std::vector<std::string>& argv, bool keep_stdin_open,
+                          int death_signal = SIGKILL);
 
 struct CommandResult {
   int exit_status = -1;  // -1 when killed by a signal or timed out
@@ -77,4 +84,4 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
 // The last `max_lines` lines of `text`.
 std::string last_lines(const std::string& text, std::size_t max_lines);
 
-}  // namespace kbench::sut
+}  // namespace kbench::process
