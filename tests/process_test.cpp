@@ -14,13 +14,6 @@ using std::chrono::seconds;
 
 namespace {
 
-int reap(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
-
 TEST(ProcessPump, ReadsStdoutAndStderrToEof) {
   Child child = spawn_process_group({"sh", "-c", "echo out; echo err >&2; echo more"}, false);
   std::string out, err;
@@ -33,7 +26,7 @@ TEST(ProcessPump, ReadsStdoutAndStderrToEof) {
   EXPECT_EQ(err, "err\n");
   EXPECT_EQ(fds.stdout_fd, -1);
   EXPECT_EQ(fds.stderr_fd, -1);
-  EXPECT_EQ(WEXITSTATUS(reap(child.pid)), 0);
+  EXPECT_EQ(WEXITSTATUS(wait_for_exit(child.pid)), 0);
 }
 
 TEST(ProcessPump, StopsWhenKeepGoingSaysSoAndLeavesTheFdsOpen) {
@@ -48,7 +41,7 @@ TEST(ProcessPump, StopsWhenKeepGoingSaysSoAndLeavesTheFdsOpen) {
   kill(-child.pid, SIGKILL);
   close(fds.stdout_fd);
   close(fds.stderr_fd);
-  EXPECT_TRUE(WIFSIGNALED(reap(child.pid)));
+  EXPECT_TRUE(WIFSIGNALED(wait_for_exit(child.pid)));
 }
 
 TEST(ProcessPump, EndsAtTheDeadline) {
@@ -58,7 +51,7 @@ TEST(ProcessPump, EndsAtTheDeadline) {
   kill(-child.pid, SIGKILL);
   close(fds.stdout_fd);
   close(fds.stderr_fd);
-  reap(child.pid);
+  wait_for_exit(child.pid);
 }
 
 TEST(ProcessPump, RunCommandFeedsStdinAndCollectsBothStreams) {
@@ -74,7 +67,7 @@ TEST(ProcessGroup, TheChildLeadsANewGroupOnBothSidesOfFork) {
   const pid_t pid = fork_process_group_leader(SIGKILL);
   if (pid == 0) _exit(getpgid(0) == getpid() ? 0 : 1);
   EXPECT_EQ(getpgid(pid), pid);  // set by the parent too, before any race
-  EXPECT_EQ(WEXITSTATUS(reap(pid)), 0);
+  EXPECT_EQ(WEXITSTATUS(wait_for_exit(pid)), 0);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -256,12 +255,7 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
       }
     }
   }
-  for (auto& worker : workers) {
-    int status = 0;
-    while (waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    worker.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
+  for (auto& worker : workers) worker.status = process::exit_code(process::wait_for_exit(worker.pid));
   view.finish();
 
   for (const auto& worker : workers) {

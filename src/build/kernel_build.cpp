@@ -4,7 +4,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "common/utc_time.h"
+#include "process/process.h"
 #include "sysinfo/sha256.h"
 
 namespace kbench::build {
@@ -66,15 +66,6 @@ struct Command {
   _exit(127);
 }
 
-int wait_for(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 // Runs the command; its stdout is passed to `on_output` chunk by chunk
 // (stderr goes to /dev/null). Returns the exit status.
 int run_streaming(const Command& command, const std::function<void(std::string_view)>& on_output) {
@@ -98,7 +89,7 @@ int run_streaming(const Command& command, const std::function<void(std::string_v
     on_output(std::string_view(buffer, static_cast<std::size_t>(n)));
   }
   close(out[0]);
-  return wait_for(pid);
+  return process::exit_code(process::wait_for_exit(pid));
 }
 
 struct Captured {
@@ -128,7 +119,7 @@ int run_logged(const Command& command, int log_fd) {
     dup2(log_fd, STDERR_FILENO);
     exec_child(command);
   }
-  return wait_for(pid);
+  return process::exit_code(process::wait_for_exit(pid));
 }
 
 std::string find_on_path(const std::string& program) {

@@ -51,6 +51,31 @@ pid_t fork_process_group_leader(int death_signal) {
   return pid;
 }
 
+int wait_for_exit(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return status;
+}
+
+std::optional<int> wait_for_exit_until(pid_t pid, Clock::time_point deadline) {
+  for (;;) {
+    int status = 0;
+    const pid_t waited = waitpid(pid, &status, WNOHANG);
+    if (waited == pid) return status;
+    if (waited < 0 && errno != EINTR) return -1;
+    if (Clock::now() >= deadline) return std::nullopt;
+    usleep(100000);
+  }
+}
+
+int exit_code(int wait_status) {
+  if (wait_status < 0) return -1;
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  return 128 + (WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0);
+}
+
 PumpEnd pump_output(PumpFds& fds, Clock::time_point deadline, const PumpHandlers& handlers) {
   std::size_t written = 0;
   if (fds.stdin_fd >= 0) {
@@ -157,10 +182,7 @@ Started spawn(const std::vector<std::string>& args, StdinMode stdin_mode, int de
       if (command > 0) {
         close(STDOUT_FILENO);
         close(STDERR_FILENO);
-        int status = 0;
-        while (waitpid(command, &status, 0) < 0 && errno == EINTR) {
-        }
-        _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        _exit(exit_code(wait_for_exit(command)));
       }
       prctl(PR_SET_PDEATHSIG, death_signal);
       dup2(in_pipe[0], STDIN_FILENO);
@@ -205,9 +227,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
   for (int fd : {fds.stdin_fd, fds.stdout_fd, fds.stderr_fd}) {
     if (fd >= 0) close(fd);
   }
-  int status = 0;
-  while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = wait_for_exit(child.pid);
   if (!result.timed_out && WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
   return result;
 }

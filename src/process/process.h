@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,18 @@ using ChunkHandler = std::function<void(const char* data, std::size_t size)>;
 // nothing running). The parent sets the group too, so the group exists when
 // fork returns on either side. Throws RunError when fork fails.
 pid_t fork_process_group_leader(int death_signal);
+
+// Waits for the child `pid` to end, again whenever a signal interrupts the
+// wait (kbench's interrupt handlers do not restart system calls). Returns
+// its wait status, or -1 when there is no such child to wait for.
+int wait_for_exit(pid_t pid);
+
+// wait_for_exit, giving up at `deadline`: nullopt when `pid` still runs.
+std::optional<int> wait_for_exit_until(pid_t pid, Clock::time_point deadline);
+
+// A wait status as a shell's $? gives it: the exit code, or 128 + N when
+// signal N ended the child; -1 for a failed wait.
+int exit_code(int wait_status);
 
 // What pump_output reads and, optionally, writes.
 struct PumpFds {

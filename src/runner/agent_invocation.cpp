@@ -84,9 +84,7 @@ InvocationResult run_agent(sut::Connection& connection, const std::vector<std::s
     if (fd >= 0) close(fd);
   }
 
-  int status = 0;
-  while (waitpid(agent.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = process::wait_for_exit(agent.pid);
   if (WIFEXITED(status)) {
     result.exit_status = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

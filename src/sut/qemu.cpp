@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -461,11 +460,9 @@ class QemuConnection final : public Connection {
     }
     close(probe.stderr_fd);
     std::erase(why, '\n');
-    int status = 0;
-    while (waitpid(probe.pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    const int status = process::wait_for_exit(probe.pid);
     kill(-probe.pid, SIGKILL);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return process::exit_code(status) == 0;
   }
 
   // Forks the relay: it starts QEMU in its own process group, checks the
@@ -564,14 +561,9 @@ class QemuConnection final : public Connection {
 
     // After the exit frame the VM powers itself off; give it a moment.
     const auto stop_deadline = Clock::now() + std::chrono::seconds(agent_status ? 20 : 0);
-    int status = 0;
-    pid_t waited = 0;
-    while ((waited = waitpid(vm.pid, &status, WNOHANG)) == 0 && Clock::now() < stop_deadline) {
-      usleep(100000);
-    }
-    if (waited == 0) {
+    if (!process::wait_for_exit_until(vm.pid, stop_deadline)) {
       kill(vm.pid, SIGKILL);
-      waitpid(vm.pid, &status, 0);
+      process::wait_for_exit(vm.pid);
     }
     if (probe_only) {
       if (init_started) return 0;
