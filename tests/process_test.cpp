@@ -15,7 +15,7 @@ using std::chrono::seconds;
 namespace {
 
 TEST(ProcessPump, ReadsStdoutAndStderrToEof) {
-  Child child = spawn_process_group({"sh", "-c", "echo out; echo err >&2; echo more"}, false);
+  Child child = spawn({"sh", "-c", "echo out; echo err >&2; echo more"});
   std::string out, err;
   PumpFds fds{child.stdout_fd, child.stderr_fd, -1, {}};
   const PumpEnd end = pump_output(fds, Clock::now() + seconds(60),
@@ -30,7 +30,7 @@ TEST(ProcessPump, ReadsStdoutAndStderrToEof) {
 }
 
 TEST(ProcessPump, StopsWhenKeepGoingSaysSoAndLeavesTheFdsOpen) {
-  Child child = spawn_process_group({"sh", "-c", "echo ready; exec sleep 600"}, false);
+  Child child = spawn({"sh", "-c", "echo ready; exec sleep 600"});
   std::string out;
   PumpFds fds{child.stdout_fd, child.stderr_fd, -1, {}};
   const PumpEnd end = pump_output(fds, Clock::now() + seconds(600),
@@ -45,7 +45,7 @@ TEST(ProcessPump, StopsWhenKeepGoingSaysSoAndLeavesTheFdsOpen) {
 }
 
 TEST(ProcessPump, EndsAtTheDeadline) {
-  Child child = spawn_process_group({"sleep", "600"}, false);
+  Child child = spawn({"sleep", "600"});
   PumpFds fds{child.stdout_fd, child.stderr_fd, -1, {}};
   EXPECT_EQ(pump_output(fds, Clock::now(), {}), PumpEnd::Deadline);
   kill(-child.pid, SIGKILL);

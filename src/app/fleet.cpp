@@ -196,7 +196,7 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
     Worker worker;
     worker.sut = sut;
     // SIGTERM when this process dies: a worker stops as on an interrupt.
-    const process::Child child = process::spawn_process_group(argv, false, SIGTERM);
+    const process::Child child = process::spawn(argv, {.death_signal = SIGTERM});
     worker.pid = child.pid;
     worker.out_fd = child.stdout_fd;
     worker.err_fd = child.stderr_fd;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kbench::process {
@@ -66,28 +67,66 @@ enum class PumpEnd { Eof, Deadline, Stopped };
 // keep_going says stop. Descriptors still open on return stay open.
 PumpEnd pump_output(PumpFds& fds, Clock::time_point deadline, const PumpHandlers& handlers);
 
+// Where a started child's stdin comes from.
+enum class Stdin {
+  DevNull,
+  // A pipe that never reaches EOF while the child lives (ssh then keeps the
+  // remote session's stdin open, so the remote side notices only a dropped
+  // connection). Only for a child that leads a group of its own.
+  HeldOpen,
+  Pipe,  // a pipe this process writes: Child::stdin_fd
+};
+
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
+// Callers name only the fields they set; the {} initialisers keep GCC's
+// -Wmissing-field-initializers quiet about the others.
+struct SpawnOptions {
+  Stdin stdin_from = Stdin::DevNull;
+  Environment environment{};  // set in the child, over this process's own
+  // When set, the child's stdout and stderr both go to this descriptor (a
+  // log); otherwise each is a pipe this process reads.
+  int output_fd = -1;
+  // The child leads a new process group that gets this signal when this
+  // process dies: SIGTERM lets an agent contain its benchmark's tasks first.
+  // 0: it stays in this process's group, where a terminal's Ctrl-C reaches it
+  // as it reaches kbench (make then deletes the targets it was writing, git
+  // its lock files, where a kill by the death signal would leave them).
+  int death_signal = SIGKILL;
+};
+
 // A started child and this process's ends of its pipes (-1 where there is none).
 struct Child {
   pid_t pid = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
+  int stdin_fd = -1;
 };
 
-// Starts argv[0] (searched in PATH) as the leader of a new process group with
-// stdout/stderr on pipes. With keep_stdin_open the child's stdin is a pipe
-// that never reaches EOF while the child lives (ssh then keeps the remote
-// session's stdin open, so the remote side notices only a dropped connection).
-// Otherwise stdin is /dev/null. The group gets `death_signal` when this
-// process dies: SIGTERM lets an agent contain its benchmark's tasks first.
-Child spawn_process_group(const std::vector<std::string>& argv, bool keep_stdin_open,
-                          int death_signal = SIGKILL);
+// Starts argv[0], searched in PATH. Throws RunError when a pipe or the fork
+// fails; a program that cannot be executed says why on its stderr and exits
+// with 127.
+Child spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
 struct CommandResult {
   int exit_status = -1;  // -1 when killed by a signal or timed out
   bool timed_out = false;
   std::string out;
   std::string err;
+  int wait_status = -1;  // as wait_for_exit gave it: exit_code() reads it
 };
+
+struct RunOptions {
+  std::string_view input{};  // written to the command's stdin, which is then closed
+  Clock::time_point deadline = Clock::time_point::max();  // when the command is killed
+  Environment environment{};   // as in SpawnOptions
+  int death_signal = SIGKILL;  // as in SpawnOptions
+  ChunkHandler on_stdout{};    // when set, stdout goes here instead of into CommandResult::out
+};
+
+// Runs a command to its end or its deadline, then kills it: with everything
+// it left in its process group when it leads one, else only when it is late.
+CommandResult run(const std::vector<std::string>& argv, const RunOptions& options);
 
 // Runs a short command to completion, feeding `input` on its stdin, and
 // kills it after `timeout`.

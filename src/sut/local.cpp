@@ -40,7 +40,7 @@ class LocalConnection final : public Connection, public RemoteShell {
     argv.insert(argv.end(), args.begin(), args.end());
     // SIGTERM when kbench dies: the agent then kills its benchmark's tasks,
     // also those that left its process group, before it exits.
-    return process::spawn_process_group(argv, /*keep_stdin_open=*/false, SIGTERM);
+    return process::spawn(argv, {.death_signal = SIGTERM});
   }
 
  private:

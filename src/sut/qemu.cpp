@@ -502,7 +502,8 @@ class QemuConnection final : public Connection {
     // reaches EOF, and a virtserialport whose host side is closed blocks
     // every write of the guest (the agent would hang at its first line), so
     // QEMU's stdin is held open there; the x86 UART ignores the close.
-    AgentProcess vm = process::spawn_process_group(argv, /*keep_stdin_open=*/params_.arch == "aarch64");
+    AgentProcess vm = process::spawn(
+        argv, {.stdin_from = params_.arch == "aarch64" ? process::Stdin::HeldOpen : process::Stdin::DevNull});
     std::string pending;
     std::string qemu_stderr;
     std::optional<int> agent_status;

@@ -184,7 +184,7 @@ class SshConnection final : public Connection, public RemoteShell {
     words.insert(words.end(), wrapper_.begin(), wrapper_.end());
     words.push_back(remote_dir_ + "/kbench-agent");
     words.insert(words.end(), args.begin(), args.end());
-    return process::spawn_process_group(ssh_command(process::shell_join(words)), /*keep_stdin_open=*/true);
+    return process::spawn(ssh_command(process::shell_join(words)), {.stdin_from = process::Stdin::HeldOpen});
   }
 
   const std::string& remote_dir() const { return remote_dir_; }
