@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "common/utc_time.h"
+#include "process/git.h"
 #include "process/process.h"
 #include "sysinfo/sha256.h"
 
@@ -58,24 +59,16 @@ process::CommandResult capture(const Command& command) {
   return process::run(command.argv, {.environment = command.environment, .death_signal = 0});
 }
 
-// Runs the command; its stdout is passed to `on_output` chunk by chunk.
-// Returns its exit code.
-int run_streaming(const Command& command, const process::ChunkHandler& on_output) {
-  const auto result =
-      process::run(command.argv, {.environment = command.environment, .death_signal = 0, .on_stdout = on_output});
-  return process::exit_code(result.wait_status);
-}
-
-std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
 // Runs the command with stdout and stderr appended to the log.
 int run_logged(const Command& command, int log_fd) {
   const process::Child child =
       process::spawn(command.argv, {.environment = command.environment, .output_fd = log_fd, .death_signal = 0});
   return process::exit_code(process::wait_for_exit(child.pid));
+}
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  return text;
 }
 
 std::string find_on_path(const std::string& program) {
@@ -122,16 +115,9 @@ struct TreeState {
   bool dirty = false;
 };
 
-Command git(const std::string& dir, std::vector<std::string> args) {
-  Command command;
-  command.argv = {"git", "-C", dir, "-c", "core.quotepath=off"};
-  command.argv.insert(command.argv.end(), args.begin(), args.end());
-  return command;
-}
-
-std::string git_line(const std::string& dir, std::vector<std::string> args) {
-  const auto result = capture(git(dir, std::move(args)));
-  return result.exit_status == 0 ? trimmed(result.out) : std::string();
+// "" when git fails: not a repository, no such commit.
+std::string git_line(const std::string& dir, const std::vector<std::string>& args) {
+  return process::try_git_output(dir, args).value_or(std::string());
 }
 
 // The tree object of `commit` at the source's place in the repository.
@@ -146,14 +132,17 @@ std::string tree_of(const TreeState& state, const std::string& commit) {
 std::string working_tree_changes(const std::string& source) {
   sysinfo::Sha256 hash;
   bool changed = false;
-  const int diff_status = run_streaming(
-      git(source, {"diff", "HEAD", "--binary", "--no-color", "--no-ext-diff", "--", "."}),
-      [&](const char* data, std::size_t size) {
-        changed = true;
-        hash.update(std::string_view(data, size));
-      });
-  if (diff_status != 0) throw RunError("git diff HEAD in " + source + " failed (status " + std::to_string(diff_status) + ")");
-  const auto untracked = capture(git(source, {"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--", "."}));
+  const auto diff = process::run_git(source, {"diff", "HEAD", "--binary", "--no-color", "--no-ext-diff", "--", "."},
+                                     [&](const char* data, std::size_t size) {
+                                       changed = true;
+                                       hash.update(std::string_view(data, size));
+                                     });
+  if (diff.exit_status != 0) {
+    throw RunError("git diff HEAD in " + source + " failed (status " +
+                   std::to_string(process::exit_code(diff.wait_status)) + ")");
+  }
+  const auto untracked =
+      process::run_git(source, {"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--", "."});
   if (untracked.exit_status != 0) throw RunError("git ls-files in " + source + " failed");
   const std::string top = git_line(source, {"rev-parse", "--show-toplevel"});
   std::size_t start = 0;
@@ -493,11 +482,11 @@ BuiltKernel build_kernel(const plan::KernelBuildSpec& spec, const std::string& p
     const std::string worktree = cache + "/src/" + sysinfo::sha256_hex(tree.top).substr(0, 16);
     if (!fs::exists(worktree + "/.git", ec)) {
       fs::remove_all(worktree, ec);
-      capture(git(tree.top, {"worktree", "prune"}));
-      const auto added = capture(git(tree.top, {"worktree", "add", "--detach", "--force", worktree, tree.commit}));
+      process::run_git(tree.top, {"worktree", "prune"});
+      const auto added = process::run_git(tree.top, {"worktree", "add", "--detach", "--force", worktree, tree.commit});
       if (added.exit_status != 0) throw RunError("swprofile " + profile_name + ": git worktree add " + worktree + " failed");
     } else {
-      const auto moved = capture(git(worktree, {"checkout", "--detach", "--force", "--quiet", tree.commit}));
+      const auto moved = process::run_git(worktree, {"checkout", "--detach", "--force", "--quiet", tree.commit});
       if (moved.exit_status != 0) throw RunError("swprofile " + profile_name + ": git checkout " + tree.commit + " in " + worktree + " failed");
     }
     srctree = (fs::path(worktree) / tree.prefix).lexically_normal().string();
