@@ -1,9 +1,9 @@
 #pragma once
-// The controller's processes: shell quoting, forking the leader of a new
-// process group, and one pump that reads a child's stdout and stderr to EOF
-// or a deadline. Below sut/ and build/, so that both start their commands
-// the same way; the agent has its own (it links none of the controller's
-// libraries).
+// The controller's processes: starting commands (in a process group of
+// their own or in kbench's), one pump that reads a child's stdout and stderr
+// to EOF or a deadline, waiting for them, and shell quoting. Below sut/ and
+// build/, so that both start their commands the same way (git.h: git); the
+// agent has its own (it links none of the controller's libraries).
 #include <sys/types.h>
 
 #include <csignal>
