@@ -13,8 +13,8 @@
 #include "deploy/deployer.h"
 #include "deploy/kernel_identity.h"
 #include "plan/plan.h"
+#include "process/process.h"
 #include "sut/connection.h"
-#include "sut/process.h"
 #include "support/test_files.h"
 #include "support/plan_errors.h"
 #include "support/test_paths.h"
@@ -67,7 +67,7 @@ TEST(KernelIdentity, BannerInsideAPlainOrGzippedImage) {
   const auto plain = deploy::identity_of_image(image);
   ASSERT_TRUE(plain);
   EXPECT_EQ(plain->release, "6.1.0-47-cloud-amd64");
-  const auto gzipped = sut::run_command({"gzip", "-c"}, image, std::chrono::seconds(30));
+  const auto gzipped = process::run_command({"gzip", "-c"}, image, std::chrono::seconds(30));
   ASSERT_EQ(gzipped.exit_status, 0);
   const auto inflated = deploy::identity_of_image(gzipped.out);
   ASSERT_TRUE(inflated);
@@ -174,7 +174,7 @@ TEST(AgentForMachine, NoMatchingAgentFailsNamingWhereItLooked) {
 
 TEST(AgentForMachine, TheRealAgentIsBuiltForThisMachine) {
   const std::string agent = std::string(KBENCH_BINARY_DIR) + "/kbench-agent";
-  const auto machine = sut::run_command({"uname", "-m"}, "", std::chrono::seconds(10));
+  const auto machine = process::run_command({"uname", "-m"}, "", std::chrono::seconds(10));
   EXPECT_EQ(kbench::elf_machine(agent) + "\n", machine.out);
 }
 

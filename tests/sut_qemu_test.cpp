@@ -11,12 +11,12 @@
 #include <iostream>
 
 #include "common/errors.h"
+#include "process/process.h"
 #include "runner/agent_invocation.h"
 #include "runner/session.h"
 #include "store/result_store.h"
 #include "sut/connection.h"
 #include "sut/initramfs.h"
-#include "sut/process.h"
 #include "support/test_paths.h"
 
 namespace kbench::sut {
@@ -24,6 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using process::CommandResult;
+using process::run_command;
+using process::shell_quote;
 using std::chrono::seconds;
 
 std::string agent_path() { return std::string(KBENCH_BINARY_DIR) + "/kbench-agent"; }

@@ -14,15 +14,19 @@
 #include <thread>
 
 #include "common/errors.h"
+#include "process/process.h"
 #include "runner/agent_invocation.h"
 #include "sut/connection.h"
-#include "sut/process.h"
 #include "support/test_paths.h"
 
 namespace kbench::sut {
 namespace {
 
 namespace fs = std::filesystem;
+using process::CommandResult;
+using process::run_command;
+using process::shell_join;
+using process::shell_quote;
 using std::chrono::seconds;
 
 std::string agent_path() { return std::string(KBENCH_BINARY_DIR) + "/kbench-agent"; }

@@ -23,13 +23,13 @@
 #include "common/errors.h"
 #include "common/params.h"
 #include "plan/plan.h"
+#include "process/git.h"
 #include "runner/catalogue.h"
 #include "runner/interrupt.h"
 #include "runner/plan_executor.h"
 #include "runner/progress.h"
 #include "stats/stats.h"
 #include "sut/method.h"
-#include "sut/process.h"
 
 namespace kbench::app {
 
@@ -53,28 +53,14 @@ std::string trim(std::string text) {
   return text;
 }
 
-sut::CommandResult git_result(const std::string& dir, std::vector<std::string> args) {
-  std::vector<std::string> argv{"git", "-C", dir};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return sut::run_command(argv, "", std::chrono::minutes(10));
-}
-
-std::string git(const std::string& dir, std::vector<std::string> args) {
-  const auto result = git_result(dir, args);
-  if (result.exit_status != 0) {
-    throw RunError(fmt::format("git {} in {} failed: {}", fmt::join(args, " "), dir, trim(result.err)));
-  }
-  return trim(result.out);
-}
-
 std::string resolve_commit(const std::string& tree, const std::string& rev, const std::string& option) {
-  const auto result = git_result(tree, {"rev-parse", "--verify", "--quiet", rev + "^{commit}"});
-  if (result.exit_status != 0) throw InputError(option + " " + rev + ": expected a commit of " + tree);
-  return trim(result.out);
+  const auto sha = process::try_git_output(tree, {"rev-parse", "--verify", "--quiet", rev + "^{commit}"});
+  if (!sha) throw InputError(option + " " + rev + ": expected a commit of " + tree);
+  return *sha;
 }
 
 std::string subject_of(const std::string& tree, const std::string& sha) {
-  return git(tree, {"log", "-1", "--format=%s", sha});
+  return process::git_output(tree, {"log", "-1", "--format=%s", sha});
 }
 
 std::string short_sha(const std::string& sha) { return sha.substr(0, 12); }
@@ -101,17 +87,19 @@ class OwnedWorktree {
     if (!mkdtemp(pattern.data())) throw RunError("cannot create a temporary directory for the bisect worktree");
     dir_ = pattern;
     fs::remove(dir_);
-    git(source_, {"worktree", "add", "--detach", "--quiet", dir_, commit});
+    process::git_output(source_, {"worktree", "add", "--detach", "--quiet", dir_, commit});
   }
   ~OwnedWorktree() {
-    git_result(dir_, {"bisect", "reset"});
-    git_result(source_, {"worktree", "remove", "--force", dir_});
+    process::run_git(dir_, {"bisect", "reset"});
+    process::run_git(source_, {"worktree", "remove", "--force", dir_});
   }
   OwnedWorktree(const OwnedWorktree&) = delete;
   OwnedWorktree& operator=(const OwnedWorktree&) = delete;
   const std::string& dir() const { return dir_; }
   void checkout(const std::string& commit) {
-    if (git(dir_, {"rev-parse", "HEAD"}) != commit) git(dir_, {"checkout", "--detach", "--quiet", commit});
+    if (process::git_output(dir_, {"rev-parse", "HEAD"}) != commit) {
+      process::git_output(dir_, {"checkout", "--detach", "--quiet", commit});
+    }
   }
 
  private:
@@ -147,7 +135,7 @@ BisectRequest parse_bisect_request(const BisectArguments& arguments) {
   }
   if (!plan.suts.empty()) throw InputError(arguments.plan_path + ": expected one sut:, not a suts: list");
   request.source = plan.swprofiles.front().build->source;
-  const auto inside = git_result(request.source, {"rev-parse", "--is-inside-work-tree"});
+  const auto inside = process::run_git(request.source, {"rev-parse", "--is-inside-work-tree"});
   if (inside.exit_status != 0) {
     throw InputError(arguments.plan_path + ": build source " + request.source + ": expected a git tree");
   }
@@ -247,7 +235,7 @@ class Bisector::Search {
     measure_endpoints();
     if (!check_endpoints()) return finish(kExitFailure);
 
-    const auto started = git_result(worktree.dir(), {"bisect", "start", bad_.sha, good_.sha});
+    const auto started = process::run_git(worktree.dir(), {"bisect", "start", bad_.sha, good_.sha});
     if (started.exit_status != 0) throw RunError("git bisect start failed: " + trim(started.err));
     std::string output = started.out;
     int step = 0;
@@ -258,13 +246,13 @@ class Bisector::Search {
         log(trim(output.substr(output.find('\n') + 1)));
         return finish(kExitFailure);
       }
-      const std::string head = git(worktree.dir(), {"rev-parse", "HEAD"});
+      const std::string head = process::git_output(worktree.dir(), {"rev-parse", "HEAD"});
       Commit& commit = candidate(head);
       const auto decision = measure_and_classify(commit, ++step);
       const std::string verb = decision == analysis::BisectDecision::Good  ? "good"
                                : decision == analysis::BisectDecision::Bad ? "bad"
                                                                             : "skip";
-      const auto answer = git_result(worktree.dir(), {"bisect", verb, head});
+      const auto answer = process::run_git(worktree.dir(), {"bisect", verb, head});
       output = answer.out + answer.err;
       // With only skipped commits left git bisect says so and exits non-zero.
       if (answer.exit_status != 0 && output.find("only 'skip'ped commits left") == std::string::npos) {
@@ -283,7 +271,7 @@ class Bisector::Search {
       if (!tree) tree = std::make_unique<OwnedWorktree>(source_, sha);
       return tree->dir();
     };
-    head_sha_ = git(source_, {"rev-parse", "HEAD"});
+    head_sha_ = process::git_output(source_, {"rev-parse", "HEAD"});
     // The endpoints' sessions already in the store (earlier steps) count.
     for (Commit* c : {&good_, &bad_}) c->sessions = stored_sessions(c->profile);
     if (static_cast<int>(good_.sessions.size()) < first_sessions_ ||
@@ -605,7 +593,7 @@ class Bisector::Search {
 
   int report(const std::string& first_bad) {
     Commit& commit = candidate(first_bad);
-    const std::string parent_sha = git(source_, {"rev-parse", first_bad + "^"});
+    const std::string parent_sha = process::git_output(source_, {"rev-parse", first_bad + "^"});
     const Commit* parent = parent_sha == good_.sha ? &good_ : nullptr;
     if (const auto it = commits_.find(parent_sha); it != commits_.end()) parent = &it->second;
     std::ostringstream out;

@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,11 +20,11 @@
 
 #include "app/option_values.h"
 #include "common/errors.h"
+#include "process/process.h"
 #include "runner/fleet_progress.h"
 #include "runner/interrupt.h"
 #include "runner/plan_executor.h"
 #include "sut/method.h"
-#include "sut/process.h"
 
 namespace kbench::app {
 
@@ -197,10 +196,10 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
     Worker worker;
     worker.sut = sut;
     // SIGTERM when this process dies: a worker stops as on an interrupt.
-    const sut::AgentProcess process = sut::spawn_process_group(argv, false, SIGTERM);
-    worker.pid = process.pid;
-    worker.out_fd = process.stdout_fd;
-    worker.err_fd = process.stderr_fd;
+    const process::Child child = process::spawn(argv, {.death_signal = SIGTERM});
+    worker.pid = child.pid;
+    worker.out_fd = child.stdout_fd;
+    worker.err_fd = child.stderr_fd;
     workers.push_back(std::move(worker));
   }
 
@@ -256,12 +255,7 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
       }
     }
   }
-  for (auto& worker : workers) {
-    int status = 0;
-    while (waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    worker.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
+  for (auto& worker : workers) worker.status = process::exit_code(process::wait_for_exit(worker.pid));
   view.finish();
 
   for (const auto& worker : workers) {
@@ -304,15 +298,15 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
     std::cerr << "kbench: SUT " << worker->sut.name << ": " << describe_status(worker->status)
               << (worker->last_error.empty() ? "" : ": " + worker->last_error) << "\n";
   }
-  std::string again = "kbench plan exec " + sut::shell_quote(options.plan_path) + " --resume";
+  std::string again = "kbench plan exec " + process::shell_quote(options.plan_path) + " --resume";
   std::vector<std::string> failed_names;
   for (const auto* worker : failed) {
-    again += " --sut " + sut::shell_quote(worker->sut.name);
+    again += " --sut " + process::shell_quote(worker->sut.name);
     failed_names.push_back(worker->sut.name);
   }
-  for (const auto& name : options.swprofiles) again += " --swprofile " + sut::shell_quote(name);
-  if (!options.cpus.empty()) again += " --cpus " + sut::shell_quote(options.cpus);
-  again += " --store " + sut::shell_quote(options.store_url);
+  for (const auto& name : options.swprofiles) again += " --swprofile " + process::shell_quote(name);
+  if (!options.cpus.empty()) again += " --cpus " + process::shell_quote(options.cpus);
+  again += " --store " + process::shell_quote(options.store_url);
   if (runner::interrupted()) {
     std::cerr << "kbench: interrupted by signal " << runner::interrupt_signal() << "; continue with: " << again << "\n";
     return 128 + runner::interrupt_signal();

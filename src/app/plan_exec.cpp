@@ -22,6 +22,7 @@
 #include "build/kernel_build.h"
 #include "common/errors.h"
 #include "plan/plan.h"
+#include "process/process.h"
 #include "report/model.h"
 #include "runner/catalogue.h"
 #include "runner/interrupt.h"
@@ -29,7 +30,6 @@
 #include "runner/plan_executor.h"
 #include "runner/plan_status.h"
 #include "sut/method.h"
-#include "sut/process.h"
 
 namespace kbench::app {
 
@@ -122,7 +122,7 @@ int add_sessions_until_decided(const plan::Plan& plan, const std::vector<runner:
   }
   const std::size_t left = runner::interrupted() ? 0 : undecided_benchmarks(store, profiles, looks).size();
   std::string compare_command = "kbench compare";
-  for (const auto& profile : profiles) compare_command += " " + sut::shell_quote(profile);
+  for (const auto& profile : profiles) compare_command += " " + process::shell_quote(profile);
   std::cerr << fmt::format("kbench: until-decided: {} look(s) of at most {}, {} benchmark(s) still undecided; the "
                            "verdicts at the split level: {} --looks {}\n",
                            look, looks, left, compare_command, looks);
@@ -339,13 +339,14 @@ int execute_plan_request(const PlanRequest& options) {
   if (options.strict) runner::check_machine_load(/*strict=*/true);
   auto store = store::open_store(store_url, store::OpenMode::CreateIfMissing);
 
-  std::string again = "kbench plan exec " + sut::shell_quote(options.path);
-  if (!suts.empty()) again += " --sut " + sut::shell_quote(suts.front().name);
-  for (const auto& name : options.swprofiles) again += " --swprofile " + sut::shell_quote(name);
-  if (!options.cpus.empty()) again += " --cpus " + sut::shell_quote(options.cpus);
+  std::string again = "kbench plan exec " + process::shell_quote(options.path);
+  if (!suts.empty()) again += " --sut " + process::shell_quote(suts.front().name);
+  for (const auto& name : options.swprofiles) again += " --swprofile " + process::shell_quote(name);
+  if (!options.cpus.empty()) again += " --cpus " + process::shell_quote(options.cpus);
   const auto started = std::chrono::steady_clock::now();
-  const auto result = execute_and_report(plan, runs, connection_for, *store, exec,
-                                         "; continue with: " + again + " --resume --store " + sut::shell_quote(store_url));
+  const auto result =
+      execute_and_report(plan, runs, connection_for, *store, exec,
+                         "; continue with: " + again + " --resume --store " + process::shell_quote(store_url));
   int status = exit_status_of(result);
   if (options.until_decided && result.interrupted_by == 0) {
     keep_failure(status, add_sessions_until_decided(plan, runs, connection_for, *store, exec, options,

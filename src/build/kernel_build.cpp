@@ -4,7 +4,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +23,8 @@
 #include <fmt/format.h>
 
 #include "common/utc_time.h"
+#include "process/git.h"
+#include "process/process.h"
 #include "sysinfo/sha256.h"
 
 namespace kbench::build {
@@ -35,7 +36,7 @@ using Clock = std::chrono::steady_clock;
 
 // Makes builds reproducible: the same inputs give the same image bytes, so a
 // rebuild after the cache was wiped is the same kernel (and ccache hits).
-const std::vector<std::pair<std::string, std::string>> kReproducibleEnvironment = {
+const process::Environment kReproducibleEnvironment = {
     {"KBUILD_BUILD_TIMESTAMP", "1970-01-01 00:00:00 UTC"},
     {"KBUILD_BUILD_USER", "kbench"},
     {"KBUILD_BUILD_HOST", "kbench"},
@@ -48,87 +49,26 @@ constexpr std::size_t kLogTailLines = 30;
 
 struct Command {
   std::vector<std::string> argv;
-  std::string cwd;
-  std::vector<std::pair<std::string, std::string>> environment;
-  int output_fd = -1;  // stdout and stderr go here; -1: stdout captured, stderr dropped
+  process::Environment environment;
 };
 
-[[noreturn]] void exec_child(const Command& command) {
-  if (!command.cwd.empty() && chdir(command.cwd.c_str()) != 0) _exit(127);
-  for (const auto& [name, value] : command.environment) setenv(name.c_str(), value.c_str(), 1);
-  std::vector<char*> argv;
-  for (const auto& word : command.argv) argv.push_back(const_cast<char*>(word.c_str()));
-  argv.push_back(nullptr);
-  execvp(argv[0], argv.data());
-  const std::string message = "kbench: cannot run " + command.argv[0] + ": " + std::strerror(errno) + "\n";
-  if (write(STDERR_FILENO, message.data(), message.size()) < 0) {
-  }
-  _exit(127);
+// The build's commands stay in kbench's process group (death_signal 0): a
+// terminal's Ctrl-C stops make as it stops kbench, and make then deletes the
+// targets it was writing.
+process::CommandResult capture(const Command& command) {
+  return process::run(command.argv, {.environment = command.environment, .death_signal = 0});
 }
 
-int wait_for(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
-// Runs the command; its stdout is passed to `on_output` chunk by chunk
-// (stderr goes to /dev/null). Returns the exit status.
-int run_streaming(const Command& command, const std::function<void(std::string_view)>& on_output) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) throw RunError(std::string("pipe: ") + std::strerror(errno));
-  const pid_t pid = fork();
-  if (pid < 0) throw RunError(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    const int null = open("/dev/null", O_RDWR);
-    dup2(null, STDIN_FILENO);
-    dup2(out[1], STDOUT_FILENO);
-    dup2(null, STDERR_FILENO);
-    exec_child(command);
-  }
-  close(out[1]);
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = read(out[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    on_output(std::string_view(buffer, static_cast<std::size_t>(n)));
-  }
-  close(out[0]);
-  return wait_for(pid);
-}
-
-struct Captured {
-  int status = 0;
-  std::string out;
-};
-
-Captured capture(const Command& command) {
-  Captured result;
-  result.status = run_streaming(command, [&](std::string_view chunk) { result.out.append(chunk); });
-  return result;
+// Runs the command with stdout and stderr appended to the log.
+int run_logged(const Command& command, int log_fd) {
+  const process::Child child =
+      process::spawn(command.argv, {.environment = command.environment, .output_fd = log_fd, .death_signal = 0});
+  return process::exit_code(process::wait_for_exit(child.pid));
 }
 
 std::string trimmed(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
   return text;
-}
-
-// Runs the command with stdout and stderr appended to the log.
-int run_logged(const Command& command, int log_fd) {
-  const pid_t pid = fork();
-  if (pid < 0) throw RunError(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    const int null = open("/dev/null", O_RDONLY);
-    dup2(null, STDIN_FILENO);
-    dup2(log_fd, STDOUT_FILENO);
-    dup2(log_fd, STDERR_FILENO);
-    exec_child(command);
-  }
-  return wait_for(pid);
 }
 
 std::string find_on_path(const std::string& program) {
@@ -175,16 +115,9 @@ struct TreeState {
   bool dirty = false;
 };
 
-Command git(const std::string& dir, std::vector<std::string> args) {
-  Command command;
-  command.argv = {"git", "-C", dir, "-c", "core.quotepath=off"};
-  command.argv.insert(command.argv.end(), args.begin(), args.end());
-  return command;
-}
-
-std::string git_line(const std::string& dir, std::vector<std::string> args) {
-  const auto result = capture(git(dir, std::move(args)));
-  return result.status == 0 ? trimmed(result.out) : std::string();
+// "" when git fails: not a repository, no such commit.
+std::string git_line(const std::string& dir, const std::vector<std::string>& args) {
+  return process::try_git_output(dir, args).value_or(std::string());
 }
 
 // The tree object of `commit` at the source's place in the repository.
@@ -199,14 +132,18 @@ std::string tree_of(const TreeState& state, const std::string& commit) {
 std::string working_tree_changes(const std::string& source) {
   sysinfo::Sha256 hash;
   bool changed = false;
-  const int diff_status = run_streaming(
-      git(source, {"diff", "HEAD", "--binary", "--no-color", "--no-ext-diff", "--", "."}), [&](std::string_view chunk) {
-        changed = true;
-        hash.update(chunk);
-      });
-  if (diff_status != 0) throw RunError("git diff HEAD in " + source + " failed (status " + std::to_string(diff_status) + ")");
-  const auto untracked = capture(git(source, {"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--", "."}));
-  if (untracked.status != 0) throw RunError("git ls-files in " + source + " failed");
+  const auto diff = process::run_git(source, {"diff", "HEAD", "--binary", "--no-color", "--no-ext-diff", "--", "."},
+                                     [&](const char* data, std::size_t size) {
+                                       changed = true;
+                                       hash.update(std::string_view(data, size));
+                                     });
+  if (diff.exit_status != 0) {
+    throw RunError("git diff HEAD in " + source + " failed (status " +
+                   std::to_string(process::exit_code(diff.wait_status)) + ")");
+  }
+  const auto untracked =
+      process::run_git(source, {"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--", "."});
+  if (untracked.exit_status != 0) throw RunError("git ls-files in " + source + " failed");
   const std::string top = git_line(source, {"rev-parse", "--show-toplevel"});
   std::size_t start = 0;
   while (start < untracked.out.size()) {
@@ -288,7 +225,7 @@ Toolchain toolchain(const plan::KernelBuildSpec& spec, const std::string& profil
     throw InputError("swprofile " + profile + ": build.compiler clang: ld.lld not found on PATH (LLVM=1 links with "
                      "it; Debian packages lld and llvm)");
   }
-  const auto version = capture(Command{{spec.compiler, "--version"}, "", {}, -1});
+  const auto version = capture(Command{{spec.compiler, "--version"}, {}});
   tools.version = trimmed(version.out.substr(0, version.out.find('\n')));
   const bool ccache = !find_on_path("ccache").empty();
   if (spec.compiler == "clang") tools.make_variables.push_back("LLVM=1");
@@ -545,12 +482,12 @@ BuiltKernel build_kernel(const plan::KernelBuildSpec& spec, const std::string& p
     const std::string worktree = cache + "/src/" + sysinfo::sha256_hex(tree.top).substr(0, 16);
     if (!fs::exists(worktree + "/.git", ec)) {
       fs::remove_all(worktree, ec);
-      capture(git(tree.top, {"worktree", "prune"}));
-      const auto added = capture(git(tree.top, {"worktree", "add", "--detach", "--force", worktree, tree.commit}));
-      if (added.status != 0) throw RunError("swprofile " + profile_name + ": git worktree add " + worktree + " failed");
+      process::run_git(tree.top, {"worktree", "prune"});
+      const auto added = process::run_git(tree.top, {"worktree", "add", "--detach", "--force", worktree, tree.commit});
+      if (added.exit_status != 0) throw RunError("swprofile " + profile_name + ": git worktree add " + worktree + " failed");
     } else {
-      const auto moved = capture(git(worktree, {"checkout", "--detach", "--force", "--quiet", tree.commit}));
-      if (moved.status != 0) throw RunError("swprofile " + profile_name + ": git checkout " + tree.commit + " in " + worktree + " failed");
+      const auto moved = process::run_git(worktree, {"checkout", "--detach", "--force", "--quiet", tree.commit});
+      if (moved.exit_status != 0) throw RunError("swprofile " + profile_name + ": git checkout " + tree.commit + " in " + worktree + " failed");
     }
     srctree = (fs::path(worktree) / tree.prefix).lexically_normal().string();
     while (srctree.size() > 1 && srctree.back() == '/') srctree.pop_back();
@@ -640,7 +577,7 @@ BuiltKernel build_kernel(const plan::KernelBuildSpec& spec, const std::string& p
   Command release_command = make({"-s", "kernelrelease"});
   const auto release_out = capture(release_command);
   const std::string release = trimmed(release_out.out);
-  if (release_out.status != 0 || release.empty() || release.find_first_of("/ \n") != std::string::npos) {
+  if (release_out.exit_status != 0 || release.empty() || release.find_first_of("/ \n") != std::string::npos) {
     throw BuildFailed("swprofile " + profile_name + ": make kernelrelease printed no release (log: " + log_path + ")");
   }
 
@@ -657,7 +594,7 @@ BuiltKernel build_kernel(const plan::KernelBuildSpec& spec, const std::string& p
     run_make({"modules_install", "INSTALL_MOD_PATH=" + install});
     Command tar{{"tar", "--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner", "-C", install, "-cf",
                  staging + "/modules-" + release + ".tar", "lib/modules/" + release},
-                "", {}, log_fd};
+                {}};
     if (run_logged(tar, log_fd) != 0) throw BuildFailed("swprofile " + profile_name + ": tar of the modules failed (log: " + log_path + ")");
     fs::remove_all(install, ec);
   }

@@ -9,7 +9,7 @@
 #include "common/errors.h"
 #include "common/utc_time.h"
 #include "plan/plan.h"
-#include "sut/process.h"
+#include "process/process.h"
 
 namespace kbench::cli {
 
@@ -43,7 +43,7 @@ void calibrate_command(CalibrateOptions options) {
             << options.run.swprofile << " on SUT " << sut << " in " << done.store_url << "\n"
             << "The noise model of every comparison on this SUT now learns from them; see the\n"
             << "between-session noise with: kbench noise " << options.run.swprofile
-            << " --store " << sut::shell_quote(done.store_url) << "\n";
+            << " --store " << process::shell_quote(done.store_url) << "\n";
 }
 
 }  // namespace

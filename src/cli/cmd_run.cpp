@@ -10,9 +10,9 @@
 #include "cli/suites.h"
 #include "common/errors.h"
 #include "plan/plan.h"
+#include "process/process.h"
 #include "runner/catalogue.h"
 #include "runner/plan_executor.h"
-#include "sut/process.h"
 
 namespace kbench::cli {
 
@@ -96,7 +96,7 @@ plan::Plan build_run_plan(const RunOptions& options, const plan::Plan& suite, co
 }  // namespace
 
 std::string resume_command(const RunOptions& options, const std::string& store_url) {
-  using sut::shell_quote;
+  using process::shell_quote;
   std::string command = "kbench run --swprofile " + shell_quote(options.swprofile);
   if (options.suite != "default") command += " --suite " + shell_quote(options.suite);
   if (!options.benchmark_glob.empty()) command += " --benchmark " + shell_quote(options.benchmark_glob);

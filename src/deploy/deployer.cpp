@@ -11,7 +11,7 @@
 #include "common/errors.h"
 #include "common/utc_time.h"
 #include "deploy/remote_scripts.h"
-#include "sut/process.h"
+#include "process/process.h"
 #include "sysinfo/sha256.h"
 
 namespace kbench::deploy {
@@ -70,7 +70,7 @@ std::string read_local(const std::string& path, const std::string& what) {
 }
 
 std::string last_line(const std::string& text) {
-  std::string tail = sut::last_lines(text, 1);
+  std::string tail = process::last_lines(text, 1);
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
   return tail;
 }
@@ -195,14 +195,14 @@ Deployer::Deployer(sut::RemoteShell& shell, plan::BootSpec spec, Log log, Sleep 
       sleep_(std::move(sleep)),
       on_this_machine_(on_this_machine) {}
 
-sut::CommandResult Deployer::run(const char* script, const std::vector<std::string>& args, const std::string& input,
+process::CommandResult Deployer::run(const char* script, const std::vector<std::string>& args, const std::string& input,
                                  milliseconds timeout) {
   std::vector<std::string> words = {script};
   words.insert(words.end(), args.begin(), args.end());
   return shell_.run_script(scripts::kAsRoot, words, input, timeout);
 }
 
-void Deployer::require(const sut::CommandResult& result, const std::string& what) {
+void Deployer::require(const process::CommandResult& result, const std::string& what) {
   if (!result.timed_out && result.exit_status == 0) return;
   std::string reason = result.timed_out ? "timed out" : fmt::format("exit status {}", result.exit_status);
   if (result.exit_status == 255) reason += " (ssh could not connect)";
@@ -368,7 +368,7 @@ std::string Deployer::console_since(std::uintmax_t offset) const {
   in.seekg(static_cast<std::streamoff>(offset));
   std::ostringstream text;
   text << in.rdbuf();
-  return printable(sut::last_lines(text.str(), kConsoleLines));
+  return printable(process::last_lines(text.str(), kConsoleLines));
 }
 
 std::optional<std::string> Deployer::wait_for_boot(const std::string& old_boot_id, seconds timeout,
@@ -458,7 +458,7 @@ BootReport Deployer::boot_into(const Target& target) {
                      (console.empty() ? "" : "; console:\n" + console));
     }
     log_("kbench: " + no_answer + "; power-cycling: " + spec_.power_cycle);
-    const auto cycled = sut::run_command({"sh", "-c", spec_.power_cycle}, "", kPowerCycleCommand);
+    const auto cycled = process::run_command({"sh", "-c", spec_.power_cycle}, "", kPowerCycleCommand);
     report.power_cycled = true;
     if (cycled.timed_out || cycled.exit_status != 0) {
       log_(fmt::format("kbench: warning: power_cycle exited {}: {}", cycled.timed_out ? -1 : cycled.exit_status,

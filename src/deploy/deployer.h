@@ -167,9 +167,9 @@ class Deployer {
   std::map<std::string, std::string> identify();
   std::string console_since(std::uintmax_t offset) const;
   std::uintmax_t console_size() const;
-  sut::CommandResult run(const char* script, const std::vector<std::string>& args, const std::string& input,
+  process::CommandResult run(const char* script, const std::vector<std::string>& args, const std::string& input,
                          std::chrono::milliseconds timeout);
-  void require(const sut::CommandResult& result, const std::string& what);
+  void require(const process::CommandResult& result, const std::string& what);
   std::string stage_files(const plan::SwprofileSpec& profile, const std::string& dir);
 
   sut::RemoteShell& shell_;

@@ -1,3 +1,4 @@
+#include "process/process.h"
 #include "runner/agent_invocation.h"
 
 #include <signal.h>
@@ -10,7 +11,6 @@
 
 #include "common/errors.h"
 #include "runner/interrupt.h"
-#include "sut/process.h"
 
 namespace kbench::runner {
 
@@ -50,7 +50,7 @@ std::string excerpt(std::string_view line) {
 
 namespace {
 
-using sut::ChunkHandler;
+using process::ChunkHandler;
 
 // How long an agent told to stop (SIGTERM) may take to kill its benchmark's
 // tasks and exit before its whole process group is killed.
@@ -65,16 +65,16 @@ InvocationResult run_agent(sut::Connection& connection, const std::vector<std::s
   InvocationResult result;
   auto keep_tail = [&](const char* data, std::size_t size) { append_tail(result.stderr_tail, data, size); };
 
-  sut::PumpFds fds{agent.stdout_fd, agent.stderr_fd, -1, {}};
-  const auto end = sut::pump_output(fds, sut::Clock::now() + timeout,
+  process::PumpFds fds{agent.stdout_fd, agent.stderr_fd, -1, {}};
+  const auto end = process::pump_output(fds, process::Clock::now() + timeout,
                                     {on_stdout, keep_tail, [] { return !interrupted(); }});
-  if (end == sut::PumpEnd::Deadline) result.timed_out = true;
-  if (end != sut::PumpEnd::Eof) {
+  if (end == process::PumpEnd::Deadline) result.timed_out = true;
+  if (end != process::PumpEnd::Eof) {
     // SIGTERM first: the agent kills everything its benchmark started (its
     // cgroup, or every descendant it reaped), including tasks that left its
     // process group; the group kill below is the backstop.
     kill(agent.pid, SIGTERM);
-    sut::pump_output(fds, sut::Clock::now() + kStopGrace, {{}, keep_tail, {}});
+    process::pump_output(fds, process::Clock::now() + kStopGrace, {{}, keep_tail, {}});
   }
   // The agent may have exited while children of its benchmark live on (or it
   // timed out): the group goes in any case.
@@ -84,9 +84,7 @@ InvocationResult run_agent(sut::Connection& connection, const std::vector<std::s
     if (fd >= 0) close(fd);
   }
 
-  int status = 0;
-  while (waitpid(agent.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = process::wait_for_exit(agent.pid);
   if (WIFEXITED(status)) {
     result.exit_status = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

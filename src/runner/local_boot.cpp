@@ -1,3 +1,4 @@
+#include "process/process.h"
 #include "runner/local_boot.h"
 
 #include <fcntl.h>
@@ -12,7 +13,6 @@
 
 #include "common/errors.h"
 #include "runner/sysctl.h"
-#include "sut/process.h"
 #include "sysinfo/sha256.h"
 
 namespace kbench::runner {
@@ -51,17 +51,17 @@ std::string exec_word(const std::string& word) {
   return out + "\"";
 }
 
-std::string systemctl_failure(const sut::CommandResult& result) {
+std::string systemctl_failure(const process::CommandResult& result) {
   if (result.timed_out) return "timed out";
-  std::string said = sut::last_lines(result.err, 1);
+  std::string said = process::last_lines(result.err, 1);
   while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
   return fmt::format("exit status {}{}", result.exit_status, said.empty() ? "" : ": " + said);
 }
 
-sut::CommandResult systemctl(const std::vector<std::string>& args) {
+process::CommandResult systemctl(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"systemctl"};
   argv.insert(argv.end(), args.begin(), args.end());
-  return sut::run_command(argv, "", kSystemctlTimeout);
+  return process::run_command(argv, "", kSystemctlTimeout);
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }

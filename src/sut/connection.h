@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "process/process.h"
+
 namespace kbench::sut {
 
-struct AgentProcess {
-  pid_t pid = -1;      // leader of its own process group
-  int stdout_fd = -1;  // JSON Lines
-  int stderr_fd = -1;  // diagnostics, kept as a tail for failure reports
-};
+// A started agent: the leader of its own process group, its stdout JSON
+// Lines, its stderr diagnostics (kept as a tail for failure reports).
+using AgentProcess = process::Child;
 
 class Connection {
  public:
@@ -47,15 +47,13 @@ std::string agent_for_machine(const std::string& sut_machine, const std::string&
 
 std::unique_ptr<Connection> make_local_connection(std::string agent_path);
 
-struct CommandResult;
-
 // Commands on the SUT itself beside the agent: what installing and booting
 // kernels needs. ssh and local SUTs have one.
 class RemoteShell {
  public:
   virtual ~RemoteShell() = default;
   // Runs `sh -c SCRIPT kbench ARGS...` on the SUT with `input` on its stdin.
-  virtual CommandResult run_script(const std::string& script, const std::vector<std::string>& args,
+  virtual process::CommandResult run_script(const std::string& script, const std::vector<std::string>& args,
                                    const std::string& input, std::chrono::milliseconds timeout) = 0;
   // The SUT booted again: the agent copied before went with its /tmp, so
   // the next start copies it anew.

@@ -5,9 +5,9 @@
 #include <filesystem>
 
 #include "common/errors.h"
+#include "process/process.h"
 #include "sut/connection.h"
 #include "sut/method.h"
-#include "sut/process.h"
 
 namespace kbench::sut {
 
@@ -22,11 +22,11 @@ class LocalConnection final : public Connection, public RemoteShell {
 
   std::string describe() const override { return "local"; }
 
-  CommandResult run_script(const std::string& script, const std::vector<std::string>& args, const std::string& input,
-                           std::chrono::milliseconds timeout) override {
+  process::CommandResult run_script(const std::string& script, const std::vector<std::string>& args,
+                                    const std::string& input, std::chrono::milliseconds timeout) override {
     std::vector<std::string> argv = {"sh", "-c", script, "kbench"};
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_command(argv, input, timeout);
+    return process::run_command(argv, input, timeout);
   }
 
   // The agent runs from where it was built: nothing was copied to forget.
@@ -40,7 +40,7 @@ class LocalConnection final : public Connection, public RemoteShell {
     argv.insert(argv.end(), args.begin(), args.end());
     // SIGTERM when kbench dies: the agent then kills its benchmark's tasks,
     // also those that left its process group, before it exits.
-    return spawn_process_group(argv, /*keep_stdin_open=*/false, SIGTERM);
+    return process::spawn(argv, {.death_signal = SIGTERM});
   }
 
  private:

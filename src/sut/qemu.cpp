@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,16 +24,17 @@
 
 #include "common/elf_machine.h"
 #include "common/errors.h"
+#include "process/process.h"
 #include "sut/connection.h"
 #include "sut/initramfs.h"
 #include "sut/method.h"
-#include "sut/process.h"
 
 namespace kbench::sut {
 
 namespace {
 
 namespace fs = std::filesystem;
+using process::Clock;
 
 // Frames on the results channel: "<tag> <crc32 of payload> <payload>", tags
 // KBS1 (init started), KBO1 (agent stdout line), KBE1 (agent stderr line),
@@ -242,7 +242,7 @@ std::string console_tail(const std::string& console_log) {
   std::ifstream in(console_log, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
-  std::string tail = last_lines(text.str(), kConsoleTailLines);
+  std::string tail = process::last_lines(text.str(), kConsoleTailLines);
   std::erase(tail, '\r');
   return tail.empty() ? "(the console log is empty)" : tail;
 }
@@ -374,7 +374,7 @@ class QemuConnection final : public Connection {
       base_archive_ = std::move(archive);
     }
     CpioWriter args_cpio;
-    args_cpio.add_file("kbench/args", "set -- " + shell_join(args) + "\n", 0644);
+    args_cpio.add_file("kbench/args", "set -- " + process::shell_join(args) + "\n", 0644);
     const std::string path = work_dir_ + "/initramfs.cpio";
     // The kernel skips the zero padding between concatenated archives.
     std::string archive = base_archive_;
@@ -460,11 +460,9 @@ class QemuConnection final : public Connection {
     }
     close(probe.stderr_fd);
     std::erase(why, '\n');
-    int status = 0;
-    while (waitpid(probe.pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    const int status = process::wait_for_exit(probe.pid);
     kill(-probe.pid, SIGKILL);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return process::exit_code(status) == 0;
   }
 
   // Forks the relay: it starts QEMU in its own process group, checks the
@@ -477,7 +475,7 @@ class QemuConnection final : public Connection {
     if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
       throw RunError(std::string("pipe: ") + std::strerror(errno));
     }
-    const pid_t pid = fork_process_group_leader(SIGKILL);
+    const pid_t pid = process::fork_process_group_leader(SIGKILL);
     if (pid == 0) {
       signal(SIGPIPE, SIG_IGN);
       close(out_pipe[0]);
@@ -504,7 +502,8 @@ class QemuConnection final : public Connection {
     // reaches EOF, and a virtserialport whose host side is closed blocks
     // every write of the guest (the agent would hang at its first line), so
     // QEMU's stdin is held open there; the x86 UART ignores the close.
-    AgentProcess vm = spawn_process_group(argv, /*keep_stdin_open=*/params_.arch == "aarch64");
+    AgentProcess vm = process::spawn(
+        argv, {.stdin_from = params_.arch == "aarch64" ? process::Stdin::HeldOpen : process::Stdin::DevNull});
     std::string pending;
     std::string qemu_stderr;
     std::optional<int> agent_status;
@@ -553,8 +552,8 @@ class QemuConnection final : public Connection {
       return true;
     };
     // No deadline once /init runs: the runner's timeout kills the relay.
-    PumpFds fds{vm.stdout_fd, vm.stderr_fd, -1, {}};
-    pump_output(fds, Clock::time_point::max(),
+    process::PumpFds fds{vm.stdout_fd, vm.stderr_fd, -1, {}};
+    process::pump_output(fds, Clock::time_point::max(),
                 {on_stdout, [&](const char* data, std::size_t size) { qemu_stderr.append(data, size); }, keep_going});
     for (int fd : {fds.stdout_fd, fds.stderr_fd}) {
       if (fd >= 0) close(fd);
@@ -563,19 +562,14 @@ class QemuConnection final : public Connection {
 
     // After the exit frame the VM powers itself off; give it a moment.
     const auto stop_deadline = Clock::now() + std::chrono::seconds(agent_status ? 20 : 0);
-    int status = 0;
-    pid_t waited = 0;
-    while ((waited = waitpid(vm.pid, &status, WNOHANG)) == 0 && Clock::now() < stop_deadline) {
-      usleep(100000);
-    }
-    if (waited == 0) {
+    if (!process::wait_for_exit_until(vm.pid, stop_deadline)) {
       kill(vm.pid, SIGKILL);
-      waitpid(vm.pid, &status, 0);
+      process::wait_for_exit(vm.pid);
     }
     if (probe_only) {
       if (init_started) return 0;
       if (failure.empty()) failure = "the VM stopped before /init started";
-      const std::string qemu_tail = last_lines(qemu_stderr, 2);
+      const std::string qemu_tail = process::last_lines(qemu_stderr, 2);
       write_all(err_fd, failure + (qemu_tail.empty() ? "" : " (qemu: " + qemu_tail + ")"));
       return 1;
     }
@@ -591,7 +585,7 @@ class QemuConnection final : public Connection {
       }
     }
     std::string message = "kbench: qemu: " + failure + "\n";
-    const std::string qemu_tail = last_lines(qemu_stderr, 5);
+    const std::string qemu_tail = process::last_lines(qemu_stderr, 5);
     if (!qemu_tail.empty()) message += "qemu: " + qemu_tail + "\n";
     message += "console log tail:\n" + console_tail(console_log) + "\n";
     write_all(err_fd, message);

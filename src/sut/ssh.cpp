@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "process/process.h"
 #include "sut/connection.h"
 #include "sut/method.h"
-#include "sut/process.h"
 #include "sysinfo/sha256.h"
 
 namespace kbench::sut {
@@ -132,10 +132,10 @@ SshParams parse_ssh_params(const std::map<std::string, std::string>& params) {
 }
 
 // Why an ssh command failed, with the end of what it said.
-std::string ssh_failure(const CommandResult& result) {
+std::string ssh_failure(const process::CommandResult& result) {
   std::string reason = result.timed_out ? "timed out" : fmt::format("ssh exited with status {}", result.exit_status);
   if (result.exit_status == 255) reason += " (connection failed)";
-  const std::string tail = last_lines(result.err, 5);
+  const std::string tail = process::last_lines(result.err, 5);
   return tail.empty() ? reason : reason + ": " + tail;
 }
 
@@ -156,16 +156,16 @@ class SshConnection final : public Connection, public RemoteShell {
     if (remote_dir_.empty()) return;
     // Best effort: a dead SUT cannot be cleaned, and a destructor must not throw.
     try {
-      run_command(ssh_command("rm -rf -- " + shell_quote(remote_dir_)), "", kCleanupTimeout);
+      process::run_command(ssh_command("rm -rf -- " + process::shell_quote(remote_dir_)), "", kCleanupTimeout);
     } catch (...) {
     }
   }
 
-  CommandResult run_script(const std::string& script, const std::vector<std::string>& args, const std::string& input,
-                           std::chrono::milliseconds timeout) override {
+  process::CommandResult run_script(const std::string& script, const std::vector<std::string>& args,
+                                    const std::string& input, std::chrono::milliseconds timeout) override {
     std::vector<std::string> words = {"sh", "-c", script, "kbench"};
     words.insert(words.end(), args.begin(), args.end());
-    return run_command(ssh_command(shell_join(words)), input, timeout);
+    return process::run_command(ssh_command(process::shell_join(words)), input, timeout);
   }
 
   void forget_agent() override { remote_dir_.clear(); }
@@ -184,7 +184,7 @@ class SshConnection final : public Connection, public RemoteShell {
     words.insert(words.end(), wrapper_.begin(), wrapper_.end());
     words.push_back(remote_dir_ + "/kbench-agent");
     words.insert(words.end(), args.begin(), args.end());
-    return spawn_process_group(ssh_command(shell_join(words)), /*keep_stdin_open=*/true);
+    return process::spawn(ssh_command(process::shell_join(words)), {.stdin_from = process::Stdin::HeldOpen});
   }
 
   const std::string& remote_dir() const { return remote_dir_; }
@@ -209,7 +209,7 @@ class SshConnection final : public Connection, public RemoteShell {
   // The SUT's architecture, asked once: the agent must be built for it.
   const std::string& agent_path() {
     if (!agent_path_.empty()) return agent_path_;
-    const CommandResult result = run_command(ssh_command("uname -m"), "", kCleanupTimeout);
+    const process::CommandResult result = process::run_command(ssh_command("uname -m"), "", kCleanupTimeout);
     std::string machine = result.out.substr(0, result.out.find('\n'));
     if (result.timed_out || result.exit_status != 0 || machine.empty()) {
       throw RunError("asking " + describe() + " for its architecture (uname -m) failed: " + ssh_failure(result));
@@ -222,8 +222,8 @@ class SshConnection final : public Connection, public RemoteShell {
     if (!remote_dir_.empty()) return;
     const std::string agent = read_binary(agent_path());
     const std::string local_sha = sysinfo::sha256_hex(agent);
-    const CommandResult result =
-        run_command(ssh_command(shell_join({"sh", "-c", kRemoteInstallScript})), agent, kInstallTimeout);
+    const process::CommandResult result = process::run_command(
+        ssh_command(process::shell_join({"sh", "-c", kRemoteInstallScript})), agent, kInstallTimeout);
     std::string dir;
     std::string remote_sha;
     std::istringstream lines(result.out);

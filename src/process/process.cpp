@@ -1,4 +1,4 @@
-#include "sut/process.h"
+#include "process/process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 
 #include "common/errors.h"
 
-namespace kbench::sut {
+namespace kbench::process {
 
 std::string shell_quote(const std::string& text) {
   std::string quoted = "'";
@@ -49,6 +49,31 @@ pid_t fork_process_group_leader(int death_signal) {
   }
   setpgid(pid, pid);
   return pid;
+}
+
+int wait_for_exit(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return status;
+}
+
+std::optional<int> wait_for_exit_until(pid_t pid, Clock::time_point deadline) {
+  for (;;) {
+    int status = 0;
+    const pid_t waited = waitpid(pid, &status, WNOHANG);
+    if (waited == pid) return status;
+    if (waited < 0 && errno != EINTR) return -1;
+    if (Clock::now() >= deadline) return std::nullopt;
+    usleep(100000);
+  }
+}
+
+int exit_code(int wait_status) {
+  if (wait_status < 0) return -1;
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  return 128 + (WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0);
 }
 
 PumpEnd pump_output(PumpFds& fds, Clock::time_point deadline, const PumpHandlers& handlers) {
@@ -117,35 +142,31 @@ void make_pipe(int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0) throw RunError(std::string("pipe: ") + std::strerror(errno));
 }
 
-struct Child {
-  pid_t pid;
-  int in;  // -1 unless a stdin pipe was asked for
-  int out;
-  int err;
-};
+}  // namespace
 
-enum class StdinMode { DevNull, HeldOpen, Pipe };
-
-Child spawn(const std::vector<std::string>& args, StdinMode stdin_mode, int death_signal) {
-  int out_pipe[2];
-  int err_pipe[2];
+Child spawn(const std::vector<std::string>& args, const SpawnOptions& options) {
+  int out_pipe[2] = {-1, -1};
+  int err_pipe[2] = {-1, -1};
   int in_pipe[2] = {-1, -1};
-  make_pipe(out_pipe);
-  make_pipe(err_pipe);
-  if (stdin_mode != StdinMode::DevNull) make_pipe(in_pipe);
+  if (options.output_fd < 0) {
+    make_pipe(out_pipe);
+    make_pipe(err_pipe);
+  }
+  if (options.stdin_from != Stdin::DevNull) make_pipe(in_pipe);
   std::vector<std::string> storage = args;
   std::vector<char*> argv;
   for (auto& arg : storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
-  const pid_t pid = fork_process_group_leader(death_signal);
+  const pid_t pid = options.death_signal != 0 ? fork_process_group_leader(options.death_signal) : fork();
+  if (pid < 0) throw RunError(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    if (stdin_mode == StdinMode::DevNull) {
+    dup2(options.output_fd >= 0 ? options.output_fd : out_pipe[1], STDOUT_FILENO);
+    dup2(options.output_fd >= 0 ? options.output_fd : err_pipe[1], STDERR_FILENO);
+    if (options.stdin_from == Stdin::DevNull) {
       const int null_fd = open("/dev/null", O_RDONLY);
       if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
-    } else if (stdin_mode == StdinMode::Pipe) {
+    } else if (options.stdin_from == Stdin::Pipe) {
       dup2(in_pipe[0], STDIN_FILENO);
     } else {
       // The write end of stdin must outlive the command's own fd clean-up
@@ -157,59 +178,55 @@ Child spawn(const std::vector<std::string>& args, StdinMode stdin_mode, int deat
       if (command > 0) {
         close(STDOUT_FILENO);
         close(STDERR_FILENO);
-        int status = 0;
-        while (waitpid(command, &status, 0) < 0 && errno == EINTR) {
-        }
-        _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        _exit(exit_code(wait_for_exit(command)));
       }
-      prctl(PR_SET_PDEATHSIG, death_signal);
+      prctl(PR_SET_PDEATHSIG, options.death_signal);
       dup2(in_pipe[0], STDIN_FILENO);
     }
+    for (const auto& [name, value] : options.environment) setenv(name.c_str(), value.c_str(), 1);
     execvp(argv[0], argv.data());
     const std::string msg = "kbench: cannot execute " + args[0] + ": " + std::strerror(errno) + "\n";
     (void)!write(STDERR_FILENO, msg.data(), msg.size());
     _exit(127);
   }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  int in_fd = -1;
-  if (stdin_mode != StdinMode::DevNull) {
-    close(in_pipe[0]);
-    if (stdin_mode == StdinMode::Pipe) {
-      in_fd = in_pipe[1];
-    } else {
-      close(in_pipe[1]);
-    }
+  Child child{pid, out_pipe[0], err_pipe[0], -1};
+  for (int fd : {out_pipe[1], err_pipe[1], in_pipe[0]}) {
+    if (fd >= 0) close(fd);
   }
-  return Child{pid, in_fd, out_pipe[0], err_pipe[0]};
+  if (options.stdin_from == Stdin::Pipe) {
+    child.stdin_fd = in_pipe[1];
+  } else if (in_pipe[1] >= 0) {
+    close(in_pipe[1]);
+  }
+  return child;
 }
 
-}  // namespace
-
-AgentProcess spawn_process_group(const std::vector<std::string>& argv, bool keep_stdin_open, int death_signal) {
-  const Child child = spawn(argv, keep_stdin_open ? StdinMode::HeldOpen : StdinMode::DevNull, death_signal);
-  return AgentProcess{child.pid, child.out, child.err};
+CommandResult run(const std::vector<std::string>& argv, const RunOptions& options) {
+  const Child child = spawn(argv, {Stdin::Pipe, options.environment, -1, options.death_signal});
+  CommandResult result;
+  PumpFds fds{child.stdout_fd, child.stderr_fd, child.stdin_fd, options.input};
+  const ChunkHandler keep_stdout = [&](const char* data, std::size_t size) { result.out.append(data, size); };
+  const PumpEnd end = pump_output(fds, options.deadline,
+                                  {options.on_stdout ? options.on_stdout : keep_stdout,
+                                   [&](const char* data, std::size_t size) { result.err.append(data, size); },
+                                   {}});
+  result.timed_out = end == PumpEnd::Deadline;
+  if (options.death_signal != 0) {
+    kill(-child.pid, SIGKILL);
+  } else if (result.timed_out) {
+    kill(child.pid, SIGKILL);
+  }
+  for (int fd : {fds.stdin_fd, fds.stdout_fd, fds.stderr_fd}) {
+    if (fd >= 0) close(fd);
+  }
+  result.wait_status = wait_for_exit(child.pid);
+  if (!result.timed_out && WIFEXITED(result.wait_status)) result.exit_status = WEXITSTATUS(result.wait_status);
+  return result;
 }
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& input,
                           std::chrono::milliseconds timeout) {
-  const Child child = spawn(argv, StdinMode::Pipe, SIGKILL);
-  CommandResult result;
-  PumpFds fds{child.out, child.err, child.in, input};
-  const PumpEnd end = pump_output(fds, Clock::now() + timeout,
-                                  {[&](const char* data, std::size_t size) { result.out.append(data, size); },
-                                   [&](const char* data, std::size_t size) { result.err.append(data, size); },
-                                   {}});
-  result.timed_out = end == PumpEnd::Deadline;
-  kill(-child.pid, SIGKILL);
-  for (int fd : {fds.stdin_fd, fds.stdout_fd, fds.stderr_fd}) {
-    if (fd >= 0) close(fd);
-  }
-  int status = 0;
-  while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!result.timed_out && WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
-  return result;
+  return run(argv, {.input = input, .deadline = Clock::now() + timeout});
 }
 
 std::string last_lines(const std::string& text, std::size_t max_lines) {
@@ -224,4 +241,4 @@ std::string last_lines(const std::string& text, std::size_t max_lines) {
   return text.substr(start, end - start);
 }
 
-}  // namespace kbench::sut
+}  // namespace kbench::process
