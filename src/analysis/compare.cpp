@@ -500,10 +500,6 @@ void fill_geomeans(report::Table& table) {
   }
 }
 
-RowKey key_of(const report::Row& row) {
-  return RowKey{row.benchmark, params_text(row.params), row.result_class.label()};
-}
-
 // One cell of a class table from its machines' cells: one log change per
 // machine that measured both sides, tested against 0 across machines (a
 // one-sample t-test, df = machines - 1). Machine-to-machine variation of the
@@ -557,7 +553,7 @@ report::Table combine_class(const std::string& sut_class, std::vector<report::Ta
   for (std::size_t m = 0; m < members.size(); ++m) {
     table.suts.push_back(members[m].sut);
     for (std::size_t r = 0; r < members[m].rows.size(); ++r) {
-      auto& where = rows[key_of(members[m].rows[r])];
+      auto& where = rows[row_identity(members[m].rows[r])];
       where.resize(members.size(), std::string::npos);
       where[m] = r;
     }
