@@ -1,8 +1,9 @@
 #pragma once
 // What makes two samples one row of a table: the benchmark, its effective
 // parameters and the result class. hackbench with loops=40 and with loops=10
-// are two rows, never pooled or compared with each other. compare, noise
-// and bisect key their rows by it, under the SUT where they have several.
+// are two rows, never pooled or compared with each other. compare, noise,
+// trend and bisect key their rows by it, under the SUT where they have
+// several.
 #include <string>
 
 #include "analysis/report_model.h"
