@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <sstream>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -70,6 +73,15 @@ TEST(NaturalOrder, NumbersCompareAsNumbers) {
   EXPECT_FALSE(natural_less("a10", "a9"));
   EXPECT_FALSE(natural_less("same", "same"));
   EXPECT_TRUE(natural_less("a", "ab"));
+}
+
+TEST(NaturalOrder, TextsEqualAsNumbersAreStillTwoKeys) {
+  std::map<std::string, int, decltype(&natural_less)> keys(&natural_less);
+  for (const char* text : {"node2", "node1", "loops=10", "node01", "loops=010", "node02"}) ++keys[text];
+  std::vector<std::string> order;
+  for (const auto& [text, count] : keys) order.push_back(text + "x" + std::to_string(count));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"loops=010x1", "loops=10x1", "node01x1", "node1x1", "node02x1", "node2x1"}));
 }
 
 TEST(Compare, ClearSlowdownOfLowerIsBetterIsARegression) {

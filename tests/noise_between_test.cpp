@@ -221,3 +221,24 @@ TEST(NoiseBetween, ParameterSetsAreRowsOfTheirOwn) {
   EXPECT_EQ(table.rows[0].summary.count, 4u);  // not pooled with the other set
   EXPECT_NEAR(table.rows[1].summary.mean, 200.25, 1e-9);
 }
+
+TEST(NoiseBetween, ParameterSetsThatReadAsOneNumberKeepTheirOwnAaComparison) {
+  std::vector<SampleRow> rows;
+  add(rows, "m", "base", {{100.0, 101.0}, {100.5, 99.5}, {100.2, 100.8}, {99.8, 100.1}});
+  for (auto& row : rows) row.params = {{"loops", "10"}};
+  std::vector<SampleRow> padded;
+  add(padded, "m", "base", {{200.0, 201.0}, {200.5, 199.5}, {200.2, 200.8}, {199.8, 200.1}});
+  for (auto& row : padded) row.params = {{"loops", "010"}};
+  rows.insert(rows.end(), padded.begin(), padded.end());
+  const auto report = noise_of(rows);
+  const auto& table = report.tables.at(0);
+  ASSERT_TRUE(table.aa_done);
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[0].benchmark, "b/x [loops=010]");
+  EXPECT_EQ(table.rows[1].benchmark, "b/x [loops=10]");
+  for (const auto& row : table.rows) {
+    ASSERT_TRUE(row.aa.present) << row.benchmark;
+    EXPECT_EQ(row.aa.test.count, 4u) << row.benchmark << ": the A/A comparison pooled the two sets";
+    EXPECT_NEAR(row.aa.test.mean, row.summary.mean, 1.0) << row.benchmark;
+  }
+}

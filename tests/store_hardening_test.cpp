@@ -1,7 +1,12 @@
-// Hardening of the resultstore (issue 9): malformed URLs, schema migration,
+// Hardening of the resultstore: malformed URLs, schema migration,
 // complete/incomplete sessions, deleting a session, and stores on read-only
 // or full file systems (real tmpfs mounts; skipped only where mounting is
-// impossible).
+// impossible). Sessions are the store's behaviour and run on both backends;
+// the rest is about SQLite files: a URL that must create no file, version-1
+// and version-4 files that a read-only open leaves byte-identical (no
+// PostgreSQL store is older than version 4, and a PostgreSQL reader refuses
+// an old version instead of reading it: tests/store_postgres_test.cpp), and a
+// file system that is read-only or full.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -18,6 +23,7 @@
 #include "runner/plan_executor.h"
 #include "store/result_store.h"
 #include "support/sqlite_sql.h"
+#include "support/store_backends.h"
 #include "support/test_files.h"
 
 namespace kbench::store {
@@ -267,15 +273,14 @@ TEST(SchemaMigration, NewerVersionIsRefusedAndNeverRewritten) {
   EXPECT_EQ(read_file(file), before);
 }
 
-// --- complete and incomplete sessions ---------------------------------------------
+// --- complete and incomplete sessions, on both backends ----------------------------
 
-class SessionsTest : public ::testing::Test {
+class SessionsTest : public kbench::testing::OnEachBackend {
  protected:
-  TempDir dir_;
-  std::unique_ptr<ResultStore> store_ = open_store((dir_.path() / "s.db").string(), OpenMode::CreateIfMissing);
+  std::unique_ptr<ResultStore> store_ = open_store(stores_.url(), OpenMode::CreateIfMissing);
 };
 
-TEST_F(SessionsTest, KilledSessionLacksItsPlannedBenchmarks) {
+TEST_P(SessionsTest, KilledSessionLacksItsPlannedBenchmarks) {
   const auto id = store_->begin_session(start_of("base", {kGetpid, kGetppid}));
   store_->add_repeat(id, kGetpid, 0, {sample(10)});
   // Killed here: no outcome at all, not finished.
@@ -290,7 +295,7 @@ TEST_F(SessionsTest, KilledSessionLacksItsPlannedBenchmarks) {
   EXPECT_EQ(listing->gaps[1].repeats_stored, 0);
 }
 
-TEST_F(SessionsTest, FinishedSessionWithEveryOutcomeIsComplete) {
+TEST_P(SessionsTest, FinishedSessionWithEveryOutcomeIsComplete) {
   const auto id = store_->begin_session(start_of("base", {kGetpid, kGetppid}));
   store_->add_repeat(id, kGetpid, 0, {sample(10)});
   store_->record_outcome(id, kGetpid, Outcome{});
@@ -300,7 +305,7 @@ TEST_F(SessionsTest, FinishedSessionWithEveryOutcomeIsComplete) {
   EXPECT_TRUE(store_->session(id)->complete());
 }
 
-TEST_F(SessionsTest, SettledQueryLeavesOutInterruptedAndFailedBenchmarks) {
+TEST_P(SessionsTest, SettledQueryLeavesOutInterruptedAndFailedBenchmarks) {
   const auto id = store_->begin_session(start_of("base", {kGetpid, kGetppid}));
   store_->add_repeat(id, kGetpid, 0, {sample(10)});
   store_->add_repeat(id, kGetpid, 1, {sample(11)});
@@ -314,7 +319,7 @@ TEST_F(SessionsTest, SettledQueryLeavesOutInterruptedAndFailedBenchmarks) {
   EXPECT_EQ(store_->samples(settled).size(), 2u);
 }
 
-TEST_F(SessionsTest, InterruptedBenchmarkKeepsItsRepeatsButLosesItsOutcome) {
+TEST_P(SessionsTest, InterruptedBenchmarkKeepsItsRepeatsButLosesItsOutcome) {
   const auto id = store_->begin_session(start_of("base", {kGetpid}));
   store_->add_repeat(id, kGetpid, 0, {sample(10)});
   store_->record_outcome(id, kGetpid, Outcome{OutcomeStatus::Failed, "killed by signal 9", ""});
@@ -324,7 +329,7 @@ TEST_F(SessionsTest, InterruptedBenchmarkKeepsItsRepeatsButLosesItsOutcome) {
   EXPECT_EQ(store_->session(id)->gaps.at(0).repeats_stored, 1);
 }
 
-TEST_F(SessionsTest, DeleteRemovesOneSessionWhollyAndKeepsTheOthersNumbers) {
+TEST_P(SessionsTest, DeleteRemovesOneSessionWhollyAndKeepsTheOthersNumbers) {
   const auto first = store_->begin_session(start_of("base", {kGetpid}));
   const auto second = store_->begin_session(start_of("base", {kGetpid}));
   const auto third = store_->begin_session(start_of("base", {kGetpid}));
@@ -344,7 +349,7 @@ TEST_F(SessionsTest, DeleteRemovesOneSessionWhollyAndKeepsTheOthersNumbers) {
   EXPECT_TRUE(store_->integrity_check().empty());
 }
 
-TEST_F(SessionsTest, LatestPlanAndPlanSessionsAreFoundByKeyAndRun) {
+TEST_P(SessionsTest, LatestPlanAndPlanSessionsAreFoundByKeyAndRun) {
   nlohmann::json fingerprint = {{"plan", {{"key", "/p.yaml"}, {"run", "r1"}, {"session", 0}, {"identity", "a"}}}};
   auto start = start_of("base");
   start.fingerprint = fingerprint;
@@ -359,6 +364,8 @@ TEST_F(SessionsTest, LatestPlanAndPlanSessionsAreFoundByKeyAndRun) {
   EXPECT_EQ(store_->find_plan_session("base", "/p.yaml", "r2", 0), new_run);
   EXPECT_FALSE(store_->find_plan_session("base", "/p.yaml", "r2", 1));
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, SessionsTest, kbench::testing::kStoreBackends, kbench::testing::backend_name);
 
 TEST(PlanChanges, NameWhatChanged) {
   runner::BenchmarkRun run{"syscall/getpid", {{"calls", "1000"}}, {}};

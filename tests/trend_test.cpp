@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "analysis/trend.h"
 #include "common/errors.h"
@@ -177,6 +178,44 @@ TEST(Trend, AnExactStepOfADeterministicRowIsReportedAndMarked) {
   std::ostringstream text;
   kbench::report::render_trend_text(trend, "", text);
   EXPECT_NE(text.str().find("Change points: 1 (6.10..6.12 -> 6.13..6.15)."), std::string::npos) << text.str();
+}
+
+TEST(Trend, SutsAndParameterSetsThatReadAsOneNumberAreRowsOfTheirOwn) {
+  std::vector<std::string> names;
+  const auto planted = planted_trend(names);
+  std::vector<kbench::store::SampleRow> samples;
+  // The planted trend on vm1 with loops=10, twice as slow on vm01 and three
+  // times as slow with loops=010 on vm1: each in sessions of its own.
+  const std::tuple<const char*, const char*, double> copies[] = {
+      {"vm1", "10", 1}, {"vm01", "10", 2}, {"vm1", "010", 3}};
+  std::int64_t offset = 0;
+  for (const auto& [sut, loops, factor] : copies) {
+    for (auto sample : planted) {
+      sample.sut = sut;
+      sample.params = {{"loops", loops}};
+      sample.session += offset;
+      sample.value *= factor;
+      samples.push_back(sample);
+    }
+    offset += 1000;
+  }
+  kbench::analysis::TrendOptions options;
+  options.swprofiles = names;
+  const auto trend = kbench::analysis::build_trend(samples, options);
+  ASSERT_EQ(trend.rows.size(), 3u);
+  const std::tuple<std::string, std::string, double> expected[] = {
+      {"vm01", "10", 200}, {"vm1", "010", 300}, {"vm1", "10", 100}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& row = trend.rows[i];
+    const auto& [sut, loops, level] = expected[i];
+    EXPECT_EQ(row.sut, sut);
+    EXPECT_EQ(row.params, (kbench::Params{{"loops", loops}}));
+    ASSERT_EQ(row.points.size(), 10u);
+    EXPECT_EQ(row.points[0].sessions, 3u) << sut << " loops=" << loops << ": pooled with another row";
+    EXPECT_NEAR(row.points[0].samples.mean, level, level * 0.02) << sut << " loops=" << loops;
+    ASSERT_EQ(row.steps.size(), 1u) << sut << " loops=" << loops;
+    EXPECT_EQ(row.steps[0].row.cells.at(0).base_sessions, 18u) << sut << " loops=" << loops;
+  }
 }
 
 TEST(Trend, TooFewSwprofilesSaysWhy) {

@@ -500,10 +500,6 @@ void fill_geomeans(report::Table& table) {
   }
 }
 
-RowKey key_of(const report::Row& row) {
-  return RowKey{row.benchmark, params_text(row.params), row.result_class.label()};
-}
-
 // One cell of a class table from its machines' cells: one log change per
 // machine that measured both sides, tested against 0 across machines (a
 // one-sample t-test, df = machines - 1). Machine-to-machine variation of the
@@ -557,7 +553,7 @@ report::Table combine_class(const std::string& sut_class, std::vector<report::Ta
   for (std::size_t m = 0; m < members.size(); ++m) {
     table.suts.push_back(members[m].sut);
     for (std::size_t r = 0; r < members[m].rows.size(); ++r) {
-      auto& where = rows[key_of(members[m].rows[r])];
+      auto& where = rows[row_identity(members[m].rows[r])];
       where.resize(members.size(), std::string::npos);
       where[m] = r;
     }
@@ -637,7 +633,11 @@ std::string to_string(SessionMode mode) {
   return mode == SessionMode::Pooled ? "pooled" : "sessions";
 }
 
-bool natural_less(const std::string& a, const std::string& b) {
+namespace {
+
+// <0, 0, >0 as `a` sorts before, with or after `b`, digit runs read as
+// numbers: "node01" and "node1" come out 0.
+int natural_order(const std::string& a, const std::string& b) {
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
     const bool da = std::isdigit(static_cast<unsigned char>(a[i]));
@@ -650,18 +650,29 @@ bool natural_less(const std::string& a, const std::string& b) {
       std::size_t zi = i, zj = j;
       while (zi + 1 < ei && a[zi] == '0') ++zi;
       while (zj + 1 < ej && b[zj] == '0') ++zj;
-      if (ei - zi != ej - zj) return ei - zi < ej - zj;
+      if (ei - zi != ej - zj) return ei - zi < ej - zj ? -1 : 1;
       const int cmp = a.compare(zi, ei - zi, b, zj, ej - zj);
-      if (cmp != 0) return cmp < 0;
+      if (cmp != 0) return cmp;
       i = ei;
       j = ej;
       continue;
     }
-    if (a[i] != b[j]) return a[i] < b[j];
+    if (a[i] != b[j]) return a[i] < b[j] ? -1 : 1;
     ++i;
     ++j;
   }
-  return a.size() - i < b.size() - j;
+  const std::size_t rest_a = a.size() - i, rest_b = b.size() - j;
+  return rest_a == rest_b ? 0 : (rest_a < rest_b ? -1 : 1);
+}
+
+}  // namespace
+
+bool natural_less(const std::string& a, const std::string& b) {
+  const int order = natural_order(a, b);
+  // Texts equal as numbers are still two names ("node01" and "node1" are two
+  // SUTs, "loops=010" and "loops=10" two parameter sets): the bytes decide,
+  // so that a map keyed in this order never takes one for the other.
+  return order != 0 ? order < 0 : a < b;
 }
 
 report::Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options,

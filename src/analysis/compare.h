@@ -74,7 +74,9 @@ std::vector<report::ProfileTable> build_profile_tables(const std::vector<store::
                                                        const std::string& swprofile,
                                                        std::optional<std::int64_t> session = std::nullopt);
 
-// "fix_size: p:4" < "fix_size: p:16": digit runs compare as numbers.
+// "fix_size: p:4" < "fix_size: p:16": digit runs compare as numbers; texts
+// that are equal as numbers ("a01", "a1") by their bytes, so that no two
+// texts are equivalent.
 bool natural_less(const std::string& a, const std::string& b);
 
 }  // namespace kbench::analysis

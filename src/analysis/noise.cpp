@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "common/params.h"
+#include "analysis/row_identity.h"
 #include "stats/run_model.h"
 #include "stats/stats.h"
 
@@ -18,15 +18,9 @@ constexpr const char* kSecondHalf = "A/A half 2";
 
 struct RowData {
   ResultClass result_class;
-  std::string params;  // params_text: a row is one parameter set
   std::vector<double> values;
   std::map<std::int64_t, std::vector<double>> by_session;
 };
-
-// Parameters are part of a row's identity, as in compare.
-std::string row_key(const std::string& benchmark, const Params& params, const ResultClass& result_class) {
-  return benchmark + '\n' + params_text(params) + '\n' + result_class.label();
-}
 
 std::string index_range(const std::vector<int>& indices) {
   if (indices.size() == 1) return "#" + std::to_string(indices.front());
@@ -155,16 +149,16 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
   }
 
   std::vector<store::SampleRow> halves;
-  std::map<std::string, std::map<std::string, RowData>> rows;  // sut -> row key -> data
-  // sut -> row key -> other profile -> session -> samples
-  std::map<std::string, std::map<std::string, std::map<std::string, std::map<std::int64_t, std::vector<double>>>>>
+  std::map<std::string, std::map<RowIdentity, RowData>> rows;  // sut -> row -> data
+  // sut -> row -> other profile -> session -> samples
+  std::map<std::string, std::map<RowIdentity, std::map<std::string, std::map<std::int64_t, std::vector<double>>>>>
       others;
   std::map<std::string, std::set<std::string>> other_profiles;
-  // sut -> row key -> kernel -> run -> session -> samples, of every profile
-  std::map<std::string, std::map<std::string, KernelRuns>> by_kernel;  // sut -> row key -> ...
+  // sut -> row -> kernel -> run -> session -> samples, of every profile
+  std::map<std::string, std::map<RowIdentity, KernelRuns>> by_kernel;
   for (const auto& s : samples) {
     if (!session_indices.contains(s.sut)) continue;
-    const std::string key = row_key(s.benchmark, s.params, s.result_class);
+    const RowIdentity key = row_identity(s);
     const SessionOrigin* origin = nullptr;
     if (origins) {
       if (const auto found = origins->find(s.session); found != origins->end()) origin = &found->second;
@@ -179,7 +173,6 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
     }
     auto& data = rows[s.sut][key];
     data.result_class = s.result_class;
-    data.params = params_text(s.params);
     data.values.push_back(s.value);
     data.by_session[s.session].push_back(s.value);
     const auto boundary = first_half_end.find(s.sut);
@@ -204,16 +197,16 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
     table.aa_done = first_half_end.contains(sut);
     table.split = split_text[sut];
     table.other_profiles = static_cast<int>(other_profiles[sut].size());
-    std::map<std::string, const report::Row*> aa_rows;
+    std::map<RowIdentity, const report::Row*> aa_rows;
     for (const auto& t : aa.tables) {
       if (t.sut != sut) continue;
-      for (const auto& row : t.rows) aa_rows[row_key(row.benchmark, row.params, row.result_class)] = &row;
+      for (const auto& row : t.rows) aa_rows[row_identity(row)] = &row;
       table.aa_marks = t.columns.empty() ? 0 : t.columns[0].improvements + t.columns[0].regressions;
     }
     // Every row's run model first: the machine's run noise pools what all
     // of them say of the runs, as compare pools it. Without origins every
     // profile is one run, and nothing is known of runs.
-    std::map<std::string, NoiseRunModel> run_models;
+    std::map<RowIdentity, NoiseRunModel> run_models;
     std::vector<const stats::RunModelFit*> fits;
     if (origins) {
       for (const auto& [key, kernels] : by_kernel[sut]) {
@@ -227,12 +220,12 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
     std::size_t machine_runs_seen = 0;
     for (const auto& [key, model] : run_models) machine_runs_seen = std::max(machine_runs_seen, model.runs);
     std::map<std::string, std::set<std::string>> parameter_sets;  // benchmark -> params texts
-    for (const auto& [key, data] : by_key) parameter_sets[key.substr(0, key.find('\n'))].insert(data.params);
+    for (const auto& [key, data] : by_key) parameter_sets[key.benchmark].insert(key.params);
     for (const auto& [key, data] : by_key) {
       NoiseRow row;
-      row.benchmark = key.substr(0, key.find('\n'));
+      row.benchmark = key.benchmark;
       // A benchmark measured with several parameter sets names its set.
-      if (parameter_sets[row.benchmark].size() > 1) row.benchmark += " [" + data.params + "]";
+      if (parameter_sets[key.benchmark].size() > 1) row.benchmark += " [" + key.params + "]";
       row.result_class = data.result_class;
       row.summary = stats::summarize(data.values);
       row.sessions = data.by_session.size();

@@ -15,4 +15,8 @@ RowIdentity row_identity(const store::SampleRow& sample) {
   return {sample.benchmark, params_text(sample.params), sample.result_class.label()};
 }
 
+RowIdentity row_identity(const report::Row& row) {
+  return {row.benchmark, params_text(row.params), row.result_class.label()};
+}
+
 }  // namespace kbench::analysis

@@ -1,10 +1,12 @@
 #pragma once
 // What makes two samples one row of a table: the benchmark, its effective
 // parameters and the result class. hackbench with loops=40 and with loops=10
-// are two rows, never pooled or compared with each other. compare and bisect
-// key their rows by it.
+// are two rows, never pooled or compared with each other. compare, noise,
+// trend and bisect key their rows by it, under the SUT where they have
+// several.
 #include <string>
 
+#include "analysis/report_model.h"
 #include "store/result_store.h"
 
 namespace kbench::analysis {
@@ -20,5 +22,7 @@ struct RowIdentity {
 };
 
 RowIdentity row_identity(const store::SampleRow& sample);
+// The identity of a row a comparison has built.
+RowIdentity row_identity(const report::Row& row);
 
 }  // namespace kbench::analysis

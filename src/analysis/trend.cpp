@@ -8,8 +8,8 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/row_identity.h"
 #include "common/errors.h"
-#include "common/params.h"
 
 namespace kbench::analysis {
 
@@ -23,19 +23,6 @@ bool read_number(std::string_view text, std::size_t& at, int& value) {
   at += static_cast<std::size_t>(end - begin);
   return true;
 }
-
-struct TrendRowKey {
-  std::string sut;
-  std::string benchmark;
-  std::string params;
-  std::string label;
-  bool operator<(const TrendRowKey& other) const {
-    if (sut != other.sut) return natural_less(sut, other.sut);
-    if (benchmark != other.benchmark) return benchmark < other.benchmark;
-    if (params != other.params) return natural_less(params, other.params);
-    return natural_less(label, other.label);
-  }
-};
 
 std::string segment_label(const std::vector<TrendPoint>& points, std::size_t begin, std::size_t end) {
   if (end - begin == 1) return points[begin].swprofile;
@@ -142,10 +129,10 @@ TrendReport build_trend(const std::vector<store::SampleRow>& samples, const Tren
     std::vector<std::map<std::int64_t, std::vector<double>>> sessions;  // per trend swprofile
     bool in_trend = false;
   };
-  std::map<TrendRowKey, Gathered> rows;
+  // SUTs in natural order (vm2 before vm10), each SUT's rows as compare orders them.
+  std::map<std::string, std::map<RowIdentity, Gathered>, decltype(&natural_less)> rows(&natural_less);
   for (const auto& sample : samples) {
-    auto& row = rows[TrendRowKey{sample.sut, sample.benchmark, params_text(sample.params),
-                            sample.result_class.label()}];
+    auto& row = rows[sample.sut][row_identity(sample)];
     row.all.push_back(sample);
     const auto found = position.find(sample.swprofile);
     if (found == position.end()) continue;
@@ -166,52 +153,55 @@ TrendReport build_trend(const std::vector<store::SampleRow>& samples, const Tren
   report.legend.min_change_pct = options.min_change_pct;
   report.legend.sessions = to_string(SessionMode::Sessions);
 
-  for (auto& [key, gathered] : rows) {
-    if (!gathered.in_trend) continue;
-    TrendRow& row = report.rows.emplace_back();
-    row.sut = key.sut;
-    row.benchmark = key.benchmark;
-    row.params = gathered.all.front().params;
-    row.result_class = gathered.all.front().result_class;
-    std::vector<std::vector<double>> session_means;
-    for (std::size_t i = 0; i < options.swprofiles.size(); ++i) {
-      if (gathered.sessions[i].empty()) {
-        row.missing.push_back(options.swprofiles[i]);
-        continue;
+  for (auto& [sut, by_row] : rows) {
+    for (auto& [key, gathered] : by_row) {
+      if (!gathered.in_trend) continue;
+      TrendRow& row = report.rows.emplace_back();
+      row.sut = sut;
+      row.benchmark = key.benchmark;
+      row.params = gathered.all.front().params;
+      row.result_class = gathered.all.front().result_class;
+      std::vector<std::vector<double>> session_means;
+      for (std::size_t i = 0; i < options.swprofiles.size(); ++i) {
+        if (gathered.sessions[i].empty()) {
+          row.missing.push_back(options.swprofiles[i]);
+          continue;
+        }
+        row.points.push_back(
+            summarize_point(options.swprofiles[i], gathered.sessions[i], session_means.emplace_back()));
       }
-      row.points.push_back(summarize_point(options.swprofiles[i], gathered.sessions[i], session_means.emplace_back()));
-    }
-    row.changes = stats::detect_trend_changes(session_means, options.min_segment, options.penalty_factor);
-    if (!row.changes.valid) continue;
-    const auto& cuts = row.changes.segmentation.change_points;
-    for (std::size_t c = 0; c < cuts.size(); ++c) {
-      TrendStep& step = row.steps.emplace_back();
-      step.at = cuts[c];
-      step.before_begin = c == 0 ? 0 : cuts[c - 1];
-      step.after_end = c + 1 < cuts.size() ? cuts[c + 1] : row.points.size();
-      step.before_label = segment_label(row.points, step.before_begin, step.at);
-      step.after_label = segment_label(row.points, step.at, step.after_end);
-      // The two segments as two swprofiles; the trend's other swprofiles and
-      // those outside it stay what they are, the SUT's noise model.
-      std::map<std::string, const std::string*> relabel;
-      for (std::size_t p = step.before_begin; p < step.at; ++p) relabel[row.points[p].swprofile] = &step.before_label;
-      for (std::size_t p = step.at; p < step.after_end; ++p) relabel[row.points[p].swprofile] = &step.after_label;
-      std::vector<store::SampleRow> segments = gathered.all;
-      for (auto& sample : segments) {
-        const auto found = relabel.find(sample.swprofile);
-        if (found != relabel.end()) sample.swprofile = *found->second;
+      row.changes = stats::detect_trend_changes(session_means, options.min_segment, options.penalty_factor);
+      if (!row.changes.valid) continue;
+      const auto& cuts = row.changes.segmentation.change_points;
+      for (std::size_t c = 0; c < cuts.size(); ++c) {
+        TrendStep& step = row.steps.emplace_back();
+        step.at = cuts[c];
+        step.before_begin = c == 0 ? 0 : cuts[c - 1];
+        step.after_end = c + 1 < cuts.size() ? cuts[c + 1] : row.points.size();
+        step.before_label = segment_label(row.points, step.before_begin, step.at);
+        step.after_label = segment_label(row.points, step.at, step.after_end);
+        // The two segments as two swprofiles; the trend's other swprofiles and
+        // those outside it stay what they are, the SUT's noise model.
+        std::map<std::string, const std::string*> relabel;
+        for (std::size_t p = step.before_begin; p < step.at; ++p) relabel[row.points[p].swprofile] = &step.before_label;
+        for (std::size_t p = step.at; p < step.after_end; ++p) relabel[row.points[p].swprofile] = &step.after_label;
+        std::vector<store::SampleRow> segments = gathered.all;
+        for (auto& sample : segments) {
+          const auto found = relabel.find(sample.swprofile);
+          if (found != relabel.end()) sample.swprofile = *found->second;
+        }
+        compare.base = step.before_label;
+        compare.tests = {step.after_label};
+        report::Report tested = build_comparison(segments, compare, origins);
+        if (tested.tables.empty() || tested.tables.front().rows.empty()) {
+          step.row.benchmark = row.benchmark;
+          step.row.result_class = row.result_class;
+          continue;
+        }
+        step.row = std::move(tested.tables.front().rows.front());
+        report.legend.rows_tested += tested.legend.rows_tested;
+        report.legend.cells_on_session_means += tested.legend.cells_on_session_means;
       }
-      compare.base = step.before_label;
-      compare.tests = {step.after_label};
-      report::Report tested = build_comparison(segments, compare, origins);
-      if (tested.tables.empty() || tested.tables.front().rows.empty()) {
-        step.row.benchmark = row.benchmark;
-        step.row.result_class = row.result_class;
-        continue;
-      }
-      step.row = std::move(tested.tables.front().rows.front());
-      report.legend.rows_tested += tested.legend.rows_tested;
-      report.legend.cells_on_session_means += tested.legend.cells_on_session_means;
     }
   }
   return report;

@@ -148,11 +148,6 @@ std::optional<std::string> direction_conflict(store::ResultStore& source, store:
   return std::nullopt;
 }
 
-bool store_file_missing(const std::string& url) {
-  const store::StoreUrl parsed = store::parse_store_url(url);
-  return parsed.scheme == "sqlite" && !std::filesystem::exists(parsed.path);
-}
-
 // Whether two URLs name one SQLite file (then merging upgrades it in place).
 bool same_store(const std::string& a, const std::string& b) {
   const store::StoreUrl first = store::parse_store_url(a), second = store::parse_store_url(b);
@@ -195,7 +190,7 @@ MergeSummary merge_stores(const MergeRequest& options) {
   std::unique_ptr<store::ResultStore> destination;
   if (!options.dry_run) {
     destination = store::open_store(options.destination, store::OpenMode::CreateIfMissing);
-  } else if (!store_file_missing(options.destination)) {
+  } else if (store::store_present(options.destination)) {
     destination = store::open_store(options.destination, store::OpenMode::ReadOnly);
   }
   if (without_uids) {

@@ -289,6 +289,11 @@ void create_or_migrate_locked(SqlDriver& driver, const std::string& url) {
 
 }  // namespace
 
+bool postgres_store_present(const std::string& url) {
+  PgDriver driver(url);
+  return DriverSchemaConnection(driver).meta("schema_version").has_value();
+}
+
 std::unique_ptr<ResultStore> open_postgres_store(const std::string& url, OpenMode mode) {
   auto driver = std::make_unique<PgDriver>(url);
   const auto stored = DriverSchemaConnection(*driver).meta("schema_version");

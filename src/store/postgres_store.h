@@ -13,6 +13,9 @@ namespace kbench::store {
 // CreateIfMissing, else refused (InputError); so is a connection failure.
 std::unique_ptr<ResultStore> open_postgres_store(const std::string& url, OpenMode mode);
 
+// Whether the database has kbench's tables; InputError when it cannot be reached.
+bool postgres_store_present(const std::string& url);
+
 // The URL with any password (user:PASSWORD@ or password=...) replaced by
 // "***": what messages and logs show.
 std::string redact_store_url(const std::string& url);

@@ -319,6 +319,12 @@ StoreUrl parse_store_url(const std::string& url);
 // not a kbench store, or a store from a newer schema version.
 std::unique_ptr<ResultStore> open_store(const std::string& url, OpenMode mode);
 
+// Whether `url` holds a store yet: the SQLite file exists, or the PostgreSQL
+// database has kbench's tables. What is not there, open_store creates with
+// CreateIfMissing and refuses otherwise. Throws InputError as open_store does
+// for a URL it cannot reach.
+bool store_present(const std::string& url);
+
 // --store is the caller's business; this is $KBENCH_STORE when set and
 // non-empty, else sqlite:// + $XDG_DATA_HOME/kbench/results.db, with
 // XDG_DATA_HOME defaulting to $HOME/.local/share (when unset or empty).

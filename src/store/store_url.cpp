@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -149,6 +150,12 @@ std::unique_ptr<ResultStore> open_store(const std::string& url, OpenMode mode) {
   const StoreUrl parsed = parse_store_url(url);
   if (parsed.scheme == "postgresql") return open_postgres_store(url, mode);
   return open_sqlite_store(url, parsed.path, mode);
+}
+
+bool store_present(const std::string& url) {
+  const StoreUrl parsed = parse_store_url(url);
+  if (parsed.scheme == "postgresql") return postgres_store_present(url);
+  return std::filesystem::exists(parsed.path);
 }
 
 std::string default_store_url() {

@@ -79,6 +79,37 @@ expect_contains "$WORK/store" "change point: (I) "
 "$KBENCH" trend --swprofile '*' --resultclass 'mean*' --store "sqlite://$S" >"$WORK/mixed" 2>&1 || fail "trend '*' failed"
 expect_contains "$WORK/mixed" "--order version: 'base' is not a kernel version (such as 6.12.0-rc3 or v6.13): ordered by store order (first session) instead."
 
+# Names that read as one number are still two: SUTs node1 and node01, and on
+# node1 the parameter sets calls=10 and calls=010. Three rows, each with its
+# own two sessions a kernel.
+{
+  echo '{"sut": "node1", "sessions": ['
+  first=1
+  for kernel in 6.10 6.11 6.12; do
+    for sut in node1 node01; do
+      for s in 0 1; do
+        [ $first = 1 ] || echo ','
+        first=0
+        printf '{"swprofile": "%s", "sut": "%s", "benchmarks": [' "$kernel" "$sut"
+        printf '{"name": "syscall/getpid", "params": {"calls": "10"}, "results": [{"class": "mean", "values": [%s, %s]}]}' \
+          "$([ $sut = node1 ] && echo 100 || echo 200)" "$([ $sut = node1 ] && echo 101 || echo 201)"
+        [ $sut = node1 ] && printf ', {"name": "syscall/getpid", "params": {"calls": "010"}, "results": [{"class": "mean", "values": [300, 301]}]}'
+        printf ']}'
+      done
+    done
+  done
+  echo ']}'
+} >"$WORK/names.json"
+"$STORE_FIXTURE" "$WORK/names.db" "$WORK/names.json" || fail "store-fixture failed on names.json"
+"$KBENCH" trend --swprofile '6*' --store "sqlite://$WORK/names.db" >"$WORK/names" 2>&1 || fail "trend of names.db failed"
+expect_contains "$WORK/names" "Trend of syscall/getpid [calls=10] mean (ns) on SUT node01 (lower is better):"
+expect_contains "$WORK/names" "Trend of syscall/getpid [calls=010] mean (ns) on SUT node1 (lower is better):"
+expect_contains "$WORK/names" "Trend of syscall/getpid [calls=10] mean (ns) on SUT node1 (lower is better):"
+[ "$(grep -c '^Trend of' "$WORK/names")" -eq 3 ] && pass || fail "expected 3 rows: $(grep '^Trend of' "$WORK/names")"
+# Every point of every row: 2 sessions at its own level (pooled, a point has 4 or 6).
+[ "$(grep -cE '^\| 6\.1[012] +\| +2 \| +(100|200|300)\.50 \|' "$WORK/names")" -eq 9 ] && pass \
+  || fail "expected 9 points of 2 sessions each: $(grep -E '^\| 6\.' "$WORK/names")"
+
 # Bad input: one line, exit 2, nothing on stdout.
 expect_bad_input "trend: no swprofile matches" "$KBENCH" trend --swprofile 'nosuch*' --store "sqlite://$S"
 expect_bad_input "trend: bad --order" "$KBENCH" trend --swprofile '6*' --order time --store "sqlite://$S"
