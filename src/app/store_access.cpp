@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <filesystem>
 #include <ranges>
 
 #include "common/errors.h"
@@ -23,8 +22,8 @@ OpenedStore open_existing_store(const std::string& store_url_option) {
 
 bool has_run_to_resume(const std::string& store_url, const std::string& plan_key,
                        const std::vector<std::string>& swprofiles) {
-  const store::StoreUrl parsed = store::parse_store_url(store_url);
-  if (parsed.scheme == "sqlite" && !std::filesystem::exists(parsed.path)) return false;
+  // A PostgreSQL database without kbench's tables has nothing to resume either.
+  if (!store::store_present(store_url)) return false;
   return store::open_store(store_url, store::OpenMode::ReadOnly)->latest_plan(plan_key, swprofiles).has_value();
 }
 
