@@ -10,6 +10,13 @@ postgres_store S kbench_e2e
 DBNAME=${S##*/}
 sql() { psql "$S" -Atqc "$1"; }
 
+# A database without kbench's tables holds nothing to resume: said as such,
+# not as a store that cannot be read.
+printf 'swprofiles:\n  - {name: A}\nbenchmarks:\n  - {name: selftest/sleep, params: {ms: "2"}, repeats: 1, warmups: 0}\n' \
+  >"$WORK/resume.yaml"
+expect_bad_input "plan exec --resume on an empty database" "$KBENCH" plan exec "$WORK/resume.yaml" --resume --store "$S"
+expect_contains "$WORK/err" "no interrupted run of plan"
+
 run_profile() {
   "$KBENCH" run --swprofile "$1" --benchmark selftest/sleep --param ms=2 --sessions 2 --repeats 3 --warmups 0 \
     --store "$S" >"$WORK/run-$1.out" 2>"$WORK/run-$1.err" || fail "kbench run $1 exited $?: $(tail -3 "$WORK/run-$1.err")"
