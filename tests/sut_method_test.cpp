@@ -77,12 +77,19 @@ TEST(SutMethods, AnUnknownNameIsBadInputNamingTheRegisteredOnes) {
 TEST(SutMethods, AnUnknownParameterIsNamedWithTheDeclaredOnes) {
   point_at_agent();
   EXPECT_EQ(error_of([] { make_connection("ssh", {{"host", "h"}, {"bogus", "1"}}, nullptr); }),
-            "sut.connection.params.bogus: unknown ssh parameter (expected host, user, port, keyfile, known_hosts, "
-            "strict_host_key_checking, connect_timeout)");
+            "sut.connection.params.bogus: expected a parameter of the ssh method (host, user, port, keyfile, "
+            "known_hosts, strict_host_key_checking, connect_timeout), got 'bogus'");
   const SwprofileKernel kernel{"a", "/boot/vmlinuz", "", "", {}, ""};
   EXPECT_EQ(error_of([&] { make_connection("qemu", {{"bogus", "1"}}, &kernel); }),
-            "sut.connection.params.bogus: unknown qemu parameter (expected arch, memory, cpus, accel, cpu, qemu, "
-            "busybox, boot_timeout, kvm_probe_timeout)");
+            "sut.connection.params.bogus: expected a parameter of the qemu method (arch, memory, cpus, accel, cpu, "
+            "qemu, busybox, boot_timeout, kvm_probe_timeout), got 'bogus'");
+  // The plan reader and the factory say the same thing of the same parameter.
+  EXPECT_EQ(error_of([] {
+              plan::parse_plan("sut: {connection: {method: ssh, params: {host: h, bogus: 1}}}\nbenchmarks: [a/b]\n",
+                               "p.yaml");
+            }),
+            "p.yaml:1: sut.connection.params.bogus: expected a parameter of the ssh method (host, user, port, keyfile, "
+            "known_hosts, strict_host_key_checking, connect_timeout), got 'bogus'");
 }
 
 TEST(SutMethods, DeployableMethodsHaveAShellOnTheSut) {

@@ -4,13 +4,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <utility>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "common/errors.h"
 
@@ -532,28 +532,10 @@ SutSpec sut_spec(const Context& ctx, const YAML::Node& sut, const std::string& a
                sut::spoken_list(methods.names()) + ", got '" + spec.method + "'");
     }
     if (conn["params"]) spec.params = ctx.string_map(conn["params"], at + ".connection.params");
-    const YAML::Node given = conn["params"];
-    for (const auto& [key, value] : spec.params) {
-      const YAML::Node node = std::as_const(given)[key];
-      const auto declared = std::find_if(method->params.begin(), method->params.end(),
-                                         [&key = key](const ParamSpec& p) { return p.name == key; });
-      if (declared == method->params.end()) {
-        ctx.fail(node, at + ".connection.params." + key,
-                 method->params.empty()
-                     ? "no parameters (the " + spec.method + " method takes none), got '" + key + "'"
-                     : "a parameter of the " + spec.method + " method (" + method->param_names() + "), got '" +
-                           key + "'");
-      }
-      if (!param_value_is_valid(*declared, value)) {
-        ctx.fail(node, at + ".connection.params." + key, describe_expected(*declared) + ", got '" + value + "'");
-      }
-    }
-    if (method->check_params) {
-      if (const auto problem = method->check_params(spec.params)) {
-        const YAML::Node params = conn["params"];
-        const YAML::Node where = params && params[problem->key] ? params[problem->key] : conn;
-        ctx.fail(where, at + ".connection.params." + problem->key, problem->expected);
-      }
+    if (const auto problem = method->problem_with(spec.params)) {
+      const YAML::Node params = conn["params"];
+      const YAML::Node where = params && params[problem->key] ? params[problem->key] : conn;
+      ctx.fail(where, at + ".connection.params." + problem->key, problem->expected);
     }
   }
   if (const auto boot = sut["boot"]) spec.boot = boot_spec(ctx, boot, spec, at);

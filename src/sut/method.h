@@ -84,6 +84,12 @@ struct Method {
   bool has(Capability c) const { return capabilities.has(c); }
   // "host, user, port": the declared parameters' names in their order.
   std::string param_names() const;
+  // The first of `given` that is not declared, not of its declared kind, or
+  // refused by check_params; nullopt when all are fine.
+  std::optional<ParamProblem> problem_with(const Params& given) const;
+  // Throws InputError "sut.connection.params.<key>: expected <expected>"
+  // for problem_with's problem.
+  void require_valid(const Params& given) const;
 };
 
 class MethodRegistry {

@@ -12,6 +12,28 @@ std::string Method::param_names() const {
   return out;
 }
 
+std::optional<ParamProblem> Method::problem_with(const Params& given) const {
+  for (const auto& [key, value] : given) {
+    const auto declared =
+        std::find_if(params.begin(), params.end(), [&key = key](const ParamSpec& spec) { return spec.name == key; });
+    if (declared == params.end()) {
+      return ParamProblem{key, params.empty() ? "no parameters (the " + name + " method takes none), got '" + key + "'"
+                                              : "a parameter of the " + name + " method (" + param_names() +
+                                                    "), got '" + key + "'"};
+    }
+    if (!param_value_is_valid(*declared, value)) {
+      return ParamProblem{key, describe_expected(*declared) + ", got '" + value + "'"};
+    }
+  }
+  return check_params ? check_params(given) : std::nullopt;
+}
+
+void Method::require_valid(const Params& given) const {
+  if (const auto problem = problem_with(given)) {
+    throw InputError("sut.connection.params." + problem->key + ": expected " + problem->expected);
+  }
+}
+
 MethodRegistry& MethodRegistry::instance() {
   static MethodRegistry registry;
   return registry;
@@ -63,6 +85,7 @@ std::string spoken_list(const std::vector<std::string>& words, std::string_view 
 std::unique_ptr<Connection> make_connection(std::string_view method, const Params& params,
                                             const SwprofileKernel* swprofile) {
   const Method& found = MethodRegistry::instance().get(method);
+  found.require_valid(params);
   return found.make(params, found.has(Capability::BootsKernel) ? swprofile : nullptr);
 }
 
