@@ -69,6 +69,22 @@ void check_local_boot_plan(const plan::Plan& plan, const std::vector<plan::Swpro
   }
 }
 
+// A session of this run that --resume finds complete: nothing of it runs
+// again, not even its fingerprint (a boot, on a qemu SUT).
+std::optional<SessionSummary> completed_session(store::ResultStore& store, const std::string& swprofile,
+                                                const std::string& plan_key, const std::string& run_id, int round) {
+  const auto id = store.find_plan_session(swprofile, plan_key, run_id, round);
+  if (!id) return std::nullopt;
+  const auto stored = store.session(*id);
+  if (!stored || !stored->complete()) return std::nullopt;
+  SessionSummary summary;
+  summary.session = *id;
+  summary.number = stored->number();
+  summary.swprofile = swprofile;
+  summary.sut.name = stored->sut;
+  return summary;
+}
+
 std::string outcome_text(const BenchmarkOutcome& outcome) {
   switch (outcome.outcome.status) {
     case store::OutcomeStatus::Ok:
@@ -85,8 +101,11 @@ std::string outcome_text(const BenchmarkOutcome& outcome) {
 // during the session shows in the load averages at its end, which the
 // fingerprint at its start cannot know. Asked of the SUT's agent; a SUT
 // that cannot answer leaves the key null, never fails the finished session.
-nlohmann::json state_at_end(sut::Connection& connection) {
+// A method that boots a kernel for each agent would answer from a VM booted
+// for the question, whose load says nothing of the session: not asked.
+nlohmann::json state_at_end(sut::Connection& connection, const sut::Method& method) {
   nlohmann::json state = {{"loadavg_end", nullptr}};
+  if (method.has(Capability::BootsKernel)) return state;
   try {
     const nlohmann::json fingerprint = fetch_fingerprint(connection);
     if (fingerprint.contains("loadavg")) state["loadavg_end"] = fingerprint["loadavg"];
@@ -677,6 +696,18 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           continue;
         }
       }
+      if (options.resume) {
+        if (auto done = completed_session(store, profile.name, options.plan_key, run_id, s)) {
+          for (const std::size_t index : order) {
+            if (s >= benchmarks[index].settings.sessions) continue;
+            progress.step_started(fmt::format("{} session {} {}", profile.name, done->number, benchmarks[index].name),
+                                  benchmarks[index].name, benchmarks[index].settings.repeats);
+            progress.step_finished("already done");
+          }
+          result.sessions.push_back(std::move(*done));
+          continue;
+        }
+      }
       connection.set_wrapper(profile.wrapper);
       nlohmann::json fingerprint = fetch_fingerprint(connection);
       if (plan.sut) declare_sut_class(fingerprint, plan.sut->sut_class);
@@ -760,7 +791,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         summary.outcomes.push_back(std::move(outcome));
       }
       sysctls.restore();
-      if (ran_to_end) store.finish_session(summary.session, state_at_end(connection));
+      if (ran_to_end) store.finish_session(summary.session, state_at_end(connection, plan::sut_method(plan)));
       result.sessions.push_back(std::move(summary));
     }
   }

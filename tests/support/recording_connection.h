@@ -1,0 +1,51 @@
+#pragma once
+// A SUT connection for executor tests: the real agent on this machine (the
+// selftest/* benchmarks with KBENCH_SELFTEST=1), with every start written
+// down as "<side> <agent command>", where the side is the value the
+// swprofile's wrapper `env KBENCH_TEST_SIDE=<side>` sets. It can also refuse
+// its n-th start as an unreachable SUT would, so a test can leave a plan
+// half done and resume it. Header-only, shared by the test binaries.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/errors.h"
+#include "sut/connection.h"
+#include "support/test_paths.h"
+
+namespace kbench::testing {
+
+class RecordingConnection final : public sut::Connection {
+ public:
+  RecordingConnection() : inner_(sut::make_local_connection(KBENCH_BINARY_DIR + "/kbench-agent")) {}
+
+  std::string describe() const override { return "recording"; }
+
+  sut::AgentProcess start_agent(const std::vector<std::string>& args) override {
+    if (++starts_ == fail_at_start_) throw RunError("recording: the SUT went away at start " + std::to_string(starts_));
+    starts.push_back(side() + " " + (args.empty() ? std::string() : args.front()) +
+                     (args.size() > 2 && args.front() == "run" ? " " + args[2] : ""));
+    inner_->set_wrapper(wrapper_);
+    return inner_->start_agent(args);
+  }
+
+  // The `n`-th start from now (1-based) throws RunError instead of starting
+  // the agent.
+  void fail_at(int n) { fail_at_start_ = starts_ + n; }
+
+  std::vector<std::string> starts;
+
+ private:
+  std::string side() const {
+    for (const auto& word : wrapper_) {
+      if (word.rfind("KBENCH_TEST_SIDE=", 0) == 0) return word.substr(17);
+    }
+    return "-";
+  }
+
+  std::unique_ptr<sut::Connection> inner_;
+  int starts_ = 0;
+  int fail_at_start_ = 0;
+};
+
+}  // namespace kbench::testing
