@@ -97,6 +97,84 @@ std::string outcome_text(const BenchmarkOutcome& outcome) {
   return "";
 }
 
+// What a plan execution writes into every new session's fingerprint.
+struct PlanContext {
+  const plan::Plan& plan;
+  const ExecOptions& options;
+  const std::string& identity;
+  const nlohmann::json& description;
+  const std::string& run_id;
+};
+
+// The new session `round`'s fingerprint gets the plan (path, key, identity,
+// run, round, benchmarks and their order), the swprofile's settings, and
+// the boot it was measured in.
+void describe_new_session(nlohmann::json& fingerprint, const PlanContext& context, int round,
+                          const nlohmann::json& order_names, const plan::SwprofileSpec& profile,
+                          const std::optional<deploy::BootReport>& boot) {
+  const plan::Plan& plan = context.plan;
+  fingerprint["plan"] = {{"path", plan.path},
+                         {"key", context.options.plan_key},
+                         {"identity", context.identity},
+                         {"run", context.run_id},
+                         {"session", round},
+                         {"benchmarks", context.description},
+                         {"ordering", plan.order == plan::Order::Listed ? "listed" : "shuffled"},
+                         {"order", order_names}};
+  // Sessions paused apart (calibrate --spread) are runs of their own:
+  // the machine may drift during the pause as it does between runs.
+  if (context.options.session_gap.count() > 0) {
+    fingerprint["plan"]["block"] = fmt::format("{}/{}", context.run_id, round);
+  }
+  fingerprint["sysctl"] = profile.sysctl;
+  // What the swprofile sets on purpose, so compare does not list it as an
+  // undeclared environment difference (analysis/environment.h).
+  fingerprint["swprofile"] = {{"kernel", profile.kernel.describe()}, {"cmdline", profile.cmdline}};
+  if (!profile.wrapper.empty()) fingerprint["swprofile"]["wrapper"] = profile.wrapper;
+  // A kernel kbench built: how (commit, config hash, compiler version, ...).
+  if (!profile.build_info.is_null()) fingerprint["swprofile"]["build"] = profile.build_info;
+  if (boot) fingerprint["boot"] = boot->to_json();
+}
+
+// Runs session `round`'s benchmarks in `order` (a resumed session only those
+// without an outcome); false when an interrupt stopped it first.
+bool run_session_benchmarks(sut::Connection& connection, store::ResultStore& store, SessionSummary& summary,
+                            int round, const std::vector<std::size_t>& order,
+                            const std::vector<BenchmarkRun>& benchmarks, bool resumed, const std::string& cpus,
+                            Progress& progress, ExecResult& result) {
+  for (const std::size_t index : order) {
+    const BenchmarkRun& run = benchmarks[index];
+    if (round >= run.settings.sessions) continue;
+    const std::string label = fmt::format("{} session {} {}", summary.swprofile, summary.number, run.name);
+    const store::BenchmarkKey key{run.name, run.params};
+    if (resumed) {
+      if (const auto done = store.outcome_of(summary.session, key)) {
+        progress.step_started(label, run.name, run.settings.repeats);
+        progress.step_finished("already done (" + std::string(store::to_string(done->status)) + ")");
+        continue;
+      }
+      // Interrupted mid-benchmark: its repeats are redone from the start,
+      // so none is counted twice and warmups precede the measurement.
+      store.discard_benchmark(summary.session, key);
+    }
+    if (interrupted()) return false;
+    progress.step_started(label, run.name, run.settings.repeats);
+    BenchmarkOutcome outcome = run_benchmark(connection, store, summary.session, run, cpus, progress);
+    if (interrupted()) {
+      // The agent was killed by our own signal handler: not the benchmark's
+      // fault, so it has no outcome (its repeats so far stay, unused by
+      // compare); --resume redoes this benchmark.
+      store.discard_outcome(summary.session, key);
+      progress.step_finished("interrupted");
+      return false;
+    }
+    if (outcome.outcome.status == store::OutcomeStatus::Failed) ++result.failed;
+    progress.step_finished(outcome_text(outcome));
+    summary.outcomes.push_back(std::move(outcome));
+  }
+  return true;
+}
+
 // What the store adds to the session's fingerprint at its end: the load
 // during the session shows in the load averages at its end, which the
 // fingerprint at its start cannot know. Asked of the SUT's agent; a SUT
@@ -722,25 +800,12 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       if (resumed) {
         summary.session = *resumed;
       } else {
-        fingerprint["plan"] = {{"path", plan.path}, {"key", options.plan_key}, {"identity", identity},
-                               {"run", run_id},     {"session", s},           {"benchmarks", description},
-                               {"ordering", plan.order == plan::Order::Listed ? "listed" : "shuffled"},
-                               {"order", order_names}};
-        // Sessions paused apart (calibrate --spread) are runs of their own:
-        // the machine may drift during the pause as it does between runs.
-        if (options.session_gap.count() > 0) fingerprint["plan"]["block"] = fmt::format("{}/{}", run_id, s);
-        fingerprint["sysctl"] = profile.sysctl;
-        // What the swprofile sets on purpose, so compare does not list it as an
-        // undeclared environment difference (analysis/environment.h).
-        fingerprint["swprofile"] = {{"kernel", profile.kernel.describe()}, {"cmdline", profile.cmdline}};
-        if (!profile.wrapper.empty()) fingerprint["swprofile"]["wrapper"] = profile.wrapper;
-        // A kernel kbench built: how (commit, config hash, compiler version, ...).
-        if (!profile.build_info.is_null()) fingerprint["swprofile"]["build"] = profile.build_info;
+        describe_new_session(fingerprint, {plan, options, identity, description, run_id}, s, order_names, profile,
+                             boot);
         std::vector<store::BenchmarkKey> planned;
         for (const auto& run : benchmarks) {
           if (s < run.settings.sessions) planned.push_back({run.name, run.params});
         }
-        if (boot) fingerprint["boot"] = boot->to_json();
         summary.session =
             store.begin_session({summary.sut, profile.name, fingerprint, utc_now_iso8601(), planned, /*uid=*/""});
         if (boot) {
@@ -752,44 +817,11 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       const auto stored_session = store.session(summary.session);
       summary.number = stored_session ? stored_session->number() : 0;
       if (resumed) progress.message(fmt::format("resuming session {} of swprofile {}", summary.number, profile.name));
-      bool ran_to_end = true;
-
       SysctlGuard sysctls;
       if (!deployer) sysctls.apply(profile.sysctl);
-      for (const std::size_t index : order) {
-        const BenchmarkRun& run = benchmarks[index];
-        if (s >= run.settings.sessions) continue;
-        const std::string label = fmt::format("{} session {} {}", profile.name, summary.number, run.name);
-        const store::BenchmarkKey key{run.name, run.params};
-        if (resumed) {
-          if (const auto done = store.outcome_of(summary.session, key)) {
-            progress.step_started(label, run.name, run.settings.repeats);
-            progress.step_finished("already done (" + std::string(store::to_string(done->status)) + ")");
-            continue;
-          }
-          // Interrupted mid-benchmark: its repeats are redone from the start,
-          // so none is counted twice and warmups precede the measurement.
-          store.discard_benchmark(summary.session, key);
-        }
-        if (interrupted()) {
-          ran_to_end = false;
-          break;
-        }
-        progress.step_started(label, run.name, run.settings.repeats);
-        BenchmarkOutcome outcome = run_benchmark(connection, store, summary.session, run, options.cpus, progress);
-        if (interrupted()) {
-          // The agent was killed by our own signal handler: not the benchmark's
-          // fault, so it has no outcome (its repeats so far stay, unused by
-          // compare); --resume redoes this benchmark.
-          store.discard_outcome(summary.session, key);
-          progress.step_finished("interrupted");
-          ran_to_end = false;
-          break;
-        }
-        if (outcome.outcome.status == store::OutcomeStatus::Failed) ++result.failed;
-        progress.step_finished(outcome_text(outcome));
-        summary.outcomes.push_back(std::move(outcome));
-      }
+      const bool ran_to_end =
+          run_session_benchmarks(connection, store, summary, s, order, benchmarks, resumed.has_value(), options.cpus,
+                                 progress, result);
       sysctls.restore();
       if (ran_to_end) store.finish_session(summary.session, state_at_end(connection, plan::sut_method(plan)));
       result.sessions.push_back(std::move(summary));
