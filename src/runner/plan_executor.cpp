@@ -777,10 +777,13 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       if (options.resume) {
         if (auto done = completed_session(store, profile.name, options.plan_key, run_id, s)) {
           for (const std::size_t index : order) {
-            if (s >= benchmarks[index].settings.sessions) continue;
-            progress.step_started(fmt::format("{} session {} {}", profile.name, done->number, benchmarks[index].name),
-                                  benchmarks[index].name, benchmarks[index].settings.repeats);
-            progress.step_finished("already done");
+            const BenchmarkRun& run = benchmarks[index];
+            if (s >= run.settings.sessions) continue;
+            const auto outcome = store.outcome_of(done->session, {run.name, run.params});
+            progress.step_started(fmt::format("{} session {} {}", profile.name, done->number, run.name), run.name,
+                                  run.settings.repeats);
+            progress.step_finished("already done" +
+                                   (outcome ? " (" + std::string(store::to_string(outcome->status)) + ")" : ""));
           }
           result.sessions.push_back(std::move(*done));
           continue;
