@@ -1,6 +1,7 @@
 // kbench plan check|exec|status: the command line of app/plan_exec.h.
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "app/plan_exec.h"
 #include "cli/build_request.h"
@@ -12,10 +13,14 @@ namespace {
 
 void check_command(const app::PlanRequest& request) {
   const app::PlanSummary summary = app::check_plan(request);
+  const auto counted = [](std::size_t count, const char* one, const char* several) {
+    return std::to_string(count) + " " + (count == 1 ? one : several);
+  };
   std::cout << request.path << ": ok: ";
-  if (summary.suts > 0) std::cout << summary.suts << " SUTs, ";
-  std::cout << summary.swprofiles << " swprofiles, " << summary.benchmarks << " benchmarks, " << summary.repeats
-            << " repeats per swprofile\n";
+  if (summary.suts > 0) std::cout << counted(summary.suts, "SUT", "SUTs") << ", ";
+  std::cout << counted(summary.swprofiles, "swprofile", "swprofiles") << ", "
+            << counted(summary.benchmarks, "benchmark", "benchmarks") << ", "
+            << counted(static_cast<std::size_t>(summary.repeats), "repeat", "repeats") << " per swprofile\n";
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ expect_bad_input "--resume with no SUT's run to resume" "$KBENCH" plan exec "$WO
 expect_contains "$WORK/err" "--resume: no interrupted run of plan $WORK/two.yaml to resume in $S"
 [ ! -e "$DB" ] && pass || fail "refused input created the store"
 "$KBENCH" plan check "$WORK/two.yaml" >"$WORK/check.out" 2>&1 && pass || fail "plan check: $(cat "$WORK/check.out")"
-expect_contains "$WORK/check.out" "ok: 2 SUTs, 1 swprofiles, 2 benchmarks"
+expect_contains "$WORK/check.out" "ok: 2 SUTs, 1 swprofile, 2 benchmarks"
 
 # --- two local SUTs in parallel, one store ---------------------------------------
 "$KBENCH" plan exec "$WORK/two.yaml" --store "$S" >"$WORK/two.out" 2>"$WORK/two.err"
