@@ -156,13 +156,6 @@ TEST(MethodRegistry, KeepsNamesSortedAndRefusesADuplicate) {
   EXPECT_THROW(registry.add(method("mid", {})), std::logic_error);
 }
 
-TEST(SpokenList, JoinsWithCommasAndTheLastWord) {
-  EXPECT_EQ(spoken_list({}), "");
-  EXPECT_EQ(spoken_list({"ssh"}), "ssh");
-  EXPECT_EQ(spoken_list({"local", "ssh"}), "local or ssh");
-  EXPECT_EQ(spoken_list({"local", "qemu", "ssh"}), "local, qemu or ssh");
-  EXPECT_EQ(spoken_list({"a", "b"}, "and"), "a and b");
-}
 
 }  // namespace
 }  // namespace kbench::sut

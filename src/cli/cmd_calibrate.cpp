@@ -53,8 +53,8 @@ void add_calibrate_command(CLI::App& app) {
   options->run.suite = "quick";
   CLI::App* cmd = app.add_subcommand(
       "calibrate", "Measure the running kernel as many sessions, spread in time, to teach the noise model");
-  cmd->add_option("--suite", options->run.suite, "shipped plan to run: quick (default) or default")
-      ->check(CLI::IsMember({"quick", "default"}));
+  add_choice_option(*cmd, "--suite", options->run.suite, {"quick", "default"},
+                    "shipped plan to run: quick (default) or default");
   add_integer_option(*cmd, "--sessions", options->run.sessions, 2, kMaxSessions, "sessions to run (default 6)");
   cmd->add_option_function<std::string>(
       "--spread",

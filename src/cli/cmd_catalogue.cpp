@@ -76,7 +76,7 @@ void add_catalogue_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "catalogue", "Every benchmark kbench-agent offers: parameters (kind, range, values) and result classes");
   cmd->add_option("glob", options->glob, "only benchmarks matching this glob, e.g. 'syscall/*' (default: all)");
-  cmd->add_option("--format", options->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  add_choice_option(*cmd, "--format", options->format, {"text", "json"}, "text or json");
   cmd->footer(
       "Examples:\n"
       "  kbench catalogue\n"

@@ -64,9 +64,9 @@ void list_boots(store::ResultStore& store, const std::string& swprofile_glob) {
 void list_command(const ListOptions& options) {
   const OpenedStore opened = open_existing_store(options.store_url);
   auto& store = opened.store;
-  if (options.what == "session" || options.what == "sessions") {
+  if (options.what == "sessions") {
     list_sessions(*store, options.swprofile_glob);
-  } else if (options.what == "boot" || options.what == "boots") {
+  } else if (options.what == "boots") {
     list_boots(*store, options.swprofile_glob);
   } else if (options.what == "sut") {
     std::cout << fmt::format("{:<24} {:<8} {:>5} {:>7} {:>8}  {}\n", "SUT", "arch", "cpus", "memory", "sessions",
@@ -98,9 +98,11 @@ void add_list_command(CLI::App& app) {
   auto options = std::make_shared<ListOptions>();
   CLI::App* cmd =
       app.add_subcommand("list", "List the SUTs, swprofiles, benchmarks, sessions or boots in the store");
-  cmd->add_option("kind", options->what, "sut, swprofile, benchmark, sessions or boots")
-      ->required()
-      ->check(CLI::IsMember({"sut", "swprofile", "benchmark", "session", "sessions", "boot", "boots"}));
+  add_choice_option(*cmd, "kind", options->what, {"sut", "swprofile", "benchmark", "sessions", "boots"},
+                    "sut, swprofile, benchmark, sessions or boots",
+                    {{"suts", "sut"}, {"swprofiles", "swprofile"}, {"benchmarks", "benchmark"}, {"session", "sessions"},
+                     {"boot", "boots"}});
+  cmd->get_option("kind")->required();
   add_glob_option(*cmd, "--id", options->glob, "only names matching this glob");
   add_glob_option(*cmd, "--swprofile", options->swprofile_glob,
                   "sessions, boots: only swprofiles matching this glob");

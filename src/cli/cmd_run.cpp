@@ -152,8 +152,7 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Measure the running kernel as new sessions of a swprofile");
   cmd->add_option("--swprofile", options->swprofile, "name of the software profile measured, e.g. base")
       ->required();
-  cmd->add_option("--suite", options->suite, "shipped plan to run: quick or default")
-      ->check(CLI::IsMember({"quick", "default"}));
+  add_choice_option(*cmd, "--suite", options->suite, {"quick", "default"}, "shipped plan to run: quick or default");
   add_glob_option(*cmd, "--benchmark", options->benchmark_glob,
                   "run only benchmarks matching this glob, e.g. 'syscall/*'");
   add_integer_option(*cmd, "--warmups", options->warmups, 0, kMaxWarmups,

@@ -2,14 +2,34 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/commands.h"
 #include "common/errors.h"
+#include "common/spoken_list.h"
 
 namespace kbench::cli {
 
 void add_glob_option(CLI::App& command, const std::string& name, std::string& into, const std::string& description) {
   command.add_option_function<std::string>(
       name, [&into, name](const std::string& text) { into = parse_glob(name, text); }, description);
+}
+
+void add_choice_option(CLI::App& command, const std::string& name, std::string& into,
+                       const std::vector<std::string>& choices, const std::string& description,
+                       const std::map<std::string, std::string>& aliases) {
+  command.add_option_function<std::string>(
+      name,
+      [&into, name, choices, aliases](const std::string& text) {
+        if (std::find(choices.begin(), choices.end(), text) != choices.end()) {
+          into = text;
+        } else if (const auto alias = aliases.find(text); alias != aliases.end()) {
+          into = alias->second;
+        } else {
+          throw InputError(fmt::format("{} '{}': expected {}", name, text, spoken_list(choices)));
+        }
+      },
+      description);
 }
 
 void add_integer_option(CLI::App& command, const std::string& name, std::optional<int>& into, int min, int max,

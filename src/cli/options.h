@@ -4,7 +4,9 @@
 // which the dashboard's query parameters go through too.
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "app/option_values.h"
 #include "app/store_access.h"
@@ -44,6 +46,11 @@ void add_integer_option(CLI::App& command, const std::string& name, std::optiona
                         const std::string& description);
 void add_timeout_option(CLI::App& command, const std::string& name, std::string& into,
                         const std::string& description);
+// One of `choices`; anything else is InputError "<name> 'x': expected a, b or c".
+// `aliases` are accepted too and stored as the choice they name.
+void add_choice_option(CLI::App& command, const std::string& name, std::string& into,
+                       const std::vector<std::string>& choices, const std::string& description,
+                       const std::map<std::string, std::string>& aliases = {});
 // A name (check_name): given empty, it is refused, not taken for "not given".
 void add_name_option(CLI::App& command, const std::string& name, std::string& into, const std::string& description);
 

@@ -463,7 +463,7 @@ BootSpec boot_spec(const Context& ctx, const YAML::Node& node, const SutSpec& su
   const auto& methods = sut::MethodRegistry::instance();
   if (at == "sut" && !method.has(sut::Capability::Deploy)) {
     ctx.fail(node, at + ".boot",
-             at + ".connection.method " + sut::spoken_list(methods.names_with(sut::Capability::Deploy)) +
+             at + ".connection.method " + spoken_list(methods.names_with(sut::Capability::Deploy)) +
                  " (kbench boots kernels on ssh SUTs and on the machine it runs on)");
   }
   const auto boots_beside_others = [](const sut::Method& m) {
@@ -471,7 +471,7 @@ BootSpec boot_spec(const Context& ctx, const YAML::Node& node, const SutSpec& su
   };
   if (at != "sut" && !boots_beside_others(method)) {
     ctx.fail(node, at + ".boot",
-             at + ".connection.method " + sut::spoken_list(methods.names_where(boots_beside_others)) +
+             at + ".connection.method " + spoken_list(methods.names_where(boots_beside_others)) +
                  " (the machine kbench runs on boots kernels only as a plan's single sut)");
   }
   if (node["method"]) {
@@ -529,7 +529,7 @@ SutSpec sut_spec(const Context& ctx, const YAML::Node& sut, const std::string& a
     const sut::Method* method = methods.find(spec.method);
     if (!method) {
       ctx.fail(conn["method"], at + ".connection.method",
-               sut::spoken_list(methods.names()) + ", got '" + spec.method + "'");
+               spoken_list(methods.names()) + ", got '" + spec.method + "'");
     }
     if (conn["params"]) spec.params = ctx.string_map(conn["params"], at + ".connection.params");
     if (const auto problem = method->problem_with(spec.params)) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "common/spoken_list.h"
 #include "report/noise_report.h"
 #include "report/renderers.h"
 #include "report/trend.h"
@@ -49,15 +50,7 @@ std::vector<std::string_view> format_names(View view) {
   return names;
 }
 
-std::string format_choices(View view) {
-  const std::vector<std::string_view> names = format_names(view);
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
-    text += names[i];
-  }
-  return text;
-}
+std::string format_choices(View view) { return spoken_list(format_names(view)); }
 
 const Format& find_format(std::string_view name, View view) {
   for (const Format& format : kFormats)

@@ -407,7 +407,7 @@ std::vector<plan::SwprofileSpec> select_swprofiles(const plan::Plan& plan, const
       throw InputError(fmt::format(
           "{}:{}: swprofile {}: wrapper: expected a {} SUT; a {} SUT's guest has only kbench's own initramfs",
           plan.path, spec.line, spec.name,
-          sut::spoken_list(sut::MethodRegistry::instance().names_with(Capability::Wrapper)), plan.sut->method));
+          spoken_list(sut::MethodRegistry::instance().names_with(Capability::Wrapper)), plan.sut->method));
     }
   }
   if (plan_is_local(plan) && !boots_this_machine(plan)) {
@@ -555,7 +555,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     sut::RemoteShell* shell = sut::remote_shell(connection_for(profiles.front()));
     if (!shell) {
       throw InputError("sut.boot: expected sut.connection.method " +
-                       sut::spoken_list(sut::MethodRegistry::instance().names_with(Capability::Deploy)));
+                       spoken_list(sut::MethodRegistry::instance().names_with(Capability::Deploy)));
     }
     deployer.emplace(*shell, *plan.sut->boot, [&](const std::string& line) { progress.message(line); },
                      sleep_unless_interrupted, local_boots);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/params.h"
+#include "common/spoken_list.h"
 #include "sut/connection.h"
 
 namespace kbench::sut {
@@ -109,9 +110,6 @@ class MethodRegistry {
  private:
   std::vector<Method> methods_;  // sorted by name
 };
-
-// "local, qemu or ssh" (`last` = "or"); "ssh" alone; "" for none.
-std::string spoken_list(const std::vector<std::string>& words, std::string_view last = "or");
 
 // The connection of method `method` (InputError naming the registered ones
 // when unknown). `swprofile`: the swprofile to

@@ -73,15 +73,6 @@ std::vector<std::string> MethodRegistry::names_with(Capability c) const {
   return names_where([c](const Method& method) { return method.has(c); });
 }
 
-std::string spoken_list(const std::vector<std::string>& words, std::string_view last) {
-  std::string out;
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    if (i > 0) out += i + 1 == words.size() ? " " + std::string(last) + " " : ", ";
-    out += words[i];
-  }
-  return out;
-}
-
 std::unique_ptr<Connection> make_connection(std::string_view method, const Params& params,
                                             const SwprofileKernel* swprofile) {
   const Method& found = MethodRegistry::instance().get(method);

@@ -19,6 +19,11 @@ expect_bad_input "zero repeats" "$KBENCH" run --swprofile A --repeats 0 --store 
 expect_bad_input "bad --repeats" "$KBENCH" run --swprofile A --repeats many --store "sqlite://$WORK/new.db"
 expect_bad_input "bad --timeout" "$KBENCH" run --swprofile A --timeout soon --store "sqlite://$WORK/new.db"
 expect_bad_input "bad --suite" "$KBENCH" run --swprofile A --suite huge --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "--suite 'huge': expected quick or default"
+expect_bad_input "bad catalogue --format" "$KBENCH" catalogue --format yaml
+expect_contains "$WORK/err" "--format 'yaml': expected text or json"
+expect_bad_input "bad list kind" "$KBENCH" list kernels --store "sqlite://$WORK/new.db"
+expect_contains "$WORK/err" "kind 'kernels': expected sut, swprofile, benchmark, sessions or boots"
 expect_bad_input "bad store scheme" "$KBENCH" run --swprofile A --store "mysql://x/y"
 [ ! -e "$WORK/new.db" ] && pass || fail "a refused run created the store"
 # Names follow a plan's rule; an empty --sut is refused, not read as the hostname.
