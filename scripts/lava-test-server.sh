@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A throw-away LAVA server for the tests of the coming `lava` SUT connection:
-# lava-server (gunicorn, lava-scheduler) and one lava-worker on this machine,
-# one worker and one `qemu` device (x86_64, TCG: no KVM), its database in a
+# lava-server (gunicorn, lava-publisher, lava-scheduler) and lava-worker on
+# this machine, one worker and one `qemu` device (x86_64, TCG: no KVM), its database in a
 # PostgreSQL cluster of its own under the state directory. No systemd: the
 # processes are started here, each in a session of its own, and their pids
 # kept in the state directory. Needs root (apt-get, the dispatcher).
@@ -147,25 +147,38 @@ start_postgres() {
   runuser -u postgres -- "$pgbin/psql" -q -h "$state/pg" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 \
     -c "CREATE ROLE lavaserver LOGIN PASSWORD '$password'" \
     -c "CREATE DATABASE lavaserver OWNER lavaserver ENCODING 'UTF8' TEMPLATE template0" >/dev/null
+  (umask 077 && echo "$password" >"$state/pg/password")
+}
+
+# LAVA's settings, read by every lava-server process spawn and manage start.
+write_settings() {
+  free_port >"$state/event-port"
+  # lava-publisher and lava-scheduler drop root for lavaserver: the
+  # publisher's socket is made in a directory of that user.
+  mkdir -p "$state/events"
+  chown lavaserver: "$state/events"
   local secret
   secret=$(head -c 48 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
   (
     umask 077
     cat >"$state/env" <<EOF
-LAVA_YAML_SETTINGS_DATABASES='{default: {ENGINE: django.db.backends.postgresql, NAME: lavaserver, USER: lavaserver, PASSWORD: $password, HOST: 127.0.0.1, PORT: $port}}'
+LAVA_YAML_SETTINGS_DATABASES='{default: {ENGINE: django.db.backends.postgresql, NAME: lavaserver, USER: lavaserver, PASSWORD: $(cat "$state/pg/password"), HOST: 127.0.0.1, PORT: $(cat "$state/pg/port")}}'
 SECRET_KEY=$secret
 LAVA_SETTINGS_MEDIA_ROOT=$state/media/
 LAVA_SETTINGS_DJANGO_LOGFILE=$state/log/django.log
 LAVA_SETTINGS_DEVICES_PATH=$state/devices
 LAVA_SETTINGS_HEALTH_CHECKS_PATH=$state/health-checks
 LAVA_SETTINGS_DISPATCHER_CONFIG_PATH=$state/dispatcher.d
+LAVA_SETTINGS_EVENT_NOTIFICATION=True
+LAVA_SETTINGS_INTERNAL_EVENT_SOCKET=ipc://$state/events/lava.events
+LAVA_SETTINGS_EVENT_SOCKET=tcp://127.0.0.1:$(cat "$state/event-port")
 EOF
   )
 }
 
 start() {
   [ "$(id -u)" -eq 0 ] || die "needs root (apt-get, the LAVA dispatcher)"
-  if [ -d "$state" ] && alive gunicorn && alive scheduler && alive worker && ready; then
+  if [ -d "$state" ] && alive gunicorn && alive publisher && alive scheduler && alive worker && ready; then
     print_exports
     return
   fi
@@ -178,6 +191,7 @@ start() {
   install_packages
   mkdir -p "$state"/{log,pids,media,devices,health-checks,dispatcher.d,worker}
   start_postgres
+  write_settings
 
   manage migrate --noinput >"$state/log/migrate.log" 2>&1 \
     || { tail -20 "$state/log/migrate.log" >&2; die "lava-server manage migrate failed"; }
@@ -209,16 +223,22 @@ EOF
   port=$(free_port)
   echo "http://127.0.0.1:$port/" >"$state/url"
   spawn gunicorn gunicorn lava_server.wsgi --bind "127.0.0.1:$port" --workers 2 --timeout 120
-  # No lava-publisher: without its event stream the scheduler looks for
-  # work every 20 s rather than at once, which a test server can afford.
-  spawn scheduler lava-server manage lava-scheduler --level DEBUG --log-file -
-  # A 5 s ping (20 by default) has the worker see a scheduled job sooner.
+  # lava-publisher relays the server's events (ZMQ, EVENT_SOCKET) to the
+  # scheduler and, over a websocket, to the worker: a submitted job is
+  # scheduled and picked up at once rather than at the scheduler's next 20 s
+  # round and the worker's next ping.
+  local ws_port
+  ws_port=$(free_port)
+  spawn publisher lava-server manage lava-publisher --level DEBUG --log-file - --host 127.0.0.1 --port "$ws_port"
+  spawn scheduler lava-server manage lava-scheduler --level DEBUG --log-file - \
+    --event-url "tcp://127.0.0.1:$(cat "$state/event-port")"
   spawn worker lava-worker --level DEBUG --log-file - --url "$(cat "$state/url")" --name "$worker_name" \
-    --token-file "$state/worker-token" --worker-dir "$state/worker" --ping-interval 5
+    --ws-url "http://127.0.0.1:$ws_port/ws/" \
+    --token-file "$state/worker-token" --worker-dir "$state/worker"
 
   local waited=0
   until ready; do
-    for p in gunicorn scheduler worker; do
+    for p in gunicorn publisher scheduler worker; do
       alive "$p" || { tail -20 "$state/log/$p.log" >&2; die "$p exited (log in $state/log/$p.log)"; }
     done
     [ "$waited" -ge 180 ] && die "the device is not Idle/Good with its worker Online after 180 s (logs in $state/log)"
@@ -246,7 +266,7 @@ stop_process() {
 stop() {
   [ -d "$state" ] || return 0
   local p
-  for p in worker scheduler gunicorn; do stop_process "$p"; done
+  for p in worker scheduler publisher gunicorn; do stop_process "$p"; done
   if [ -n "$pgbin" ] && [ -f "$state/pg/data/postmaster.pid" ]; then
     runuser -u postgres -- "$pgbin/pg_ctl" -D "$state/pg/data" -m fast stop >/dev/null 2>&1 || true
   fi
@@ -256,7 +276,7 @@ stop() {
 }
 
 status() {
-  [ -d "$state" ] && alive gunicorn && alive scheduler && alive worker && ready || return 1
+  [ -d "$state" ] && alive gunicorn && alive publisher && alive scheduler && alive worker && ready || return 1
   print_exports
 }
 
