@@ -248,25 +248,35 @@ EOF
   print_exports
 }
 
-stop_process() {
-  local f=$state/pids/$1.pid pid i
-  [ -f "$f" ] || return 0
-  pid=$(cat "$f")
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.2
-    done
-    kill -KILL -- "-$pid" 2>/dev/null || true
-  fi
-  rm -f "$f"
+any_alive() {
+  local pid
+  for pid in "$@"; do kill -0 "$pid" 2>/dev/null && return 0; done
+  return 1
+}
+
+# SIGTERM to every process group at once (each takes 2-7 s to leave on a
+# busy machine), SIGKILL to what is left after 20 s.
+stop_processes() {
+  local f pid pids=() _
+  for f in "$state"/pids/*.pid; do
+    [ -f "$f" ] || continue
+    pid=$(cat "$f")
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
+  done
+  for _ in $(seq 1 100); do
+    any_alive "${pids[@]}" || break
+    sleep 0.2
+  done
+  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
+  rm -f "$state"/pids/*.pid
 }
 
 stop() {
   [ -d "$state" ] || return 0
-  local p
-  for p in worker scheduler publisher gunicorn; do stop_process "$p"; done
+  stop_processes
   if [ -n "$pgbin" ] && [ -f "$state/pg/data/postmaster.pid" ]; then
     runuser -u postgres -- "$pgbin/pg_ctl" -D "$state/pg/data" -m fast stop >/dev/null 2>&1 || true
   fi
