@@ -76,6 +76,10 @@ alive() {
   [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null
 }
 
+all_alive() {
+  alive gunicorn && alive publisher && alive scheduler && alive worker
+}
+
 install_packages() {
   local missing=()
   [ -x /usr/bin/lava-server ] || missing+=(lava-server)
@@ -89,8 +93,8 @@ install_packages() {
   # this machine use those, so they keep the version they have.
   local keep=() p v
   for p in linux-perf linux-libc-dev; do
-    v=$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || true)
-    [ -n "$v" ] && keep+=("$p=$v")
+    v=$(dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$p" 2>/dev/null || true)
+    case "$v" in "ii "*) keep+=("$p=${v#ii  }") ;; esac
   done
   echo "lava-test-server: installing ${missing[*]} (log in $state.apt.log)" >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
@@ -178,9 +182,15 @@ EOF
 
 start() {
   [ "$(id -u)" -eq 0 ] || die "needs root (apt-get, the LAVA dispatcher)"
-  if [ -d "$state" ] && alive gunicorn && alive publisher && alive scheduler && alive worker && ready; then
-    print_exports
-    return
+  # A running server that is slow to answer (a loaded machine) is given a
+  # minute before it is taken for dead and built again.
+  if [ -d "$state" ] && all_alive; then
+    local _
+    for _ in $(seq 1 30); do
+      ready && { print_exports; return; }
+      all_alive || break
+      sleep 2
+    done
   fi
   [ -d "$state" ] && [ -f "$state/.kbench-lava-test" ] && stop
   [ -d "$state" ] && [ ! -f "$state/.kbench-lava-test" ] && [ -n "$(ls -A "$state")" ] \
@@ -289,7 +299,7 @@ stop() {
 }
 
 status() {
-  [ -d "$state" ] && alive gunicorn && alive publisher && alive scheduler && alive worker && ready || return 1
+  [ -d "$state" ] && all_alive && ready || return 1
   print_exports
 }
 
