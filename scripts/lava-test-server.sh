@@ -198,6 +198,9 @@ start() {
   mkdir -p "$state"
   chmod 711 "$state"
   touch "$state/.kbench-lava-test"
+  # A `start` that fails halts what it started but keeps the directory, whose
+  # logs the error points at; the next `start` or `stop` removes it.
+  trap halt_on_failure EXIT
   install_packages
   mkdir -p "$state"/{log,pids,media,devices,health-checks,dispatcher.d,worker}
   start_postgres
@@ -258,6 +261,7 @@ EOF
     sleep 1
     waited=$((waited + 1))
   done
+  trap - EXIT
   print_exports
 }
 
@@ -287,12 +291,21 @@ stop_processes() {
   rm -f "$state"/pids/*.pid
 }
 
-stop() {
-  [ -d "$state" ] || return 0
+halt() {
   stop_processes
   if [ -n "$pgbin" ] && [ -f "$state/pg/data/postmaster.pid" ]; then
     runuser -u postgres -- "$pgbin/pg_ctl" -D "$state/pg/data" -m fast stop >/dev/null 2>&1 || true
   fi
+}
+
+halt_on_failure() {
+  local rc=$?
+  [ "$rc" -eq 0 ] || halt >/dev/null 2>&1
+}
+
+stop() {
+  [ -d "$state" ] || return 0
+  halt
   # Only a directory this script made is removed.
   [ -f "$state/.kbench-lava-test" ] && rm -rf "$state"
   return 0
