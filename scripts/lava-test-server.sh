@@ -1,0 +1,327 @@
+#!/usr/bin/env bash
+# A throw-away LAVA server for the tests of the coming `lava` SUT connection:
+# lava-server (gunicorn, lava-publisher, lava-scheduler) and lava-worker on
+# this machine, one worker and one `qemu` device (x86_64, TCG: no KVM), its database in a
+# PostgreSQL cluster of its own under the state directory. No systemd: the
+# processes are started here, each in a session of its own, and their pids
+# kept in the state directory. Needs root (apt-get, the dispatcher).
+#
+#   eval "$(scripts/lava-test-server.sh start)"   prints `export` lines:
+#       KBENCH_TEST_LAVA_URL=http://127.0.0.1:PORT/   (REST API under api/v0.2/)
+#       KBENCH_TEST_LAVA_TOKEN_FILE=DIR/token        (0600, an API token of the
+#                                                     superuser `kbench`)
+#       KBENCH_TEST_LAVA_DEVICE_TYPE=qemu, KBENCH_TEST_LAVA_DEVICE=NAME,
+#       KBENCH_TEST_LAVA_DIR=DIR
+#   scripts/lava-test-server.sh status   exit 0 and the export lines when it
+#                                        answers, else exit 1
+#   scripts/lava-test-server.sh stop     stops every process `start` started
+#                                        and removes the state directory
+#
+# `start` installs lava-server and lava-dispatcher (Debian packages,
+# --no-install-recommends) when missing. While a server started here answers,
+# `start` prints its lines again and starts nothing; a state directory whose
+# server does not answer (a crash, a reboot) is cleared and built again.
+# The state directory is $KBENCH_LAVA_TEST_STATE, default
+# /var/tmp/kbench-lava-test. Run it under `nice -n 19` to have the server, the
+# dispatcher and the QEMU guests it boots yield to other work (nice is
+# inherited).
+#
+# LAVA's settings come from the environment (LAVA_SETTINGS_*,
+# LAVA_YAML_SETTINGS_*, read after /etc/lava-server/settings.d), so nothing
+# under /etc is written and a LAVA configured on this machine is not used:
+# the database, the device dictionaries, job output and logs all live in the
+# state directory.
+set -euo pipefail
+
+state=${KBENCH_LAVA_TEST_STATE:-/var/tmp/kbench-lava-test}
+worker_name=kbench-test-worker
+device=kbench-qemu-01
+admin=kbench
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+
+die() { echo "lava-test-server: $*" >&2; exit 1; }
+
+print_exports() {
+  echo "export KBENCH_TEST_LAVA_URL=$(cat "$state/url")"
+  echo "export KBENCH_TEST_LAVA_TOKEN_FILE=$state/token"
+  echo "export KBENCH_TEST_LAVA_DEVICE_TYPE=qemu"
+  echo "export KBENCH_TEST_LAVA_DEVICE=$device"
+  echo "export KBENCH_TEST_LAVA_DIR=$state"
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# GET on the REST API; prints the body, fails on an HTTP error.
+api() {
+  curl -fsS --max-time 10 -H "Authorization: Token $(cat "$state/token")" "$(cat "$state/url")api/v0.2/$1"
+}
+
+# The device Idle and Good and its worker Online: what a job needs to start.
+ready() {
+  [ -f "$state/url" ] && [ -f "$state/token" ] || return 1
+  local dev wrk
+  dev=$(api "devices/$device/" 2>/dev/null) || return 1
+  wrk=$(api "workers/$worker_name/" 2>/dev/null) || return 1
+  python3 - "$dev" "$wrk" <<'EOF'
+import json, sys
+dev, wrk = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+sys.exit(0 if (dev["state"], dev["health"], wrk["state"]) == ("Idle", "Good", "Online") else 1)
+EOF
+}
+
+alive() {
+  local f=$state/pids/$1.pid
+  [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null
+}
+
+all_alive() {
+  alive gunicorn && alive publisher && alive scheduler && alive worker
+}
+
+install_packages() {
+  local missing=()
+  [ -x /usr/bin/lava-server ] || missing+=(lava-server)
+  [ -x /usr/bin/lava-worker ] || missing+=(lava-dispatcher)
+  # Of lava-dispatcher's recommends only QEMU is used (the device type).
+  command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
+  command -v gunicorn >/dev/null || missing+=(gunicorn)
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  # lava-dispatcher-host pulls in kernel headers whose newer version would
+  # upgrade linux-perf and linux-libc-dev with them; benchmarks and builds on
+  # this machine use those, so they keep the version they have.
+  local keep=() p v
+  for p in linux-perf linux-libc-dev; do
+    v=$(dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$p" 2>/dev/null || true)
+    case "$v" in "ii "*) keep+=("$p=${v#ii  }") ;; esac
+  done
+  echo "lava-test-server: installing ${missing[*]} (log in $state.apt.log)" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+    "${missing[@]}" "${keep[@]}" >"$state.apt.log" 2>&1 \
+    || { tail -20 "$state.apt.log" >&2; die "apt-get install ${missing[*]} failed (log in $state.apt.log)"; }
+}
+
+# Starts a long-running process in a session of its own (so that `stop` can
+# signal its whole process group: gunicorn's workers, lava-run, QEMU), output
+# in log/NAME.log, pid in pids/NAME.pid. The lock's descriptor is closed or
+# the process would hold the lock for its whole life.
+spawn() {
+  local name=$1
+  shift
+  (
+    set -a
+    # shellcheck disable=SC1091
+    . "$state/env"
+    exec setsid "$@" </dev/null >"$state/log/$name.log" 2>&1 9>&-
+  ) &
+  echo "$!" >"$state/pids/$name.pid"
+}
+
+manage() {
+  (
+    set -a
+    # shellcheck disable=SC1091
+    . "$state/env"
+    exec lava-server manage "$@" 9>&-
+  )
+}
+
+start_postgres() {
+  [ -n "$pgbin" ] && [ -x "$pgbin/initdb" ] || die "no PostgreSQL server in /usr/lib/postgresql/*/bin (Debian package postgresql)"
+  id postgres >/dev/null 2>&1 || die "no user postgres (Debian package postgresql)"
+  mkdir -p "$state/pg"
+  chown postgres: "$state/pg"
+  runuser -u postgres -- "$pgbin/initdb" -D "$state/pg/data" -U postgres --auth-local=trust \
+    --auth-host=scram-sha-256 --no-instructions -E UTF8 --locale=C.UTF-8 >"$state/log/initdb.log" 2>&1 \
+    || { cat "$state/log/initdb.log" >&2; die "initdb failed"; }
+  local port attempt
+  for attempt in 1 2 3 4 5; do
+    port=$(free_port)
+    # fsync off: a throw-away database need not survive a power cut.
+    if runuser -u postgres -- "$pgbin/pg_ctl" -D "$state/pg/data" -l "$state/pg/server.log" -w -t 30 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $state/pg -c fsync=off" start >/dev/null 2>&1 9>&-; then
+      break
+    fi
+    [ "$attempt" -eq 5 ] && { tail -20 "$state/pg/server.log" >&2; die "PostgreSQL did not start"; }
+  done
+  echo "$port" >"$state/pg/port"
+  local password
+  password=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+  runuser -u postgres -- "$pgbin/psql" -q -h "$state/pg" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 \
+    -c "CREATE ROLE lavaserver LOGIN PASSWORD '$password'" \
+    -c "CREATE DATABASE lavaserver OWNER lavaserver ENCODING 'UTF8' TEMPLATE template0" >/dev/null
+  (umask 077 && echo "$password" >"$state/pg/password")
+}
+
+# LAVA's settings, read by every lava-server process spawn and manage start.
+write_settings() {
+  free_port >"$state/event-port"
+  # lava-publisher and lava-scheduler drop root for lavaserver: the
+  # publisher's socket is made in a directory of that user.
+  mkdir -p "$state/events"
+  chown lavaserver: "$state/events"
+  local secret
+  secret=$(head -c 48 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+  (
+    umask 077
+    cat >"$state/env" <<EOF
+LAVA_YAML_SETTINGS_DATABASES='{default: {ENGINE: django.db.backends.postgresql, NAME: lavaserver, USER: lavaserver, PASSWORD: $(cat "$state/pg/password"), HOST: 127.0.0.1, PORT: $(cat "$state/pg/port")}}'
+SECRET_KEY=$secret
+LAVA_SETTINGS_MEDIA_ROOT=$state/media/
+LAVA_SETTINGS_DJANGO_LOGFILE=$state/log/django.log
+LAVA_SETTINGS_DEVICES_PATH=$state/devices
+LAVA_SETTINGS_HEALTH_CHECKS_PATH=$state/health-checks
+LAVA_SETTINGS_DISPATCHER_CONFIG_PATH=$state/dispatcher.d
+LAVA_SETTINGS_EVENT_NOTIFICATION=True
+LAVA_SETTINGS_INTERNAL_EVENT_SOCKET=ipc://$state/events/lava.events
+LAVA_SETTINGS_EVENT_SOCKET=tcp://127.0.0.1:$(cat "$state/event-port")
+EOF
+  )
+}
+
+start() {
+  [ "$(id -u)" -eq 0 ] || die "needs root (apt-get, the LAVA dispatcher)"
+  # A running server that is slow to answer (a loaded machine) is given a
+  # minute before it is taken for dead and built again.
+  if [ -d "$state" ] && all_alive; then
+    local _
+    for _ in $(seq 1 30); do
+      ready && { print_exports; return; }
+      all_alive || break
+      sleep 2
+    done
+  fi
+  [ -d "$state" ] && [ -f "$state/.kbench-lava-test" ] && stop
+  [ -d "$state" ] && [ ! -f "$state/.kbench-lava-test" ] && [ -n "$(ls -A "$state")" ] \
+    && die "$state exists and was not made by this script"
+  mkdir -p "$state"
+  chmod 711 "$state"
+  touch "$state/.kbench-lava-test"
+  # A `start` that fails halts what it started but keeps the directory, whose
+  # logs the error points at; the next `start` or `stop` removes it.
+  trap halt_on_failure EXIT
+  install_packages
+  mkdir -p "$state"/{log,pids,media,devices,health-checks,dispatcher.d,worker}
+  start_postgres
+  write_settings
+
+  manage migrate --noinput >"$state/log/migrate.log" 2>&1 \
+    || { tail -20 "$state/log/migrate.log" >&2; die "lava-server manage migrate failed"; }
+  local password
+  password=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+  manage users add "$admin" --superuser --staff --passwd "$password" >/dev/null
+  (umask 077 && echo "$password" >"$state/password" && manage tokens add --user "$admin" --description kbench-tests >"$state/token")
+
+  # Device type qemu without health checks: HEALTH_CHECKS_PATH is an empty
+  # directory, so the scheduler schedules no health check job for the device
+  # and a device set Good stays Good.
+  manage device-types add qemu >/dev/null
+  # The worker authenticates with the token `workers add` prints.
+  manage workers add "$worker_name" --description "kbench test worker" \
+    | sed -n 's/^Token: //p' >"$state/worker-token"
+  [ -s "$state/worker-token" ] || die "lava-server manage workers add printed no token"
+  # no_kvm: /dev/kvm may be missing or unusable here; QEMU runs under TCG.
+  cat >"$state/devices/$device.jinja2" <<'EOF'
+{% extends 'qemu.jinja2' %}
+{% set no_kvm = True %}
+{% set memory = 512 %}
+{% set mac_addr = '52:54:00:12:34:59' %}
+EOF
+  manage devices add "$device" --device-type qemu --worker "$worker_name" \
+    --description "kbench test device (x86_64 under TCG)" >/dev/null
+  manage devices update "$device" --health GOOD >/dev/null
+
+  local port
+  port=$(free_port)
+  echo "http://127.0.0.1:$port/" >"$state/url"
+  spawn gunicorn gunicorn lava_server.wsgi --bind "127.0.0.1:$port" --workers 2 --timeout 120
+  # lava-publisher relays the server's events (ZMQ, EVENT_SOCKET) to the
+  # scheduler and, over a websocket, to the worker: a submitted job is
+  # scheduled and picked up at once rather than at the scheduler's next 20 s
+  # round and the worker's next ping.
+  local ws_port
+  ws_port=$(free_port)
+  spawn publisher lava-server manage lava-publisher --level DEBUG --log-file - --host 127.0.0.1 --port "$ws_port"
+  spawn scheduler lava-server manage lava-scheduler --level DEBUG --log-file - \
+    --event-url "tcp://127.0.0.1:$(cat "$state/event-port")"
+  # The worker learns that a job's lava-run has exited at its next ping to the
+  # server: every 20 s by default, which would add up to 20 s to every job's
+  # end. A ping is a small HTTP request; one every 2 s costs little.
+  spawn worker lava-worker --level DEBUG --log-file - --url "$(cat "$state/url")" --name "$worker_name" \
+    --ws-url "http://127.0.0.1:$ws_port/ws/" --ping-interval 2 \
+    --token-file "$state/worker-token" --worker-dir "$state/worker"
+
+  local waited=0
+  until ready; do
+    for p in gunicorn publisher scheduler worker; do
+      alive "$p" || { tail -20 "$state/log/$p.log" >&2; die "$p exited (log in $state/log/$p.log)"; }
+    done
+    [ "$waited" -ge 180 ] && die "the device is not Idle/Good with its worker Online after 180 s (logs in $state/log)"
+    sleep 1
+    waited=$((waited + 1))
+  done
+  trap - EXIT
+  print_exports
+}
+
+any_alive() {
+  local pid
+  for pid in "$@"; do kill -0 "$pid" 2>/dev/null && return 0; done
+  return 1
+}
+
+# SIGTERM to every process group at once (each takes 2-7 s to leave on a
+# busy machine), SIGKILL to what is left after 20 s.
+stop_processes() {
+  local f pid pids=() _
+  for f in "$state"/pids/*.pid; do
+    [ -f "$f" ] || continue
+    pid=$(cat "$f")
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
+  done
+  for _ in $(seq 1 100); do
+    any_alive "${pids[@]}" || break
+    sleep 0.2
+  done
+  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
+  rm -f "$state"/pids/*.pid
+}
+
+halt() {
+  stop_processes
+  if [ -n "$pgbin" ] && [ -f "$state/pg/data/postmaster.pid" ]; then
+    runuser -u postgres -- "$pgbin/pg_ctl" -D "$state/pg/data" -m fast stop >/dev/null 2>&1 || true
+  fi
+}
+
+halt_on_failure() {
+  local rc=$?
+  [ "$rc" -eq 0 ] || halt >/dev/null 2>&1
+}
+
+stop() {
+  [ -d "$state" ] || return 0
+  halt
+  # Only a directory this script made is removed.
+  [ -f "$state/.kbench-lava-test" ] && rm -rf "$state"
+  return 0
+}
+
+status() {
+  [ -d "$state" ] && all_alive && ready || return 1
+  print_exports
+}
+
+# One start or stop at a time.
+exec 9>"$state.lock"
+flock 9
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+esac
