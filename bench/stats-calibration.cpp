@@ -574,10 +574,10 @@ Outcome simulate_report(const Workflow& w, const Noise& noise, int rows, int cha
     for (const auto& row : table.rows) {
       const int index = std::stoi(row.benchmark.substr(4));
       const auto verdict = row.cells.at(0).verdict;
-      const bool marked = verdict == kbench::report::Verdict::Improvement ||
-                          verdict == kbench::report::Verdict::Regression;
+      const bool marked =
+          verdict == kbench::analysis::Verdict::Improvement || verdict == kbench::analysis::Verdict::Regression;
       if (index >= changed && marked) ++out.false_marks;
-      if (index < changed && verdict == kbench::report::Verdict::Regression) ++out.regressions_found;
+      if (index < changed && verdict == kbench::analysis::Verdict::Regression) ++out.regressions_found;
     }
   }
   return out;

@@ -77,13 +77,13 @@ analysis::CompareOptions options(bool per_sut = false) {
   return compare;
 }
 
-std::string grid(const report::Report& report) {
+std::string grid(const analysis::Report& report) {
   std::ostringstream out;
   report::make_renderer("grid")->render(report, out);
   return out.str();
 }
 
-const report::Cell& cell_of(const report::Table& table, const std::string& benchmark) {
+const analysis::Cell& cell_of(const analysis::Table& table, const std::string& benchmark) {
   for (const auto& row : table.rows) {
     if (row.benchmark == benchmark) return row.cells.at(0);
   }
@@ -97,7 +97,7 @@ TEST(CompareClasses, SeedStyleTablePerClassFromTwoMachinesOfTwoClasses) {
   const auto report = analysis::build_comparison(samples, options());
   ASSERT_EQ(report.tables.size(), 2u);
   EXPECT_EQ(report.tables[0].sut, "ampereone-192c");
-  EXPECT_EQ(report.tables[0].sut_scope, report::SutScope::SutClass);
+  EXPECT_EQ(report.tables[0].sut_scope, analysis::SutScope::SutClass);
   EXPECT_EQ(report.tables[0].suts, std::vector<std::string>{"ampere-1"});
   const std::string text = grid(report);
   EXPECT_THAT(text, HasSubstr("Results for SUT Class aws-m7g.metal:\n"));
@@ -137,7 +137,7 @@ TEST(CompareClasses, AChangeOnlyOneMachineShowsIsNotMarkedOnTheClassTable) {
   const auto samples = samples_of({{"a", "c", 100, 1.10}, {"b", "c", 130, 1.0}});
   const auto per_sut = analysis::build_comparison(samples, options(/*per_sut=*/true));
   ASSERT_EQ(per_sut.tables.size(), 2u);
-  EXPECT_EQ(cell_of(per_sut.tables[0], "syscall/getpid").verdict, report::Verdict::Regression)
+  EXPECT_EQ(cell_of(per_sut.tables[0], "syscall/getpid").verdict, analysis::Verdict::Regression)
       << "machine a alone: a clear 10% regression";
   const auto by_class = analysis::build_comparison(samples, options());
   ASSERT_EQ(by_class.tables.size(), 1u);
@@ -145,8 +145,8 @@ TEST(CompareClasses, AChangeOnlyOneMachineShowsIsNotMarkedOnTheClassTable) {
   const auto& cell = cell_of(by_class.tables[0], "syscall/getpid");
   EXPECT_EQ(cell.machines, 2u);
   EXPECT_NEAR(cell.change_pct, (std::sqrt(1.10) - 1) * 100, 1e-6) << "the geometric mean of the machines' changes";
-  EXPECT_NE(cell.verdict, report::Verdict::Regression) << "machine b does not show it: machine-to-machine variation";
-  EXPECT_NE(cell.verdict, report::Verdict::Improvement);
+  EXPECT_NE(cell.verdict, analysis::Verdict::Regression) << "machine b does not show it: machine-to-machine variation";
+  EXPECT_NE(cell.verdict, analysis::Verdict::Improvement);
   EXPECT_GT(cell.p_value, 0.05);
   EXPECT_THAT(grid(by_class), HasSubstr("Machines: 2 cells tested across the class's machines (2 machines)"));
 }
@@ -157,7 +157,7 @@ TEST(CompareClasses, AChangeEveryMachineShowsIsMarkedOnTheClassTable) {
   ASSERT_EQ(by_class.tables.size(), 1u);
   const auto& cell = cell_of(by_class.tables[0], "syscall/getpid");
   EXPECT_EQ(cell.machines, 3u);
-  EXPECT_EQ(cell.verdict, report::Verdict::Regression);
+  EXPECT_EQ(cell.verdict, analysis::Verdict::Regression);
   EXPECT_LT(cell.change_ci.low, 10.0);
   EXPECT_GT(cell.change_ci.high, 10.0);
   // The base column pools the machines' repeats; sessions are not what the class row was tested on.

@@ -26,8 +26,8 @@ namespace {
 using analysis::build_comparison;
 using analysis::build_profile_tables;
 using analysis::CompareOptions;
-using report::SignConvention;
-using report::Verdict;
+using analysis::SignConvention;
+using analysis::Verdict;
 using store::SampleRow;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -64,7 +64,7 @@ CompareOptions base_vs_test(SignConvention sign = SignConvention::Better) {
   return options;
 }
 
-std::string render(const report::Report& report, const std::string& format) {
+std::string render(const analysis::Report& report, const std::string& format) {
   std::ostringstream out;
   report::make_renderer(format)->render(report, out);
   return out.str();
@@ -78,7 +78,7 @@ TEST(CompareIdentity, RowsWithDifferentParametersAreNeverCompared) {
   std::vector<SampleRow> rows;
   add(rows, "base", "mmtests/hackbench", kSeconds, kLoops40, {10.0, 10.1, 9.9, 10.05, 9.95});
   add(rows, "test", "mmtests/hackbench", kSeconds, kLoops10, {3.0, 3.02, 3.01, 3.03, 3.015});
-  const report::Report report = build_comparison(rows, base_vs_test());
+  const analysis::Report report = build_comparison(rows, base_vs_test());
   ASSERT_EQ(report.tables.size(), 1u);
   const auto& table = report.tables[0];
   ASSERT_EQ(table.rows.size(), 2u);
@@ -100,7 +100,7 @@ TEST(CompareIdentity, EachParameterSetIsComparedWithItself) {
   add(rows, "base", "syscall/getpid", {"mean", "ns", Better::Lower}, {{"calls", "1000000"}}, {150.0, 150.5, 149.5});
   add(rows, "test", "syscall/getpid", {"mean", "ns", Better::Lower}, {{"calls", "10000000"}}, {100.0, 100.5, 99.5});
   add(rows, "test", "syscall/getpid", {"mean", "ns", Better::Lower}, {{"calls", "1000000"}}, {150.0, 150.5, 149.5});
-  const report::Report report = build_comparison(rows, base_vs_test());
+  const analysis::Report report = build_comparison(rows, base_vs_test());
   const auto& table = report.tables.at(0);
   ASSERT_EQ(table.rows.size(), 2u);
   EXPECT_EQ(table.rows[0].params.at("calls"), "1000000");
@@ -131,10 +131,10 @@ TEST(CompareIdentity, ShowKeepsParameterSetsApart) {
 // --- naming -----------------------------------------------------------------------
 
 TEST(RowNames, ParametersOnlyWhereABenchmarkHasSeveralSets) {
-  report::Table table;
+  analysis::Table table;
   for (const auto& [benchmark, params] : std::vector<std::pair<std::string, Params>>{
            {"mmtests/hackbench", kLoops40}, {"mmtests/hackbench", kLoops10}, {"syscall/getpid", {{"calls", "7"}}}}) {
-    report::Row row;
+    analysis::Row row;
     row.benchmark = benchmark;
     row.params = params;
     table.rows.push_back(row);
@@ -147,7 +147,7 @@ TEST(RowNames, ParametersOnlyWhereABenchmarkHasSeveralSets) {
 }
 
 TEST(RowNames, AKeyOneSetLacksIsShownAsUnset) {
-  report::ProfileTable table;
+  analysis::ProfileTable table;
   table.rows.push_back({"b/x", kOps, {}, {{"size", "4KB"}}});
   table.rows.push_back({"b/x", kOps, {}, {{"size", "4KB"}, {"mode", "fast"}}});
   const report::RowNames names(table);
@@ -162,7 +162,7 @@ TEST(RowNames, ParamsTextIsCanonical) {
 }
 
 // Two parameter sets of hackbench on both sides and a benchmark with one set.
-report::Report two_parameter_sets() {
+analysis::Report two_parameter_sets() {
   std::vector<SampleRow> rows;
   add(rows, "base", "mmtests/hackbench", kSeconds, kLoops40, {10.0, 10.1, 9.9});
   add(rows, "test", "mmtests/hackbench", kSeconds, kLoops40, {10.0, 10.1, 9.9});
@@ -174,7 +174,7 @@ report::Report two_parameter_sets() {
 }
 
 TEST(RowNames, EveryTextFormatTellsParameterSetsApart) {
-  const report::Report report = two_parameter_sets();
+  const analysis::Report report = two_parameter_sets();
   for (const std::string format : {"grid", "markdown", "delta", "mail"}) {
     const std::string text = render(report, format);
     EXPECT_THAT(text, HasSubstr("mmtests/hackbench [loops=10]")) << format << "\n" << text;
@@ -184,7 +184,7 @@ TEST(RowNames, EveryTextFormatTellsParameterSetsApart) {
 }
 
 TEST(RowNames, CsvAndJsonAlwaysCarryTheParameters) {
-  const report::Report report = two_parameter_sets();
+  const analysis::Report report = two_parameter_sets();
   const std::string csv = render(report, "csv");
   // params, run_df, then the class columns (no class here; the machine "lab").
   EXPECT_THAT(csv, HasSubstr(",params,run_df,sut_class,suts,machines\n"));
@@ -211,9 +211,9 @@ std::vector<SampleRow> one_faster_row() {
 }
 
 TEST(CompareGeomean, OneRowGeomeanIsThatRowsChange) {
-  const report::Report report = build_comparison(one_faster_row(), base_vs_test());
+  const analysis::Report report = build_comparison(one_faster_row(), base_vs_test());
   const auto& table = report.tables.at(0);
-  const double printed = report::signed_change(table.rows[0], table.rows[0].cells[0], SignConvention::Better);
+  const double printed = analysis::signed_change(table.rows[0], table.rows[0].cells[0], SignConvention::Better);
   EXPECT_NEAR(printed, 69.85, 1e-9);
   EXPECT_NEAR(table.columns[0].geomean_change_pct, printed, 1e-9);
   EXPECT_NEAR(table.columns[0].geomean_raw_change_pct, -69.85, 1e-9);
@@ -221,7 +221,7 @@ TEST(CompareGeomean, OneRowGeomeanIsThatRowsChange) {
 }
 
 TEST(CompareGeomean, EveryFormatPrintsTheGeomeanOnTheRowsScale) {
-  const report::Report better = build_comparison(one_faster_row(), base_vs_test());
+  const analysis::Report better = build_comparison(one_faster_row(), base_vs_test());
   const std::string grid = render(better, "grid");
   EXPECT_THAT(grid, HasSubstr("| all rows (positive = better) "));
   EXPECT_THAT(grid, HasSubstr("|     69.85% |"));
@@ -231,7 +231,7 @@ TEST(CompareGeomean, EveryFormatPrintsTheGeomeanOnTheRowsScale) {
   EXPECT_THAT(render(better, "markdown"), HasSubstr("geomean (raw: positive = larger): -69.85% over 1 rows"));
   EXPECT_THAT(render(better, "delta"), HasSubstr("geomean (raw: positive = larger): -69.85% over 1 rows"));
 
-  const report::Report raw = build_comparison(one_faster_row(), base_vs_test(SignConvention::Raw));
+  const analysis::Report raw = build_comparison(one_faster_row(), base_vs_test(SignConvention::Raw));
   const std::string raw_grid = render(raw, "grid");
   EXPECT_THAT(raw_grid, HasSubstr("| all rows (raw: positive = larger) "));
   EXPECT_THAT(raw_grid, HasSubstr("-69.85% |"));
@@ -249,7 +249,7 @@ TEST(CompareGeomean, RowsOfOneDirectionGiveTheGeometricMeanOfTheirRatios) {
   add(rows, "test", "b/a", kSeconds, {}, {5.0, 5.0});
   add(rows, "base", "b/b", kSeconds, {}, {10.0, 10.0});
   add(rows, "test", "b/b", kSeconds, {}, {8.0, 8.0});
-  const report::Report report = build_comparison(rows, base_vs_test());
+  const analysis::Report report = build_comparison(rows, base_vs_test());
   const auto& column = report.tables.at(0).columns.at(0);
   // Printed as a lower-is-better row prints a change: 1 - test/base.
   EXPECT_NEAR(column.geomean_change_pct, (1 - std::sqrt(0.4)) * 100, 1e-9);
@@ -266,7 +266,7 @@ TEST(CompareGeomean, ZeroOrMissingMeansAreLeftOut) {
   add(rows, "base", "b/zero", kOps, {}, {0.0, 0.0});
   add(rows, "test", "b/zero", kOps, {}, {1.0, 1.0});
   add(rows, "base", "b/only-base", kOps, {}, {1.0, 1.0});
-  const report::Report report = build_comparison(rows, base_vs_test());
+  const analysis::Report report = build_comparison(rows, base_vs_test());
   const auto& column = report.tables.at(0).columns.at(0);
   EXPECT_EQ(column.geomean_rows, 1);
   EXPECT_NEAR(column.geomean_change_pct, 10.0, 1e-9);

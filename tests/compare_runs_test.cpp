@@ -18,7 +18,7 @@ using kbench::Better;
 using kbench::analysis::build_comparison;
 using kbench::analysis::CompareOptions;
 using kbench::analysis::SessionOrigins;
-using kbench::report::Verdict;
+using kbench::analysis::Verdict;
 using kbench::store::SampleRow;
 
 struct Store {
@@ -58,7 +58,7 @@ CompareOptions a_vs_b() {
   return options;
 }
 
-const kbench::report::Cell& only_cell(const kbench::report::Report& report) {
+const kbench::analysis::Cell& only_cell(const kbench::analysis::Report& report) {
   return report.tables.at(0).rows.at(0).cells.at(0);
 }
 
@@ -100,7 +100,7 @@ TEST(CompareRuns, RunsThatDifferByTenPercentOutweighASixPercentChange) {
   const auto& cell = only_cell(report);
   EXPECT_EQ(cell.run_df, 2);
   EXPECT_EQ(cell.verdict, Verdict::Undecided);
-  EXPECT_GT(cell.sessions_to_decide, kbench::report::kSessionsToDecideLimit)
+  EXPECT_GT(cell.sessions_to_decide, kbench::analysis::kSessionsToDecideLimit)
       << "more sessions in the same two runs cannot decide it";
 }
 
@@ -266,7 +266,7 @@ TEST(Fingerprint, SeccompStateFromProcStatus) {
 
 namespace {
 
-int marks(const kbench::report::Report& report) {
+int marks(const kbench::analysis::Report& report) {
   int count = 0;
   for (const auto& table : report.tables) {
     for (const auto& column : table.columns) count += column.improvements + column.regressions;

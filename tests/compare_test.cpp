@@ -18,7 +18,7 @@ using kbench::analysis::build_comparison;
 using kbench::analysis::CompareOptions;
 using kbench::analysis::natural_less;
 using kbench::analysis::TestMethod;
-using kbench::report::Verdict;
+using kbench::analysis::Verdict;
 using kbench::store::SampleRow;
 
 namespace {
@@ -93,7 +93,7 @@ TEST(Compare, ClearSlowdownOfLowerIsBetterIsARegression) {
   const auto& row = report.tables[0].rows.at(0);
   const auto& cell = row.cells.at(0);
   EXPECT_NEAR(cell.change_pct, 10.0, 1e-12);
-  EXPECT_NEAR(kbench::report::signed_change(row, cell, kbench::report::SignConvention::Better), -10.0, 1e-12);
+  EXPECT_NEAR(kbench::analysis::signed_change(row, cell, kbench::analysis::SignConvention::Better), -10.0, 1e-12);
   EXPECT_EQ(cell.verdict, Verdict::Regression);
   EXPECT_EQ(report.tables[0].columns[0].regressions, 1);
   EXPECT_EQ(report.legend.rows_tested, 1);
@@ -426,7 +426,7 @@ TEST(CompareSessions, ZeroBaseIsNotTestedAndNegativeBaseKeepsTheDirection) {
       EXPECT_FALSE(cell.note.empty());
     } else {
       EXPECT_GT(cell.change_pct, 0.0);  // -100 -> -90 is up, whatever the sign of the base
-      const double better = kbench::report::signed_change(row, cell, kbench::report::SignConvention::Better);
+      const double better = kbench::analysis::signed_change(row, cell, kbench::analysis::SignConvention::Better);
       EXPECT_EQ(cell.verdict, better > 0 ? Verdict::Improvement : Verdict::Regression);
     }
   }
@@ -549,7 +549,7 @@ TEST(CompareVerdicts, ARowLeftUndecidedOnlyByBenjaminiHochbergSaysHowManySession
   EXPECT_GT(cell.change_ci.low, 0.0) << "the per-row 95 % CI excludes 0";
   EXPECT_GT(cell.q_value, 0.05);
   EXPECT_GT(cell.sessions_to_decide, 0);
-  EXPECT_LE(cell.sessions_to_decide, kbench::report::kSessionsToDecideLimit);
+  EXPECT_LE(cell.sessions_to_decide, kbench::analysis::kSessionsToDecideLimit);
 }
 
 TEST(CompareVerdicts, LooksSplitTheUnchangedVerdictsLevelAsTheyDoTheMarks) {
@@ -568,7 +568,7 @@ TEST(CompareVerdicts, LooksSplitTheUnchangedVerdictsLevelAsTheyDoTheMarks) {
   const auto& cell = four.tables.at(0).rows.at(0).cells.at(0);
   EXPECT_EQ(cell.verdict, Verdict::Undecided);
   EXPECT_GT(cell.sessions_to_decide, 0);
-  EXPECT_LE(cell.sessions_to_decide, kbench::report::kSessionsToDecideLimit);
+  EXPECT_LE(cell.sessions_to_decide, kbench::analysis::kSessionsToDecideLimit);
 }
 
 }  // namespace
@@ -677,7 +677,7 @@ TEST(CompareExtremes, NoChangeOfALowerIsBetterRowIsNeverANegativeZero) {
   add(rows, "m", "test", "syscall/getpid", "mean", "ns", Better::Lower, kBase);
   const auto report = build_comparison(rows, base_vs_test());
   const auto& row = report.tables.at(0).rows.at(0);
-  const double change = kbench::report::signed_change(row, row.cells.at(0), kbench::report::SignConvention::Better);
+  const double change = kbench::analysis::signed_change(row, row.cells.at(0), kbench::analysis::SignConvention::Better);
   EXPECT_EQ(change, 0.0);
   EXPECT_FALSE(std::signbit(change));
   std::ostringstream json;

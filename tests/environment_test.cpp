@@ -148,8 +148,8 @@ std::int64_t session_with_sample(store::ResultStore& store, const std::string& p
   return id;
 }
 
-report::Table table_for(const std::string& sut, const std::string& base, std::vector<std::string> tests) {
-  report::Table table;
+Table table_for(const std::string& sut, const std::string& base, std::vector<std::string> tests) {
+  Table table;
   table.sut = sut;
   table.base_profile = base;
   table.test_profiles = std::move(tests);
@@ -170,7 +170,7 @@ TEST(AddEnvironmentDifferences, ReadsTheFingerprintsOfEachTablesSut) {
   session_with_sample(*store, "patched", smt_off, "lab-2");
   store->begin_session({lab_machine(), "base", smt_off, "2026-11-29T12:00:00Z", {}, ""});
 
-  report::Report report;
+  Report report;
   report.tables.push_back(table_for("lab-1", "base", {"patched", "v2"}));
   add_environment_differences(report, *store);
   EXPECT_THAT(report.tables[0].environment_differences,

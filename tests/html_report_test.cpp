@@ -18,6 +18,15 @@
 #include "support/report_fixtures.h"
 
 namespace kbench::report {
+
+using analysis::Cell;
+using analysis::ColumnSummary;
+using analysis::Report;
+using analysis::Row;
+using analysis::SessionSamples;
+using analysis::Table;
+using analysis::Verdict;
+
 namespace {
 
 using nlohmann::json;
@@ -307,9 +316,9 @@ TEST(CompareSamples, KeptByRowAndSessionOnlyWhenAsked) {
     for (const auto& row : table.rows) EXPECT_TRUE(row.samples.empty());
 
   options.keep_samples = true;
-  const report::Report report = analysis::build_comparison(samples, options);
+  const analysis::Report report = analysis::build_comparison(samples, options);
   ASSERT_EQ(report.tables.size(), 2u);
-  const report::Row& row = report.tables[1].rows.at(0);
+  const analysis::Row& row = report.tables[1].rows.at(0);
   ASSERT_EQ(row.samples.size(), 2u);  // base, patched: the profile not compared stays out
   ASSERT_EQ(row.samples[1].size(), 2u);
   EXPECT_EQ(row.samples[1][1].sut, "lab-2");
@@ -323,9 +332,9 @@ TEST(CompareSamples, AClassTableHoldsTheSessionsOfEveryMachine) {
   options.base = "base";
   options.tests = {"patched"};
   options.keep_samples = true;
-  const report::Report report = analysis::build_comparison(two_machines_samples(), options);
+  const analysis::Report report = analysis::build_comparison(two_machines_samples(), options);
   ASSERT_EQ(report.tables.size(), 1u);
-  const report::Row& row = report.tables[0].rows.at(0);
+  const analysis::Row& row = report.tables[0].rows.at(0);
   ASSERT_EQ(row.samples.size(), 2u);
   ASSERT_EQ(row.samples[0].size(), 4u);
   EXPECT_EQ(row.samples[0][0].sut, "lab-1");

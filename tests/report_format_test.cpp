@@ -19,6 +19,15 @@
 #include "support/test_files.h"
 
 namespace kbench::report {
+
+using analysis::Cell;
+using analysis::ProfileRow;
+using analysis::ProfileTable;
+using analysis::Report;
+using analysis::Row;
+using analysis::SutScope;
+using analysis::Table;
+
 namespace {
 
 using kbench::testing::read_file;

@@ -22,6 +22,18 @@
 #include "support/test_paths.h"
 
 namespace kbench::report {
+
+using analysis::Cell;
+using analysis::ColumnSummary;
+using analysis::ProfileTable;
+using analysis::Report;
+using analysis::Row;
+using analysis::SignConvention;
+using analysis::signed_change;
+using analysis::SutScope;
+using analysis::Table;
+using analysis::Verdict;
+
 namespace {
 
 using kbench::testing::read_file;

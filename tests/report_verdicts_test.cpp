@@ -14,6 +14,15 @@
 #include "support/report_fixtures.h"
 
 namespace kbench::report {
+
+using analysis::Cell;
+using analysis::ColumnSummary;
+using analysis::kSessionsToDecideLimit;
+using analysis::Report;
+using analysis::Row;
+using analysis::Table;
+using analysis::Verdict;
+
 namespace {
 
 using ::testing::HasSubstr;

@@ -59,6 +59,33 @@ TEST(Cpio, CpioToolListsAndExtractsWhatWasWritten) {
   fs::remove_all(dir);
 }
 
+// The /init is joined from assets/sut/init_*.sh: a fragment left out or
+// joined out of order still makes a script, which only a boot would catch.
+TEST(QemuInit, JoinsTheFragmentsInTheOrderTheyRun) {
+  for (const std::string arch : {"x86_64", "aarch64"}) {
+    SCOPED_TRACE(arch);
+    const std::string init = qemu_init(arch);
+    EXPECT_TRUE(init.starts_with("#!/bin/busybox sh\n"));
+    EXPECT_EQ(init.find("#!", 1), std::string::npos);
+    const auto applets = init.find("\n/bin/busybox --install -s /bin\n");
+    const auto mounts = init.find("mount -t devtmpfs devtmpfs /dev\n");
+    const auto channel = init.find(arch == "aarch64" ? "/sys/class/virtio-ports/vport" : "results=/dev/ttyS1\n");
+    const auto framing = init.find("\nframe() {\n");
+    const auto first_frame = init.find("| frame KBS1 >&3\n");
+    ASSERT_NE(applets, std::string::npos);
+    ASSERT_NE(mounts, std::string::npos);
+    ASSERT_NE(channel, std::string::npos);
+    ASSERT_NE(framing, std::string::npos);
+    ASSERT_NE(first_frame, std::string::npos);
+    EXPECT_LT(applets, mounts);
+    EXPECT_LT(mounts, channel);
+    EXPECT_LT(channel, framing);
+    EXPECT_LT(framing, first_frame);
+    EXPECT_EQ(init.find(arch == "aarch64" ? "/dev/ttyS1" : "virtio-ports"), std::string::npos);
+    EXPECT_TRUE(init.ends_with("\npoweroff -f\n"));
+  }
+}
+
 TEST(QemuParams, BadParametersNameTheKey) {
   const QemuBoot boot{"/proc/self/exe", {}, {}};
   EXPECT_THROW(make_qemu_connection({{"accel", "hvf"}}, boot, agent_path()), InputError);

@@ -108,7 +108,7 @@ TEST(Trend, APlantedStepIsFoundTestedAndMarked) {
   EXPECT_EQ(step.before_label, "6.10..6.15");
   EXPECT_EQ(step.after_label, "6.16..6.19");
   ASSERT_EQ(step.row.cells.size(), 1u);
-  EXPECT_EQ(step.row.cells[0].verdict, kbench::report::Verdict::Regression);
+  EXPECT_EQ(step.row.cells[0].verdict, kbench::analysis::Verdict::Regression);
   EXPECT_NEAR(step.row.cells[0].change_pct, 10, 1.5);
   EXPECT_EQ(step.row.cells[0].base_sessions, 18u);
 
@@ -173,7 +173,7 @@ TEST(Trend, AnExactStepOfADeterministicRowIsReportedAndMarked) {
   EXPECT_EQ(row.changes.segmentation.change_points, (std::vector<std::size_t>{3}));
   ASSERT_EQ(row.steps.size(), 1u);
   ASSERT_EQ(row.steps[0].row.cells.size(), 1u);
-  EXPECT_EQ(row.steps[0].row.cells[0].verdict, kbench::report::Verdict::Regression);
+  EXPECT_EQ(row.steps[0].row.cells[0].verdict, kbench::analysis::Verdict::Regression);
   EXPECT_NEAR(row.steps[0].row.cells[0].change_pct, 10, 1e-9);
   std::ostringstream text;
   kbench::report::render_trend_text(trend, "", text);

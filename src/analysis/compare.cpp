@@ -99,8 +99,8 @@ SessionNames session_names(const std::vector<store::SampleRow>& samples) {
   return names;
 }
 
-std::vector<report::SessionSamples> samples_by_session(const ProfileSamples& samples, const SessionNames& names) {
-  std::vector<report::SessionSamples> sessions;
+std::vector<SessionSamples> samples_by_session(const ProfileSamples& samples, const SessionNames& names) {
+  std::vector<SessionSamples> sessions;
   sessions.reserve(samples.by_session.size());
   for (const auto& [session, values] : samples.by_session) {
     const auto name = names.find(session);
@@ -273,7 +273,7 @@ double smallest_rank_p(std::size_t n, std::size_t m) {
 // Mann-Whitney U, or why it cannot reach the level: a rank test on tiny
 // samples cannot (with 2 a side the smallest two-sided p is 2/C(4,2) = 0.33);
 // saying so spares the reader wondering why an obvious change is unmarked.
-void rank_test(const Values& base, const Values& test, double level, const char* units, report::Cell& cell) {
+void rank_test(const Values& base, const Values& test, double level, const char* units, Cell& cell) {
   const auto u = stats::mann_whitney_u(base, test);
   const double smallest_p = smallest_rank_p(base.size(), test.size());
   if (!u.valid) cell.note = u.reason;
@@ -299,7 +299,7 @@ bool constant_and_equal(const Values& base, const Values& test) {
 // Tests one cell on the repeats pooled (--sessions pooled). Returns whether
 // the 95% CIs are disjoint (ci-overlap).
 bool test_pooled(const Values& base, const Values& test, const CompareOptions& options, double level,
-                 const stats::Summary& base_summary, report::Cell& cell) {
+                 const stats::Summary& base_summary, Cell& cell) {
   cell.change_ci = stats::relative_change_ci(base_summary, cell.test);
   if (constant_and_equal(base, test)) {
     cell.note = kConstantAndEqual;
@@ -331,7 +331,7 @@ bool test_pooled(const Values& base, const Values& test, const CompareOptions& o
 // from it (it decides "unchanged"); --method picks what gives the p-value.
 bool test_sessions(const std::string& base_profile, const ProfileSamples& base, const std::string& test_profile,
                    const ProfileSamples& test, const RowNoise& noise, const CompareOptions& options, double level,
-                   report::Cell& cell, stats::SessionTest& result) {
+                   Cell& cell, stats::SessionTest& result) {
   const auto base_means = means_of_sessions(base);
   const auto test_means = means_of_sessions(test);
   cell.base_sessions = base_means.size();
@@ -406,10 +406,9 @@ bool all_finite(const Values& values) {
 }
 
 // Fills one cell; returns whether the 95% CIs are disjoint (ci-overlap).
-bool evaluate_cell(const std::string& base_profile, const ProfileSamples& base_samples,
-                   const std::string& test_profile, const ProfileSamples& test_samples, const RowNoise& noise,
-                   const CompareOptions& options, double level, report::Cell& cell,
-                   const stats::Summary& base_summary, stats::SessionTest& session_result) {
+bool evaluate_cell(const std::string& base_profile, const ProfileSamples& base_samples, const std::string& test_profile,
+                   const ProfileSamples& test_samples, const RowNoise& noise, const CompareOptions& options,
+                   double level, Cell& cell, const stats::Summary& base_summary, stats::SessionTest& session_result) {
   cell.present = true;
   cell.test = stats::summarize(test_samples.values);
   cell.heavy_tail = carried_by_extremes(base_samples.values) || carried_by_extremes(test_samples.values);
@@ -438,13 +437,13 @@ bool evaluate_cell(const std::string& base_profile, const ProfileSamples& base_s
 
 // A mean row whose benchmark also reports p99: a mean above its own p99 is
 // carried by the last percent of calls (seen on syscall/* under a noisy host).
-void flag_means_above_p99(report::Table& table) {
+void flag_means_above_p99(Table& table) {
   // Keyed like the rows themselves: a mean is held against the p99 of its
   // own parameter set, never another set's.
-  const auto key = [](const report::Row& row) {
+  const auto key = [](const Row& row) {
     return std::tuple(row.benchmark, params_text(row.params), row.result_class.unit);
   };
-  std::map<std::tuple<std::string, std::string, std::string>, const report::Row*> p99_rows;
+  std::map<std::tuple<std::string, std::string, std::string>, const Row*> p99_rows;
   for (const auto& row : table.rows) {
     if (row.result_class.name == "p99") p99_rows[key(row)] = &row;
   }
@@ -469,13 +468,13 @@ void flag_means_above_p99(report::Table& table) {
 // one. The geomean prints G the same way, averaged over the rows'
 // directions, so with one row it is that row's change (a lower-is-better row
 // at 69.85% used to have a geomean of 231.72%, base/test - 1).
-void fill_geomeans(report::Table& table) {
+void fill_geomeans(Table& table) {
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     double log_better_sum = 0;
     double log_raw_sum = 0;
     int higher = 0;
     int lower = 0;
-    for (const report::Row& row : table.rows) {
+    for (const Row& row : table.rows) {
       if (!row.base_present || c >= row.cells.size() || !row.cells[c].present) continue;
       const double base = row.base.mean;
       const double test = row.cells[c].test.mean;
@@ -491,7 +490,7 @@ void fill_geomeans(report::Table& table) {
         ++lower;
       }
     }
-    report::ColumnSummary& column = table.columns[c];
+    ColumnSummary& column = table.columns[c];
     column.geomean_rows = higher + lower;
     if (column.geomean_rows == 0) continue;
     const double log_g = log_better_sum / column.geomean_rows;
@@ -506,8 +505,8 @@ void fill_geomeans(report::Table& table) {
 // change is what the test sees, so a change one machine shows and another
 // does not stays unmarked; the sessions inside each machine count only
 // through that machine's mean.
-void test_across_machines(const std::vector<std::pair<const report::Row*, const report::Cell*>>& paired,
-                          const CompareOptions& options, report::Cell& cell) {
+void test_across_machines(const std::vector<std::pair<const Row*, const Cell*>>& paired, const CompareOptions& options,
+                          Cell& cell) {
   std::vector<double> changes;
   for (const auto& [row, member] : paired) {
     const double base = row->base.mean, test = member->test.mean;
@@ -540,13 +539,12 @@ void test_across_machines(const std::vector<std::pair<const report::Row*, const 
 // The tables of one class's machines (in `members`, per SUT) as one class
 // table. A row only one machine measured moves over as it is, cells included
 // (so a class of one machine reads exactly like its SUT's table).
-report::Table combine_class(const std::string& sut_class, std::vector<report::Table>& members,
-                            const std::vector<const std::map<RowKey, RowSamples>*>& samples,
-                            const CompareOptions& options) {
-  report::Table table;
+Table combine_class(const std::string& sut_class, std::vector<Table>& members,
+                    const std::vector<const std::map<RowKey, RowSamples>*>& samples, const CompareOptions& options) {
+  Table table;
   table.sut = sut_class;
   table.sut_class = sut_class;
-  table.sut_scope = report::SutScope::SutClass;
+  table.sut_scope = SutScope::SutClass;
   table.base_profile = options.base;
   table.test_profiles = options.tests;
   std::map<RowKey, std::vector<std::size_t>> rows;  // row -> index in members[m].rows, per member (npos: none)
@@ -567,8 +565,8 @@ report::Table combine_class(const std::string& sut_class, std::vector<report::Ta
       table.rows.push_back(std::move(members[present[0]].rows[where[present[0]]]));
       continue;
     }
-    const report::Row& first = members[present[0]].rows[where[present[0]]];
-    report::Row& row = table.rows.emplace_back();
+    const Row& first = members[present[0]].rows[where[present[0]]];
+    Row& row = table.rows.emplace_back();
     row.benchmark = first.benchmark;
     row.params = first.params;
     row.result_class = first.result_class;
@@ -584,7 +582,7 @@ report::Table combine_class(const std::string& sut_class, std::vector<report::Ta
     if (options.keep_samples) {
       row.samples.resize(1 + options.tests.size());
       for (const std::size_t m : present) {
-        const report::Row& member = members[m].rows[where[m]];
+        const Row& member = members[m].rows[where[m]];
         for (std::size_t p = 0; p < member.samples.size() && p < row.samples.size(); ++p)
           row.samples[p].insert(row.samples[p].end(), member.samples[p].begin(), member.samples[p].end());
       }
@@ -596,14 +594,14 @@ report::Table combine_class(const std::string& sut_class, std::vector<report::Ta
     for (std::size_t c = 0; c < options.tests.size(); ++c) {
       const Values test = pooled(options.tests[c]);
       if (test.empty()) continue;
-      report::Cell& cell = row.cells[c];
+      Cell& cell = row.cells[c];
       cell.present = true;
       cell.test = stats::summarize(test);
       if (!row.base_present) continue;
-      std::vector<std::pair<const report::Row*, const report::Cell*>> paired;
+      std::vector<std::pair<const Row*, const Cell*>> paired;
       for (const std::size_t m : present) {
-        const report::Row& member = members[m].rows[where[m]];
-        const report::Cell& member_cell = member.cells[c];
+        const Row& member = members[m].rows[where[m]];
+        const Cell& member_cell = member.cells[c];
         cell.heavy_tail = cell.heavy_tail || member_cell.heavy_tail;
         cell.bimodal = cell.bimodal || member_cell.bimodal;
         if (member.base_present && member_cell.present) paired.emplace_back(&member, &member_cell);
@@ -675,8 +673,8 @@ bool natural_less(const std::string& a, const std::string& b) {
   return order != 0 ? order < 0 : a < b;
 }
 
-report::Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options,
-                                const std::optional<SessionOrigins>& session_origins) {
+Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options,
+                        const std::optional<SessionOrigins>& session_origins) {
   const Origins origins(session_origins);
   std::set<std::string> compared(options.tests.begin(), options.tests.end());
   compared.insert(options.base);
@@ -703,7 +701,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   const int looks = std::max(1, options.looks);
   const double level = options.fdr.value_or(options.alpha) / looks;
 
-  report::Report out;
+  Report out;
   out.legend.method = options.method;
   out.legend.fdr = options.fdr;
   out.legend.alpha = options.alpha;
@@ -714,9 +712,9 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
 
   // The seed report's rule has no p-value: a row is significant when the two
   // 95% CIs are disjoint, with no multiple-comparison control.
-  std::set<const report::Cell*> disjoint;
+  std::set<const Cell*> disjoint;
   // Session tests, kept to say how many more sessions would decide a row.
-  std::map<const report::Cell*, stats::SessionTest> session_results;
+  std::map<const Cell*, stats::SessionTest> session_results;
   // One table per machine first; rows pointing at these samples, for the class tables.
   std::vector<const std::map<RowKey, RowSamples>*> table_samples;
   for (const auto& [sut_key, rows] : grouped) {
@@ -724,7 +722,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
       return row.second.by_profile.count(options.base) > 0;
     });
     if (!base_on_sut) continue;
-    report::Table table;
+    Table table;
     table.sut = sut_key.sut;
     table.suts = {sut_key.sut};
     if (options.per_sut) {
@@ -743,7 +741,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   std::size_t table_index = 0;
   for (const auto& [sut_key, rows] : grouped) {
     if (table_index >= out.tables.size() || table_samples[table_index] != &rows) continue;
-    report::Table& table = out.tables[table_index++];
+    Table& table = out.tables[table_index++];
     const auto compared_here = [&](const RowSamples& row_samples) {
       return std::any_of(compared.begin(), compared.end(),
                          [&](const auto& p) { return row_samples.by_profile.count(p) > 0; });
@@ -761,7 +759,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
     const stats::MachineRuns machine = origins.modelled() ? stats::machine_runs(fits) : stats::MachineRuns{};
     for (const auto& [key, row_samples] : rows) {
       if (!compared_here(row_samples)) continue;
-      report::Row& row = table.rows.emplace_back();
+      Row& row = table.rows.emplace_back();
       row.benchmark = key.benchmark;
       row.params = row_samples.params;
       row.result_class = row_samples.result_class;
@@ -786,7 +784,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
       for (std::size_t c = 0; c < options.tests.size(); ++c) {
         const auto test_it = row_samples.by_profile.find(options.tests[c]);
         if (test_it == row_samples.by_profile.end()) continue;
-        report::Cell& cell = row.cells[c];
+        Cell& cell = row.cells[c];
         if (!row.base_present) {
           cell.present = true;
           cell.test = stats::summarize(test_it->second.values);
@@ -804,14 +802,14 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   // The machines of a class as one table (docs/statistics.md, "Machines").
   // Rows and cells move, never copy: the cell pointers above stay valid.
   if (!options.per_sut) {
-    std::vector<report::Table> tables;
+    std::vector<Table> tables;
     for (std::size_t t = 0; t < out.tables.size();) {
       const std::string sut_class = out.tables[t].sut_class;
       if (sut_class.empty()) {
         tables.push_back(std::move(out.tables[t++]));
         continue;
       }
-      std::vector<report::Table> members;
+      std::vector<Table> members;
       std::vector<const std::map<RowKey, RowSamples>*> member_samples;
       for (; t < out.tables.size() && out.tables[t].sut_class == sut_class; ++t) {
         members.push_back(std::move(out.tables[t]));
@@ -822,7 +820,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
     out.tables = std::move(tables);
   }
 
-  std::vector<report::Cell*> tested;
+  std::vector<Cell*> tested;
   for (auto& table : out.tables) {
     for (auto& row : table.rows) {
       if (!row.base_present) continue;
@@ -852,7 +850,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   // "Unchanged" is an equivalence test (two one-sided tests at 2.5 %), split
   // over the looks as the marks' level is: each look's CI is at 1 - 0.05/looks.
   const double equivalence_confidence = 1 - 0.05 / looks;
-  const auto inside_margin = [&](const report::Cell& cell) {
+  const auto inside_margin = [&](const Cell& cell) {
     if (!(min_change > 0)) return false;
     const auto found = session_results.find(&cell);
     if (found == session_results.end() || looks == 1) {
@@ -862,7 +860,7 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
     const double half = stats::student_t_quantile(0.5 + equivalence_confidence / 2, t.test_df) * t.standard_error;
     return std::expm1(t.log_change - half) * 100 >= -min_change && std::expm1(t.log_change + half) * 100 <= min_change;
   };
-  std::vector<report::Cell*> undecided;
+  std::vector<Cell*> undecided;
   int marks = 0;
   for (auto& table : out.tables) {
     flag_means_above_p99(table);
@@ -876,21 +874,21 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
         if (!testable) {
           ++column.untested;
         } else {
-          const double better = report::signed_change(row, cell, report::SignConvention::Better);
+          const double better = signed_change(row, cell, SignConvention::Better);
           const bool significant = gives_p_values(options.method)
                                        ? std::isfinite(cell.q_value) && cell.q_value <= level
                                        : disjoint.count(&cell) > 0;
           if (significant && std::isfinite(better) && std::abs(cell.change_pct) >= min_change &&
               cell.change_pct != 0) {
-            cell.verdict = better > 0 ? report::Verdict::Improvement : report::Verdict::Regression;
-            if (cell.verdict == report::Verdict::Improvement) ++column.improvements;
+            cell.verdict = better > 0 ? Verdict::Improvement : Verdict::Regression;
+            if (cell.verdict == Verdict::Improvement) ++column.improvements;
             else ++column.regressions;
             ++marks;
           } else if (inside_margin(cell)) {
-            cell.verdict = report::Verdict::Unchanged;
+            cell.verdict = Verdict::Unchanged;
             ++column.unchanged;
           } else {
-            cell.verdict = report::Verdict::Undecided;
+            cell.verdict = Verdict::Undecided;
             ++column.undecided;
             undecided.push_back(&cell);
           }
@@ -907,18 +905,17 @@ report::Report build_comparison(const std::vector<store::SampleRow>& samples, co
   const double tested_cells = std::max(1, out.legend.rows_tested);
   const double mark_level =
       options.fdr && gives_p_values(options.method) ? std::min(level, level * (marks + 1) / tested_cells) : level;
-  for (report::Cell* cell : undecided) {
+  for (Cell* cell : undecided) {
     const auto found = session_results.find(cell);
     if (found == session_results.end()) continue;
     cell->sessions_to_decide = stats::sessions_to_decide(found->second, min_change, 1 - mark_level,
-                                                         report::kSessionsToDecideLimit, equivalence_confidence);
+                                                         kSessionsToDecideLimit, equivalence_confidence);
   }
   return out;
 }
 
-std::vector<report::ProfileTable> build_profile_tables(const std::vector<store::SampleRow>& samples,
-                                                       const std::string& swprofile,
-                                                       std::optional<std::int64_t> session) {
+std::vector<ProfileTable> build_profile_tables(const std::vector<store::SampleRow>& samples,
+                                               const std::string& swprofile, std::optional<std::int64_t> session) {
   struct Entry {
     ResultClass result_class;
     Params params;
@@ -932,9 +929,9 @@ std::vector<report::ProfileTable> build_profile_tables(const std::vector<store::
     entry.params = s.params;
     entry.values.push_back(s.value);
   }
-  std::vector<report::ProfileTable> tables;
+  std::vector<ProfileTable> tables;
   for (const auto& [sut, rows] : by_sut) {
-    report::ProfileTable table;
+    ProfileTable table;
     table.sut = sut;
     table.swprofile = swprofile;
     for (const auto& [key, entry] : rows) {

@@ -31,7 +31,7 @@ struct CompareOptions {
   TestMethod method = TestMethod::Welch;
   std::optional<double> fdr = 0.05; // Benjamini-Hochberg level; nullopt: off
   double alpha = 0.05;              // per-row level when fdr is off
-  report::SignConvention sign = report::SignConvention::Better;
+  SignConvention sign = SignConvention::Better;
   // Smaller changes are never marked; a CI inside +-min_change_pct reads
   // "unchanged". 0: no equivalence verdict.
   double min_change_pct = kDefaultMinChangePct;
@@ -41,7 +41,7 @@ struct CompareOptions {
   // One table per SUT (--per-sut); else one per SUT class, pooling the
   // class's machines with the machine as a level of variation.
   bool per_sut = false;
-  // Copy every row's samples by session into report::Row::samples (the html
+  // Copy every row's samples by session into Row::samples (the html
   // report plots them); off, the model holds summaries only.
   bool keep_samples = false;
 };
@@ -66,13 +66,13 @@ using SessionOrigins = std::map<std::int64_t, SessionOrigin>;
 // tested with the run-to-run noise the SUT's other kernels measured in
 // several runs show (no model: the row is not tested, and says why); without,
 // runs are not modelled (tests of the session statistics alone).
-report::Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options,
-                                const std::optional<SessionOrigins>& origins = std::nullopt);
+Report build_comparison(const std::vector<store::SampleRow>& samples, const CompareOptions& options,
+                        const std::optional<SessionOrigins>& origins = std::nullopt);
 
 // One table per SUT for one profile; `session` restricts it to one session.
-std::vector<report::ProfileTable> build_profile_tables(const std::vector<store::SampleRow>& samples,
-                                                       const std::string& swprofile,
-                                                       std::optional<std::int64_t> session = std::nullopt);
+std::vector<ProfileTable> build_profile_tables(const std::vector<store::SampleRow>& samples,
+                                               const std::string& swprofile,
+                                               std::optional<std::int64_t> session = std::nullopt);
 
 // "fix_size: p:4" < "fix_size: p:16": digit runs compare as numbers; texts
 // that are equal as numbers ("a01", "a1") by their bytes, so that no two

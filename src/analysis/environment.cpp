@@ -280,14 +280,14 @@ std::vector<std::string> environment_differences(const ProfileSessions& base, co
 
 // Whether the session's samples are in the table: of one of its machines,
 // and of its class when the table is a class's.
-static bool table_holds(const report::Table& table, const store::SessionListing& listed) {
+static bool table_holds(const Table& table, const store::SessionListing& listed) {
   const bool machine = table.suts.empty() ? listed.sut == table.sut
                                           : std::find(table.suts.begin(), table.suts.end(), listed.sut) != table.suts.end();
-  return machine && (table.sut_scope != report::SutScope::SutClass || listed.sut_class == table.sut_class);
+  return machine && (table.sut_scope != SutScope::SutClass || listed.sut_class == table.sut_class);
 }
 
-void add_environment_differences(report::Report& report, store::ResultStore& store) {
-  for (report::Table& table : report.tables) {
+void add_environment_differences(Report& report, store::ResultStore& store) {
+  for (Table& table : report.tables) {
     std::vector<std::string> names{table.base_profile};
     names.insert(names.end(), table.test_profiles.begin(), table.test_profiles.end());
     std::map<std::string, ProfileSessions> sides;

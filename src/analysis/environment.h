@@ -55,6 +55,6 @@ std::vector<std::string> environment_differences(const ProfileSessions& base, co
 // For every table: the base and each test profile's sessions on the table's
 // SUT (those that stored samples), their fingerprints from the store, into
 // Table::environment_differences. For compare, after build_comparison.
-void add_environment_differences(report::Report& report, store::ResultStore& store);
+void add_environment_differences(Report& report, store::ResultStore& store);
 
 }  // namespace kbench::analysis

@@ -187,7 +187,7 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
   compare.base = kFirstHalf;
   compare.tests = {kSecondHalf};
   compare.per_sut = true;  // the noise report is per machine
-  const report::Report aa = build_comparison(halves, compare);
+  const Report aa = build_comparison(halves, compare);
   out.legend = aa.legend;
 
   for (const auto& [sut, by_key] : rows) {
@@ -197,7 +197,7 @@ NoiseReport build_noise_report(const std::vector<store::SampleRow>& samples, con
     table.aa_done = first_half_end.contains(sut);
     table.split = split_text[sut];
     table.other_profiles = static_cast<int>(other_profiles[sut].size());
-    std::map<RowIdentity, const report::Row*> aa_rows;
+    std::map<RowIdentity, const Row*> aa_rows;
     for (const auto& t : aa.tables) {
       if (t.sut != sut) continue;
       for (const auto& row : t.rows) aa_rows[row_identity(row)] = &row;

@@ -65,7 +65,7 @@ struct NoiseRow {
   double floor_runs_pct = stats::kNaN;    // floor_pct for two separate runs (one a side), with the run term
   std::string note;                       // why there is no floor, in words
   bool aa_base_present = false;           // the first half has data for this row
-  report::Cell aa;                        // second half against first half
+  Cell aa;                                // second half against first half
 };
 
 struct NoiseTable {
@@ -83,7 +83,7 @@ struct NoiseTable {
 struct NoiseReport {
   std::string profile;
   std::vector<NoiseTable> tables;  // one per SUT
-  report::Legend legend;           // of the A/A comparison
+  Legend legend;                   // of the A/A comparison
   double floor_alpha = 0.05;       // per-row level of floor_pct
   double floor_alone_alpha = 0.05; // level of floor_alone_pct
   double power = 0.8;

@@ -1,6 +1,6 @@
 #include "analysis/report_model.h"
 
-namespace kbench::report {
+namespace kbench::analysis {
 
 double signed_change(const Row& row, const Cell& cell, SignConvention sign) {
   const double raw = raw_change(row, cell);
@@ -15,4 +15,4 @@ double raw_change(const Row& row, const Cell& cell) {
   return cell.change_pct;
 }
 
-}  // namespace kbench::report
+}  // namespace kbench::analysis

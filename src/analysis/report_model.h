@@ -2,7 +2,7 @@
 // The report model: what a comparison computes (src/analysis/ builds it from
 // stored samples) and what every renderer of src/report/ reads. It lives here,
 // below the renderers, so that the dependency points one way (report ->
-// analysis); its namespace is the one its users have always spelled.
+// analysis).
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +12,7 @@
 #include "common/result_class.h"
 #include "stats/stats.h"
 
-namespace kbench::report {
+namespace kbench::analysis {
 
 // None: not tested (Cell::note says why). Improvement/Regression: the change
 // is real (q <= level) and at least --min-change. Unchanged: the CI of the
@@ -121,7 +121,7 @@ struct Table {
 };
 
 struct Legend {
-  analysis::TestMethod method = analysis::TestMethod::Welch;
+  TestMethod method = TestMethod::Welch;
   std::optional<double> fdr;           // BH q level; nullopt: off
   double alpha = 0.05;                 // per-row level when fdr is off
   SignConvention sign = SignConvention::Better;
@@ -160,4 +160,4 @@ struct ProfileTable {
   SutScope sut_scope = SutScope::Sut;
 };
 
-}  // namespace kbench::report
+}  // namespace kbench::analysis

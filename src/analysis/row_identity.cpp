@@ -15,8 +15,6 @@ RowIdentity row_identity(const store::SampleRow& sample) {
   return {sample.benchmark, params_text(sample.params), sample.result_class.label()};
 }
 
-RowIdentity row_identity(const report::Row& row) {
-  return {row.benchmark, params_text(row.params), row.result_class.label()};
-}
+RowIdentity row_identity(const Row& row) { return {row.benchmark, params_text(row.params), row.result_class.label()}; }
 
 }  // namespace kbench::analysis

@@ -23,6 +23,6 @@ struct RowIdentity {
 
 RowIdentity row_identity(const store::SampleRow& sample);
 // The identity of a row a comparison has built.
-RowIdentity row_identity(const report::Row& row);
+RowIdentity row_identity(const Row& row);
 
 }  // namespace kbench::analysis

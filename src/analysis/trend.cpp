@@ -192,7 +192,7 @@ TrendReport build_trend(const std::vector<store::SampleRow>& samples, const Tren
         }
         compare.base = step.before_label;
         compare.tests = {step.after_label};
-        report::Report tested = build_comparison(segments, compare, origins);
+        Report tested = build_comparison(segments, compare, origins);
         if (tested.tables.empty() || tested.tables.front().rows.empty()) {
           step.row.benchmark = row.benchmark;
           step.row.result_class = row.result_class;

@@ -48,7 +48,7 @@ TrendProfiles order_swprofiles(const std::vector<std::string>& store_order, Tren
 
 struct TrendOptions {
   std::vector<std::string> swprofiles;  // in trend order
-  report::SignConvention sign = report::SignConvention::Better;
+  SignConvention sign = SignConvention::Better;
   double min_change_pct = kDefaultMinChangePct;
   std::size_t min_segment = 1;  // swprofiles per segment
   double penalty_factor = stats::kTrendPenaltyFactor;
@@ -74,7 +74,7 @@ struct TrendStep {
   std::size_t after_end = 0;     // the segment after: points [at, after_end)
   std::string before_label;      // "6.10" or "6.10..6.11"
   std::string after_label;
-  report::Row row;               // base: before; cells[0]: after
+  Row row;                       // base: before; cells[0]: after
 };
 
 struct TrendRow {
@@ -91,7 +91,7 @@ struct TrendRow {
 struct TrendReport {
   TrendProfiles profiles;
   std::vector<TrendRow> rows;  // by SUT, benchmark, parameters, result class
-  report::Legend legend;       // of the step tests
+  Legend legend;               // of the step tests
   std::size_t min_segment = 1;
   double penalty_factor = stats::kTrendPenaltyFactor;
 };

@@ -465,10 +465,10 @@ class Bisector::Search {
       compare.base = good_.profile;
       compare.tests = {bad_.profile};
       compare.fdr = alpha_;
-      const report::Report report = analysis::build_comparison(samples, compare);
+      const analysis::Report report = analysis::build_comparison(samples, compare);
       for (const auto& table : report.tables)
         for (const auto& row : table.rows)
-          if (!row.cells.empty() && row.cells.front().verdict == report::Verdict::Regression)
+          if (!row.cells.empty() && row.cells.front().verdict == analysis::Verdict::Regression)
             rows_.push_back({row.benchmark, params_text(row.params), row.result_class.label()});
       if (rows_.empty()) {
         log(fmt::format("endpoints: no row of {} vs {} is marked (R) at false discovery rate {} "

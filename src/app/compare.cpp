@@ -77,10 +77,10 @@ void require_shared_sut(const std::vector<store::SampleRow>& samples, const anal
 
 // A test profile with no row on both sides has an empty column: exit 0
 // would let --fail-on pass on a comparison that compared nothing.
-void require_shared_row(const report::Report& report, const analysis::CompareOptions& compare) {
+void require_shared_row(const analysis::Report& report, const analysis::CompareOptions& compare) {
   for (std::size_t c = 0; c < compare.tests.size(); ++c) {
-    const bool shared = std::any_of(report.tables.begin(), report.tables.end(), [&](const report::Table& table) {
-      return std::any_of(table.rows.begin(), table.rows.end(), [&](const report::Row& row) {
+    const bool shared = std::any_of(report.tables.begin(), report.tables.end(), [&](const analysis::Table& table) {
+      return std::any_of(table.rows.begin(), table.rows.end(), [&](const analysis::Row& row) {
         return row.base_present && c < row.cells.size() && row.cells[c].present;
       });
     });
@@ -156,14 +156,14 @@ std::string equivalent_command(const CompareArguments& request) {
 
 namespace {
 
-ComparisonMarks count_marks(const report::Report& report) {
+ComparisonMarks count_marks(const analysis::Report& report) {
   ComparisonMarks marks;
-  for (const report::Table& table : report.tables)
-    for (const report::Row& row : table.rows)
-      for (const report::Cell& cell : row.cells) {
+  for (const analysis::Table& table : report.tables)
+    for (const analysis::Row& row : table.rows)
+      for (const analysis::Cell& cell : row.cells) {
         if (!cell.present) continue;
-        marks.regressions += cell.verdict == report::Verdict::Regression;
-        marks.improvements += cell.verdict == report::Verdict::Improvement;
+        marks.regressions += cell.verdict == analysis::Verdict::Regression;
+        marks.improvements += cell.verdict == analysis::Verdict::Improvement;
       }
   return marks;
 }
@@ -247,7 +247,7 @@ CompareRequest parse_compare_request(const CompareArguments& arguments) {
                      " prints the raw change, its arrow the direction of the value (the seed's layout); expected "
                      "--sign raw, or another format");
   }
-  compare.sign = arguments.sign == "raw" ? report::SignConvention::Raw : report::SignConvention::Better;
+  compare.sign = arguments.sign == "raw" ? analysis::SignConvention::Raw : analysis::SignConvention::Better;
   compare.min_change_pct = parse_min_change(arguments.min_change);
   compare.sessions = analysis::parse_session_mode(arguments.sessions);
   compare.looks = parse_integer("--looks", arguments.looks, 1, 20);
@@ -298,13 +298,13 @@ ComparisonMarks write_comparison(const CompareRequest& request, std::ostream& ou
     std::string why = incomplete.str();
     return why.empty() ? why : "; " + why.substr(0, why.find('\n'));
   };
-  std::vector<report::Report> reports;
+  std::vector<analysis::Report> reports;
   for (const auto& compared : comparisons) {
     compare.base = compared.front();
     compare.tests.assign(compared.begin() + 1, compared.end());
     // Sides from different runs carry the run-to-run noise: which run and
     // kernel each session was is in its fingerprint.
-    report::Report result = analysis::build_comparison(samples, compare, origins);
+    analysis::Report result = analysis::build_comparison(samples, compare, origins);
     if (result.tables.empty()) {
       throw InputError("compare: no rows for swprofile '" + compare.base +
                        "' match --sut/--benchmark/--resultclass" + why_empty());
@@ -324,7 +324,7 @@ ComparisonMarks write_comparison(const CompareRequest& request, std::ostream& ou
   }
   print_incomplete_sessions(*store, profiles, failures);
   ComparisonMarks marks;
-  for (const report::Report& result : reports) {
+  for (const analysis::Report& result : reports) {
     const ComparisonMarks counted = count_marks(result);
     marks.regressions += counted.regressions;
     marks.improvements += counted.improvements;
@@ -336,7 +336,7 @@ ComparisonMarks write_comparison(const CompareRequest& request, std::ostream& ou
     notes << failures.str();
     return marks;
   }
-  report::Report& result = reports.front();
+  analysis::Report& result = reports.front();
   // A format whose document gets archived or mailed (the html page) carries
   // them too; the others leave them to `notes`.
   std::istringstream lines(failures.str());

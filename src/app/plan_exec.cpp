@@ -61,12 +61,12 @@ std::set<std::string> undecided_benchmarks(store::ResultStore& store, const std:
   compare.per_sut = true;
   store::SampleQuery query;
   query.settled_only = true;
-  const report::Report report = analysis::build_comparison(store.samples(query), compare);
+  const analysis::Report report = analysis::build_comparison(store.samples(query), compare);
   std::set<std::string> undecided;
   for (const auto& table : report.tables)
     for (const auto& row : table.rows)
       for (const auto& cell : row.cells)
-        if (cell.verdict == report::Verdict::Undecided) undecided.insert(row.benchmark);
+        if (cell.verdict == analysis::Verdict::Undecided) undecided.insert(row.benchmark);
   return undecided;
 }
 

@@ -58,7 +58,7 @@ TrendRequest parse_trend_request(const TrendArguments& arguments) {
   if (arguments.sign != "better" && arguments.sign != "raw")
     throw InputError("--sign " + arguments.sign + ": expected better or raw");
   analysis::TrendOptions& options = request.options;
-  options.sign = arguments.sign == "raw" ? report::SignConvention::Raw : report::SignConvention::Better;
+  options.sign = arguments.sign == "raw" ? analysis::SignConvention::Raw : analysis::SignConvention::Better;
   options.min_change_pct = parse_min_change(arguments.min_change);
   options.min_segment = static_cast<std::size_t>(parse_integer("--min-segment", arguments.min_segment, 1, 1000));
   request.filter = arguments.filter;

@@ -32,7 +32,7 @@ std::string relative_cell(double value, double mean) {
 
 // The single-profile table with min, the CI bounds and max as percent of the
 // mean: the spread of rows with different units side by side.
-void render_relative(const report::ProfileTable& table, std::ostream& out) {
+void render_relative(const analysis::ProfileTable& table, std::ostream& out) {
   report::TextTable text({{"Benchmark", report::Align::Left},
                           {"Result Class", report::Align::Left},
                           {"min", report::Align::Right},
@@ -44,7 +44,7 @@ void render_relative(const report::ProfileTable& table, std::ostream& out) {
                           {"count", report::Align::Right}});
   const report::RowNames names(table);
   std::string previous;
-  for (const report::ProfileRow& row : table.rows) {
+  for (const analysis::ProfileRow& row : table.rows) {
     const std::string name = names(row);
     const bool new_group = &row == &table.rows.front() || previous != name;
     const stats::Summary& s = row.summary;

@@ -7,6 +7,14 @@
 
 namespace kbench::report {
 
+using analysis::Cell;
+using analysis::ColumnSummary;
+using analysis::Report;
+using analysis::Row;
+using analysis::signed_change;
+using analysis::Table;
+using analysis::Verdict;
+
 namespace {
 
 void summary_fields(std::vector<std::string>& fields, bool present, const stats::Summary& s) {

@@ -15,6 +15,11 @@
 
 namespace kbench::report {
 
+using analysis::Cell;
+using analysis::Legend;
+using analysis::Row;
+using analysis::Table;
+
 namespace {
 
 std::string delta_change(const Row& row, const Cell& cell, double raw_percent) {

@@ -9,6 +9,14 @@
 
 namespace kbench::report {
 
+using analysis::ColumnSummary;
+using analysis::ProfileRow;
+using analysis::ProfileTable;
+using analysis::Row;
+using analysis::SignConvention;
+using analysis::Table;
+using analysis::Verdict;
+
 namespace {
 
 // Decimals that give two significant digits for 0 < |v| < 1, at least two.

@@ -22,9 +22,9 @@ std::string format_number(double value);
 std::string format_percent(double percent, int decimals = 2);
 
 // "(I) " / "(R) " / "(?) " (undecided) / "" (unchanged, not tested) for a verdict.
-std::string_view mark_prefix(Verdict verdict);
+std::string_view mark_prefix(analysis::Verdict verdict);
 // " (I)" / " (R)" / " (?)" / "" for a verdict, for layouts that put the mark last.
-std::string_view mark_suffix(Verdict verdict);
+std::string_view mark_suffix(analysis::Verdict verdict);
 
 // Every digit needed to read the double back unchanged (shortest round-trip
 // form, at most max_digits10 significant digits). NaN: "".
@@ -52,7 +52,7 @@ std::size_t prefix_bytes_for_width(std::string_view text, std::size_t columns);
 std::vector<std::string> wrap_text(std::string_view text, std::size_t width, std::size_t indent = 0);
 
 // "none", "improvement", "regression", "unchanged", "undecided"
-std::string_view verdict_name(Verdict verdict);
+std::string_view verdict_name(analysis::Verdict verdict);
 
 // A confidence level as a percent: 0.95 -> "95%", 0.975 -> "97.5%".
 std::string format_level(double level);
@@ -65,10 +65,10 @@ std::string format_level(double level);
 // [loops=40]"), so that its rows can be told apart (docs/reports.md).
 class RowNames {
  public:
-  explicit RowNames(const Table& table);
-  explicit RowNames(const ProfileTable& table);
-  std::string operator()(const Row& row) const { return name(row.benchmark, row.params); }
-  std::string operator()(const ProfileRow& row) const { return name(row.benchmark, row.params); }
+  explicit RowNames(const analysis::Table& table);
+  explicit RowNames(const analysis::ProfileTable& table);
+  std::string operator()(const analysis::Row& row) const { return name(row.benchmark, row.params); }
+  std::string operator()(const analysis::ProfileRow& row) const { return name(row.benchmark, row.params); }
   std::string name(const std::string& benchmark, const Params& params) const;
 
  private:
@@ -81,8 +81,8 @@ class RowNames {
 // The geometric-mean summary of a test column in the sign convention its rows
 // are printed in, and the words that say which: "positive = better" or
 // "raw: positive = larger".
-double geomean_change(const ColumnSummary& column, SignConvention sign);
-std::string_view geomean_sense(SignConvention sign);
+double geomean_change(const analysis::ColumnSummary& column, analysis::SignConvention sign);
+std::string_view geomean_sense(analysis::SignConvention sign);
 
 // RFC 4180: a field that holds a separator, a quote or a line break, quoted
 // with its quotes doubled; any other field as it is.

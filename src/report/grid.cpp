@@ -9,6 +9,11 @@
 
 namespace kbench::report {
 
+using analysis::ColumnSummary;
+using analysis::Legend;
+using analysis::Row;
+using analysis::Table;
+
 namespace {
 
 std::string geomean_note(const Table& table) {

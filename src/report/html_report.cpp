@@ -19,6 +19,16 @@
 
 namespace kbench::report {
 
+using analysis::Cell;
+using analysis::Legend;
+using analysis::Report;
+using analysis::Row;
+using analysis::SessionSamples;
+using analysis::SignConvention;
+using analysis::signed_change;
+using analysis::Table;
+using analysis::Verdict;
+
 namespace {
 
 using nlohmann::json;

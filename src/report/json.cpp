@@ -8,6 +8,17 @@
 
 namespace kbench::report {
 
+using analysis::Cell;
+using analysis::ColumnSummary;
+using analysis::Legend;
+using analysis::Report;
+using analysis::Row;
+using analysis::SignConvention;
+using analysis::signed_change;
+using analysis::SutScope;
+using analysis::Table;
+using analysis::Verdict;
+
 namespace {
 
 using Json = nlohmann::ordered_json;

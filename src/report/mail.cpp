@@ -14,6 +14,10 @@
 
 namespace kbench::report {
 
+using analysis::Legend;
+using analysis::Row;
+using analysis::Table;
+
 namespace {
 
 constexpr std::size_t kLineWidth = 80;

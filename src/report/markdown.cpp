@@ -8,6 +8,11 @@
 
 namespace kbench::report {
 
+using analysis::Cell;
+using analysis::Legend;
+using analysis::Row;
+using analysis::Table;
+
 namespace {
 
 // "↑1.1%" / "↓1.1%": the arrow is the direction of the value, not better or

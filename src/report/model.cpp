@@ -10,6 +10,18 @@
 
 namespace kbench::report {
 
+using analysis::Cell;
+using analysis::ColumnSummary;
+using analysis::kSessionsToDecideLimit;
+using analysis::Legend;
+using analysis::Report;
+using analysis::Row;
+using analysis::SignConvention;
+using analysis::signed_change;
+using analysis::SutScope;
+using analysis::Table;
+using analysis::Verdict;
+
 std::string escape_pipes(const std::string& text) {
   std::string result;
   for (char c : text) {

@@ -13,12 +13,12 @@ namespace kbench::report {
 
 // "Results for SUT vm" / "Results for SUT Class aws-m7g.metal": the words
 // before the colon of every table heading.
-std::string sut_heading(const std::string& sut, SutScope scope);
+std::string sut_heading(const std::string& sut, analysis::SutScope scope);
 
 class Renderer {
  public:
   virtual ~Renderer() = default;
-  virtual void render(const Report& report, std::ostream& out) const = 0;
+  virtual void render(const analysis::Report& report, std::ostream& out) const = 0;
 };
 
 // The comparison renderer of the format called `format` (report/format_table.h);
@@ -30,7 +30,7 @@ std::unique_ptr<Renderer> make_renderer(std::string_view format);
 // `kbench compare BASE TEST` builds it, so its marks are that compare's.
 struct Scenario {
   std::string label;
-  Report report;
+  analysis::Report report;
 };
 
 // The seed-003 layout (tests/golden/seed-delta-context-switch.txt): per SUT,
@@ -47,6 +47,7 @@ struct ProfileGridOptions {
 
 // The single-profile table (kbench run, kbench show) in the grid layout,
 // values in the result class's unit (docs/reports.md).
-void render_profile_grid(const ProfileTable& table, std::ostream& out, const ProfileGridOptions& options = {});
+void render_profile_grid(const analysis::ProfileTable& table, std::ostream& out,
+                         const ProfileGridOptions& options = {});
 
 }  // namespace kbench::report

@@ -14,6 +14,9 @@
 
 namespace kbench::report {
 
+using analysis::Row;
+using analysis::signed_change;
+
 namespace {
 
 std::string percent_or_empty(double value) { return std::isnan(value) ? "" : format_percent(value); }

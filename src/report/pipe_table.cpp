@@ -8,6 +8,11 @@
 
 namespace kbench::report {
 
+using analysis::Cell;
+using analysis::raw_change;
+using analysis::Row;
+using analysis::Table;
+
 std::string raw_change_cell(const Row& row, const Cell& cell, RawChangeText text, Footnotes& notes) {
   const double raw = raw_change(row, cell);
   const std::string markers = notes.markers(cell);

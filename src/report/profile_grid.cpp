@@ -11,6 +11,9 @@
 
 namespace kbench::report {
 
+using analysis::ProfileRow;
+using analysis::ProfileTable;
+
 namespace {
 
 // Widest Benchmark and Result Class cells before they wrap: with them the

@@ -21,15 +21,15 @@ std::unique_ptr<Renderer> make_html_renderer();
 // A layout that prints each table on its own, a blank line between tables.
 class PerTableRenderer : public Renderer {
  public:
-  void render(const Report& report, std::ostream& out) const final;
+  void render(const analysis::Report& report, std::ostream& out) const final;
 
  private:
-  virtual void render_table(const Table& table, const Legend& legend, std::ostream& out) const = 0;
+  virtual void render_table(const analysis::Table& table, const analysis::Legend& legend, std::ostream& out) const = 0;
 };
 
 // "Results for SUT <sut>:", or "Results for SUT Class <class>:" as in the seed
 // when the table pools a class of machines.
-std::string table_heading(const Table& table);
+std::string table_heading(const analysis::Table& table);
 
 // Numbered footnotes for cells that carry no mark for a reason (too few
 // samples, ...) or were tested on session means. One number per distinct text,
@@ -37,7 +37,7 @@ std::string table_heading(const Table& table);
 class Footnotes {
  public:
   // " [1]" (several joined: " [1][2]") for the cell's reasons; "" when none.
-  std::string markers(const Cell& cell);
+  std::string markers(const analysis::Cell& cell);
   // "[1] <text>" lines in number order.
   std::vector<std::string> lines() const;
 
@@ -60,41 +60,42 @@ inline constexpr const char* kBimodalNote =
 // when given), --until-decided looks, the sign convention of the change
 // column, the marks, and the level of the change's CI. `change_is_raw` is for
 // layouts that always print the raw change (markdown, delta).
-std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, const Table* table = nullptr);
+std::vector<std::string> legend_lines(const analysis::Legend& legend, bool change_is_raw,
+                                      const analysis::Table* table = nullptr);
 
 // Summary counts per column, seed style: "<sut>:", then "21 improvements" and
 // "1 regression" lines for one test column, then "120 unchanged within
 // +/-2.00%", "8 undecided (about 4 more sessions a side would settle 6 of
 // them)", "3 not tested" when non-zero; with several test columns one line per
 // column naming it, the counts joined by ", ".
-std::vector<std::string> summary_lines(const Table& table, const Legend& legend);
+std::vector<std::string> summary_lines(const analysis::Table& table, const analysis::Legend& legend);
 
 // Table::environment_differences under a heading, each indented by two
 // spaces; nothing when there are none.
-std::vector<std::string> environment_lines(const Table& table);
+std::vector<std::string> environment_lines(const analysis::Table& table);
 
 // "geomean (positive = better): 1.23% over 44 rows" — one line per column,
 // naming the column when there are several; `sign` is the convention the
 // rows beside it are printed in.
-std::vector<std::string> geomean_lines(const Table& table, SignConvention sign);
+std::vector<std::string> geomean_lines(const analysis::Table& table, analysis::SignConvention sign);
 
 // Under a markdown or delta table, whose change column is always raw: the
 // legend, `layout_lines` explaining the layout's own columns, geomean,
 // footnotes, environment differences, a blank line and the summary.
-void write_raw_change_notes(const Table& table, const Legend& legend, const Footnotes& notes,
+void write_raw_change_notes(const analysis::Table& table, const analysis::Legend& legend, const Footnotes& notes,
                             const std::vector<std::string>& layout_lines, std::ostream& out);
 
 // How a layout that prints the raw change writes it: "↑1.1%", "1.54 (-11.1%)".
-using RawChangeText = std::string (*)(const Row& row, const Cell& cell, double raw_percent);
+using RawChangeText = std::string (*)(const analysis::Row& row, const analysis::Cell& cell, double raw_percent);
 
 // A raw change column's cell: `text` of the change, then the mark and the
 // footnote markers; the markers alone when there is no change to show.
-std::string raw_change_cell(const Row& row, const Cell& cell, RawChangeText text, Footnotes& notes);
+std::string raw_change_cell(const analysis::Row& row, const analysis::Cell& cell, RawChangeText text, Footnotes& notes);
 
 // The pipe table of markdown and delta: per row its name and result class,
 // the base mean, then per test profile its mean and raw_change_cell. The
 // `columns` name them; `separator`: markdown's `| --- |` row under the header.
-void write_pipe_table(const Table& table, std::vector<TextColumn> columns, RawChangeText text, bool separator,
+void write_pipe_table(const analysis::Table& table, std::vector<TextColumn> columns, RawChangeText text, bool separator,
                       Footnotes& notes, std::ostream& out);
 
 // A '|' inside a cell would end the cell in markdown and pipe tables: "\|".
@@ -102,6 +103,7 @@ std::string escape_pipes(const std::string& text);
 
 // The change column of grid and mail: mark, signed change and footnote
 // markers; only the markers when there is no change to show.
-std::string change_cell(const Row& row, const Cell& cell, SignConvention sign, Footnotes& notes);
+std::string change_cell(const analysis::Row& row, const analysis::Cell& cell, analysis::SignConvention sign,
+                        Footnotes& notes);
 
 }  // namespace kbench::report

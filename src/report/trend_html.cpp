@@ -25,6 +25,12 @@
 
 namespace kbench::report {
 
+using analysis::Cell;
+using analysis::SignConvention;
+using analysis::signed_change;
+using analysis::Table;
+using analysis::Verdict;
+
 namespace {
 
 using nlohmann::json;

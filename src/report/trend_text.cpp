@@ -11,6 +11,9 @@
 
 namespace kbench::report {
 
+using analysis::SignConvention;
+using analysis::Table;
+
 namespace {
 
 constexpr const char* kRepeatsCiNote = "one session: the CI of its repeats, which leaves out the session noise";

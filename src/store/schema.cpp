@@ -4,6 +4,9 @@
 #include <string>
 #include <utility>
 
+#include "assets/store/boot_table.sql.h"
+#include "assets/store/log_table.sql.h"
+#include "assets/store/version1.sql.h"
 #include "common/errors.h"
 #include "store/result_store.h"
 
@@ -45,69 +48,7 @@ std::string with_types(std::string sql, const ColumnTypes& types) {
 
 // The tables of version 1, unchanged since: a new store gets these and then
 // the same migrations an old store gets, so both end up identical.
-constexpr const char* kVersion1Sql = R"sql(
-CREATE TABLE kbench_meta (
-  key   {name} PRIMARY KEY,
-  value TEXT NOT NULL
-);
-CREATE TABLE sut (
-  id           {id},
-  name         {name} NOT NULL,
-  hostname     {name} NOT NULL,
-  arch         {name} NOT NULL,
-  cpu_model    {name} NOT NULL,
-  cpu_count    INTEGER NOT NULL,
-  memory_gib   {int64} NOT NULL,
-  product_name {name} NOT NULL,
-  UNIQUE (name, hostname, arch, cpu_model, cpu_count, memory_gib, product_name)
-);
-CREATE TABLE swprofile (
-  id   {id},
-  name {name} NOT NULL UNIQUE
-);
-CREATE TABLE session (
-  id             {id},
-  sut_id         {int64} NOT NULL REFERENCES sut(id),
-  swprofile_id   {int64} NOT NULL REFERENCES swprofile(id),
-  idx            INTEGER NOT NULL CHECK (idx >= 0),
-  started_at     {name} NOT NULL,
-  kernel_release {name} NOT NULL,
-  fingerprint    TEXT NOT NULL,
-  UNIQUE (sut_id, swprofile_id, idx)
-);
-CREATE INDEX session_by_swprofile ON session(swprofile_id);
-CREATE TABLE benchmark (
-  id     {id},
-  name   {name} NOT NULL,
-  params {name} NOT NULL,
-  UNIQUE (name, params)
-);
-CREATE TABLE resultclass (
-  id           {id},
-  benchmark_id {int64} NOT NULL REFERENCES benchmark(id),
-  name         {name} NOT NULL,
-  unit         {name} NOT NULL,
-  better       TEXT NOT NULL CHECK (better IN ('higher', 'lower')),
-  UNIQUE (benchmark_id, name, unit)
-);
-CREATE TABLE result (
-  session_id     {int64} NOT NULL REFERENCES session(id),
-  resultclass_id {int64} NOT NULL REFERENCES resultclass(id),
-  repeat         INTEGER NOT NULL CHECK (repeat >= 0),
-  value          {real} NOT NULL,
-  recorded_at    {int64} NOT NULL,
-  PRIMARY KEY (session_id, resultclass_id, repeat)
-){without_rowid};
-CREATE TABLE outcome (
-  session_id   {int64} NOT NULL REFERENCES session(id),
-  benchmark_id {int64} NOT NULL REFERENCES benchmark(id),
-  status       TEXT NOT NULL CHECK (status IN ('ok', 'skipped', 'failed')),
-  reason       TEXT NOT NULL,
-  stderr_tail  TEXT NOT NULL,
-  recorded_at  {int64} NOT NULL,
-  PRIMARY KEY (session_id, benchmark_id)
-){without_rowid};
-)sql";
+constexpr const char* kVersion1Sql = assets::store::version1_sql;
 
 // 1 -> 2: sessions know what they were to run and whether they got to the
 // end. Version-1 sessions predate this: they are taken as finished with an
@@ -124,25 +65,7 @@ Migration planned_and_finished(const ColumnTypes& types) {
 // failed. A deleted session leaves its boot's record behind.
 Migration boot_table(const ColumnTypes& types) {
   return Migration{2,
-                   {with_types(R"sql(CREATE TABLE boot (
-                      id           {id},
-                      sut          {name} NOT NULL,
-                      swprofile    {name} NOT NULL,
-                      plan_key     {name} NOT NULL,
-                      run          {name} NOT NULL,
-                      plan_session INTEGER NOT NULL,
-                      number       INTEGER NOT NULL,
-                      method       TEXT NOT NULL,
-                      started_at   TEXT NOT NULL,
-                      seconds      {real} NOT NULL,
-                      ok           INTEGER NOT NULL CHECK (ok IN (0, 1)),
-                      power_cycled INTEGER NOT NULL CHECK (power_cycled IN (0, 1)),
-                      release      TEXT NOT NULL,
-                      reason       TEXT NOT NULL,
-                      console_tail TEXT NOT NULL,
-                      session_id   {int64} REFERENCES session(id) ON DELETE SET NULL
-                    ))sql",
-                               types),
+                   {with_types(assets::store::boot_table_sql, types),
                     "CREATE INDEX boot_by_run ON boot(plan_key, run)"}};
 }
 
@@ -150,14 +73,7 @@ Migration boot_table(const ColumnTypes& types) {
 // evidence of a decision stays with the measurements it used.
 Migration log_table(const ColumnTypes& types) {
   return Migration{4,
-                   {with_types(R"sql(CREATE TABLE log (
-                      id          {id},
-                      kind        {name} NOT NULL,
-                      name        {name} NOT NULL,
-                      created_utc {name} NOT NULL,
-                      text        TEXT NOT NULL
-                    ))sql",
-                               types),
+                   {with_types(assets::store::log_table_sql, types),
                     "CREATE INDEX log_by_kind ON log(kind, id)"}};
 }
 

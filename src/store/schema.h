@@ -3,7 +3,8 @@
 // refused, and how an older store is brought to the current version. The
 // logic is backend-neutral (each backend supplies its dialect and connection
 // and shares the rules); the SQL of each version lives in the dialect, which
-// schema.cpp writes once in each database's column types.
+// schema.cpp writes once in each database's column types (its CREATE TABLEs
+// from assets/store/*.sql).
 #include <optional>
 #include <string>
 #include <vector>

@@ -23,4 +23,8 @@ class CpioWriter {
 // CRC-32 (the zlib / busybox crc32 polynomial) of `bytes`, as 8 lower-case hex digits.
 std::string crc32_hex(const std::string& bytes);
 
+// The /init of the qemu method's initramfs for a guest of architecture `arch`
+// (x86_64 | aarch64), from assets/sut/init_*.sh (defined in qemu.cpp).
+std::string qemu_init(const std::string& arch);
+
 }  // namespace kbench::sut

@@ -22,6 +22,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "assets/sut/init_mounts.sh.h"
+#include "assets/sut/init_results_virtio.sh.h"
+#include "assets/sut/init_results_x86.sh.h"
+#include "assets/sut/init_run.sh.h"
 #include "common/elf_machine.h"
 #include "common/errors.h"
 #include "process/process.h"
@@ -36,69 +40,9 @@ namespace {
 namespace fs = std::filesystem;
 using process::Clock;
 
-// Frames on the results channel: "<tag> <crc32 of payload> <payload>", tags
-// KBS1 (init started), KBO1 (agent stdout line), KBE1 (agent stderr line),
-// KBX1 (agent exit status). Anything else on the channel is ignored.
-constexpr const char* kInitMounts = R"INIT(#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mkdir -p /dev/shm
-mount -t tmpfs tmpfs /tmp
-mount -t tmpfs tmpfs /dev/shm
-ip link set lo up 2>/dev/null
-)INIT";
-
-// x86-64: the PC's second 16550 UART, set raw so that no byte is translated.
-constexpr const char* kX86ResultsChannel = R"INIT(results=/dev/ttyS1
-stty -F $results raw -echo 2>/dev/null
-)INIT";
-
-// aarch64: QEMU's virt board has one PL011 UART, which is the console. The
-// results go over a virtio-serial port instead: Debian's arm64 kernel has
-// VIRTIO_CONSOLE and VIRTIO_PCI built in (=y; only VIRTIO_MMIO is a module),
-// and the virt board's PCIe host bridge (PCI_HOST_GENERIC=y) carries
-// virtio-serial-pci, so no module has to be loaded. A virtserialport is a
-// byte pipe, not a tty: nothing to set raw. The driver adds ports from a
-// workqueue when QEMU announces them, which can be after /init starts, so
-// /init waits for the port named kNamedResultsPort (up to 10 s) and says on
-// the console when it never came.
-constexpr const char* kVirtioResultsChannel = R"INIT(results=
-for attempt in $(seq 1 100); do
-  for port in /sys/class/virtio-ports/vport*; do
-    [ "$(cat "$port/name" 2>/dev/null)" = org.kbench.results ] && results=/dev/${port##*/}
-  done
-  [ -n "$results" ] && [ -c "$results" ] && break
-  results=
-  sleep 0.1
-done
-if [ -z "$results" ]; then
-  echo "kbench /init: no virtio-serial port named org.kbench.results appeared (CONFIG_VIRTIO_CONSOLE?)" >/dev/console
-  poweroff -f
-fi
-)INIT";
-
+// The aarch64 results port: assets/sut/init_results_virtio.sh waits for a
+// port of this name.
 constexpr const char* kResultsPortName = "org.kbench.results";
-
-constexpr const char* kInitRun = R"INIT(frame() {
-  while IFS= read -r line || [ -n "$line" ]; do
-    printf '%s %s %s\n' "$1" "$(printf '%s' "$line" | crc32)" "$line"
-  done
-}
-exec 3>$results
-echo "init $(uname -r)" | frame KBS1 >&3
-. /kbench/args
-cd /tmp
-{ /kbench/kbench-agent "$@" 2>/tmp/agent.err </dev/null; echo $? > /tmp/agent.status; } | frame KBO1 >&3
-frame KBE1 < /tmp/agent.err >&3
-frame KBX1 < /tmp/agent.status >&3
-exec 3>&-
-sleep 0.2
-poweroff -f
-)INIT";
 
 constexpr std::size_t kConsoleTailLines = 25;
 
@@ -234,6 +178,10 @@ std::string console_tail(const std::string& console_log) {
   return tail.empty() ? "(the console log is empty)" : tail;
 }
 
+// Frames on the results channel: "<tag> <crc32 of payload> <payload>", tags
+// KBS1 (init started), KBO1 (agent stdout line), KBE1 (agent stderr line),
+// KBX1 (agent exit status), written by assets/sut/init_run.sh. Anything else
+// on the channel is ignored.
 struct Frame {
   std::string tag;
   std::string payload;
@@ -324,7 +272,7 @@ class QemuConnection final : public Connection {
                              "-serial", "file:" + console_log});
     if (arm) {
       // The results channel: QEMU's stdout as a named virtio-serial port
-      // (see kVirtioResultsChannel).
+      // (see assets/sut/init_results_virtio.sh).
       argv.insert(argv.end(), {"-device", "virtio-serial-pci,id=kbench-serial", "-chardev", "stdio,id=kbench-results",
                                "-device",
                                std::string("virtserialport,bus=kbench-serial.0,chardev=kbench-results,name=") +
@@ -342,9 +290,7 @@ class QemuConnection final : public Connection {
       CpioWriter cpio;
       for (const char* dir : {"bin", "dev", "proc", "sys", "tmp", "kbench", "boot"}) cpio.add_directory(dir);
       cpio.add_file("bin/busybox", read_whole(params_.busybox, "busybox (Debian package busybox-static)"), 0755);
-      const std::string init = std::string(kInitMounts) +
-                               (params_.arch == "aarch64" ? kVirtioResultsChannel : kX86ResultsChannel) + kInitRun;
-      cpio.add_file("init", init, 0755);
+      cpio.add_file("init", qemu_init(params_.arch), 0755);
       cpio.add_file("kbench/kbench-agent", read_whole(agent_path_, "kbench-agent"), 0755);
       // The kernel config next to the image (Debian's layout), so that the
       // agent inside records its hash like on a real machine.
@@ -604,6 +550,15 @@ class QemuConnection final : public Connection {
 };
 
 }  // namespace
+
+// One script, joined in the order it runs: the mounts (whose first line is the
+// shebang), the results channel, which only differs by architecture (the
+// virt board's console is its only UART), then running the agent.
+std::string qemu_init(const std::string& arch) {
+  return std::string(assets::sut::init_mounts_sh) +
+         (arch == "aarch64" ? assets::sut::init_results_virtio_sh : assets::sut::init_results_x86_sh) +
+         assets::sut::init_run_sh;
+}
 
 std::unique_ptr<Connection> make_qemu_connection(const std::map<std::string, std::string>& params, QemuBoot boot,
                                                  std::string agent_path) {

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "assets/sut/ssh_install.sh.h"
+#include "assets/sut/ssh_run.sh.h"
 #include "common/errors.h"
 #include "process/process.h"
 #include "sut/connection.h"
@@ -19,33 +21,13 @@ namespace kbench::sut {
 
 namespace {
 
-// Runs the agent as its own process group (setsid) and watches the session's
-// stdin: the controller's ssh keeps it open, so it ends only when the
-// connection drops or ssh is killed, and then the agent is told to stop
-// (SIGTERM: it kills every task its benchmark started) and its group is
-// killed (after at most 10 s) instead of running on unobserved. POSIX sh; no single quotes in here.
-constexpr const char* kRemoteRunScript = R"(a=$1; shift
-exec 3<&0 </dev/null
-if command -v setsid >/dev/null 2>&1; then setsid "$a" "$@" & else "$a" "$@" & fi
-p=$!
-( cat <&3 >/dev/null 2>&1; kill -TERM "$p" 2>/dev/null
-  i=0; while kill -0 "$p" 2>/dev/null && [ $i -lt 10 ]; do sleep 1; i=$((i+1)); done
-  kill -KILL -"$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null ) >/dev/null 2>&1 &
-w=$!
-exec 3<&-
-wait "$p"; s=$?
-kill -KILL "$w" 2>/dev/null
-exit "$s")";
+// `sh -c kRemoteRunScript kbench-agent [WRAPPER...] AGENT ARGS...`: the agent
+// stops when the ssh session ends (assets/sut/ssh_run.sh).
+constexpr const char* kRemoteRunScript = assets::sut::ssh_run_sh;
 
-// Reads the agent from stdin into a fresh private directory and prints the
-// directory and the SUT's own checksum of what arrived.
-constexpr const char* kRemoteInstallScript = R"(umask 077
-d=$(mktemp -d "${TMPDIR:-/tmp}/kbench.XXXXXXXX") || exit 1
-cat > "$d/kbench-agent" || { rm -rf "$d"; exit 1; }
-chmod 700 "$d/kbench-agent"
-echo "dir $d"
-command -v sha256sum >/dev/null 2>&1 || { echo "no sha256sum on the SUT" >&2; rm -rf "$d"; exit 3; }
-sha256sum "$d/kbench-agent")";
+// stdin: the agent; prints "dir DIR" and the SUT's sha256sum line
+// (assets/sut/ssh_install.sh).
+constexpr const char* kRemoteInstallScript = assets::sut::ssh_install_sh;
 
 constexpr auto kInstallTimeout = std::chrono::minutes(5);
 constexpr auto kCleanupTimeout = std::chrono::seconds(30);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The shell kbench sends to SUTs (assets/*/*.sh) passes shellcheck as POSIX sh,
 # each script as it is sent: the continuations of the deploy scripts joined
-# as src/deploy/deployer.cpp joins them, and a deliberately broken script is
-# caught (so the check can fail). The HTML pages' scripts (assets/html/*.js)
-# parse as JavaScript.
+# as src/deploy/deployer.cpp joins them, the qemu method's /init fragments as
+# src/sut/qemu.cpp joins them (busybox sh, POSIX sh to shellcheck), and a
+# deliberately broken script is caught (so the check can fail). The HTML
+# pages' scripts (assets/html/*.js) parse as JavaScript.
 source "$(dirname "$0")/lib.bash"
 assets=$(cd "$(dirname "$0")/../../assets" && pwd)
 command -v shellcheck >/dev/null || fail "shellcheck missing (scripts/install-deps.sh installs it)"
@@ -29,6 +30,22 @@ if lint unpack "$deploy/activate_function.sh" "$deploy/unpack.sh" "$deploy/unpac
 fi
 if lint boot "$deploy/activate_function.sh" "$deploy/boot.sh"; then pass; else
   fail "activate_function + boot: $(cat "$WORK/boot.out")"
+fi
+
+sut=$assets/sut
+for channel in x86 virtio; do
+  if lint "init_$channel" "$sut/init_mounts.sh" "$sut/init_results_$channel.sh" "$sut/init_run.sh"; then pass; else
+    fail "/init with the $channel results channel: $(cat "$WORK/init_$channel.out")"
+  fi
+done
+for script in "$sut"/ssh_*.sh; do
+  if lint "$(basename "$script")" "$script"; then pass; else
+    fail "$(basename "$script"): $(cat "$WORK/$(basename "$script").out")"
+  fi
+done
+# A script added to assets/sut/ under another name would be checked by nobody.
+if [ "$(find "$sut" -name '*.sh' ! -name 'init_*' ! -name 'ssh_*' | wc -l)" -eq 0 ]; then pass; else
+  fail "assets/sut holds a script this test does not check"
 fi
 
 for script in "$assets"/html/*.js; do

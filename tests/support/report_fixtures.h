@@ -24,9 +24,9 @@ inline stats::Summary summary_with_mean(double mean, std::size_t count = 6) {
 
 // A tested cell of `sessions`+`sessions` sessions whose raw change is
 // `raw_pct`, with a CI of +-1 point around it.
-inline Cell tested_cell(double base_mean, double raw_pct, Verdict verdict, std::size_t sessions, double p_value,
-                        double q_value, std::size_t test_count = 6) {
-  Cell c;
+inline analysis::Cell tested_cell(double base_mean, double raw_pct, analysis::Verdict verdict, std::size_t sessions,
+                                  double p_value, double q_value, std::size_t test_count = 6) {
+  analysis::Cell c;
   c.present = true;
   c.test = summary_with_mean(base_mean * (1 + raw_pct / 100), test_count);
   c.change_pct = raw_pct;
