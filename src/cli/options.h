@@ -3,8 +3,8 @@
 // same way wherever it appears. The values are checked by app's parsers,
 // which the dashboard's query parameters go through too.
 #include <CLI/CLI.hpp>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
