@@ -34,7 +34,8 @@ fi
 
 sut=$assets/sut
 for channel in x86 virtio; do
-  if lint "init_$channel" "$sut/init_mounts.sh" "$sut/init_results_$channel.sh" "$sut/init_run.sh"; then pass; else
+  if lint "init_$channel" "$sut/init_mounts.sh" "$sut/init_results_$channel.sh" "$sut/init_run.sh" \
+    "$sut/init_end_poweroff.sh"; then pass; else
     fail "/init with the $channel results channel: $(cat "$WORK/init_$channel.out")"
   fi
 done
