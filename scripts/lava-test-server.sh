@@ -16,6 +16,7 @@
 #                                        answers, else exit 1
 #   scripts/lava-test-server.sh stop     stops every process `start` started
 #                                        and removes the state directory
+#   scripts/lava-test-server.sh install  installs the packages only
 #
 # `start` installs lava-server and lava-dispatcher (Debian packages,
 # --no-install-recommends) when missing. While a server started here answers,
@@ -323,5 +324,7 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  # The packages alone, for scripts/install-deps.sh: what `start` would install.
+  install) install_packages ;;
+  *) echo "usage: $0 start|stop|status|install" >&2; exit 2 ;;
 esac
