@@ -95,6 +95,7 @@ TEST(LavaLog, TakesTheVerifiedFramesAmongKernelNoiseAndLavasLines) {
                           log_entry("target", frame("KBE1", "warning: tab\there")) +
                           "- {\"dt\": \"2026-12-05T11:20:02\", \"lvl\": \"results\", \"msg\": {\"case\": \"x\"}}\n" +
                           log_entry("target", frame("KBX1", "0")) + log_entry("target", "kbench-lava-done# ") +
+                          log_entry("exception", "Connection closed") +
                           log_entry("error", "wait for prompt timed out");
   const lava::LogContents contents = lava::read_job_log(log);
   ASSERT_EQ(contents.frames.size(), 5u);
@@ -109,8 +110,9 @@ TEST(LavaLog, TakesTheVerifiedFramesAmongKernelNoiseAndLavasLines) {
   EXPECT_TRUE(contents.frames[3].valid);
   EXPECT_EQ(contents.frames[4].tag, "KBX1");
   EXPECT_EQ(contents.frames[4].payload, "0");
-  EXPECT_THAT(contents.errors, ::testing::ElementsAre("wait for prompt timed out"));
-  EXPECT_EQ(contents.lines, 11u);
+  EXPECT_THAT(contents.errors, ::testing::ElementsAre("Connection closed", "wait for prompt timed out"));
+  EXPECT_EQ(contents.last_console_line, "kbench-lava-done# ");
+  EXPECT_EQ(contents.lines, 12u);
 }
 
 TEST(LavaLog, UnquotesYamlEscapes) {

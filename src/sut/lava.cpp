@@ -137,8 +137,12 @@ LogContents read_job_log(const std::string& log_yaml) {
         if (c == '"' && !console.empty() && console.back() == '\\') console.pop_back();
         console += c;
       }
-      if (auto frame = parse_result_frame(console)) contents.frames.push_back(std::move(*frame));
-    } else if (*level == "error") {
+      if (auto frame = parse_result_frame(console)) {
+        contents.frames.push_back(std::move(*frame));
+      } else if (!console.empty()) {
+        contents.last_console_line = console;
+      }
+    } else if (*level == "error" || *level == "exception") {
       contents.errors.push_back(*message);
     }
   }
@@ -434,7 +438,8 @@ class LavaConnection final : public Connection {
     }
     const long id = submitted["job_ids"][0].get<long>();
     const std::string job_url = fmt::format("{}{}scheduler/job/{}", params_.origin, params_.base, id);
-    write_all(err_fd, fmt::format("kbench: lava: job {} submitted ({})\n", id, job_url));
+    // Nothing is said while the job runs: the runner quotes a failed agent's
+    // stderr, and the failure's own line names the job.
 
     // No log is read before the job ends: LAVA's log index (logs/?start=N)
     // is built once and then not extended, and a whole log is small.
@@ -451,14 +456,7 @@ class LavaConnection final : public Connection {
         std::this_thread::sleep_for(params_.poll_interval);
         continue;
       }
-      const std::string now = info.value("state", "");
-      if (now != state) {
-        state = now;
-        if (state == "Running") {
-          write_all(err_fd, fmt::format("kbench: lava: job {} running on {}\n", id,
-                                        info.value("actual_device", nlohmann::json("?")).dump()));
-        }
-      }
+      state = info.value("state", "");
       if (state == "Finished") break;
       std::this_thread::sleep_for(params_.poll_interval);
     }
@@ -485,7 +483,8 @@ class LavaConnection final : public Connection {
                               frame.payload.substr(0, 120) + "\n");
       } else if (frame.tag == "KBS1") {
         init_started = true;
-        write_all(err_fd, fmt::format("kbench: lava: job {}: {} reached /init\n", id, frame.payload));
+        write_all(err_fd, fmt::format("kbench: lava: job {}: {} reached /init on {}\n", id, frame.payload,
+                                      device_.empty() ? "?" : device_));
       } else if (frame.tag == "KBO1") {
         write_all(out_fd, with_job(frame.payload) + "\n");
       } else if (frame.tag == "KBE1") {
@@ -496,12 +495,20 @@ class LavaConnection final : public Connection {
     }
     if (agent_status && corrupted == 0) return *agent_status;
 
-    // One line: the job, its state and health, and LAVA's own reason.
+    // One line: the job, its state and health, and LAVA's own reason. The
+    // failure comment is often LAVA's generic "InfrastructureError: ...";
+    // the log's first error or exception says what went wrong, and the last
+    // console line what the device said (e.g. QEMU refusing the kernel).
     std::string reason;
     if (info.contains("failure_comment") && info["failure_comment"].is_string()) {
       reason = info["failure_comment"].get<std::string>();
     }
-    if (reason.empty() && !contents.errors.empty()) reason = contents.errors.back();
+    if (!contents.errors.empty() && contents.errors.front() != reason) {
+      reason += (reason.empty() ? "" : "; first error: ") + contents.errors.front();
+    }
+    if (!init_started && !contents.last_console_line.empty()) {
+      reason += (reason.empty() ? "" : "; ") + std::string("last console line: ") + contents.last_console_line;
+    }
     std::string what;
     if (corrupted > 0) {
       what = fmt::format("{} result line(s) failed their checksum", corrupted);

@@ -35,7 +35,8 @@ std::string job_yaml(const JobSpec& spec);
 // own error messages.
 struct LogContents {
   std::vector<ResultFrame> frames;
-  std::vector<std::string> errors;
+  std::vector<std::string> errors;  // LAVA's error and exception lines
+  std::string last_console_line;     // of those that hold no frame
   std::size_t lines = 0;
 };
 LogContents read_job_log(const std::string& log_yaml);

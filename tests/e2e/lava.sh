@@ -79,7 +79,7 @@ else
   pass
 fi
 cat "$WORK/bad.err"
-grep -qE 'kbench: lava: job [0-9]+ Finished/Incomplete: the agent never started: .+' "$WORK/bad.err" && pass ||
+grep -qE 'kbench: lava: job [0-9]+ Finished/Incomplete: the agent never started: .+; last console line: qemu: ' "$WORK/bad.err" && pass ||
   fail "no one-line failure naming the job, its health and LAVA's reason"
 
 echo "lava e2e took $(($(date +%s) - started))s"
