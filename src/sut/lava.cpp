@@ -229,9 +229,9 @@ const std::vector<ParamSpec>& lava_param_specs() {
       ParamSpec{"job_timeout", "1800", "1800", "seconds one job (a boot and one agent run) may take once it runs"}
           .integer(120, 1e9),
       ParamSpec{"extra_options", "-cpu max", "-cpu max",
-                "QEMU device types: options added to QEMU's command line (LAVA's context extra_options); "
-                "the default gives the guest the host's instructions, as the qemu connection does"}
-          .list_of(),
+                "QEMU device types: options added to QEMU's command line as one string (LAVA's context "
+                "extra_options; QEMU's own commas stay); the default gives the guest every instruction TCG has, "
+                "as the qemu connection does; empty: none"},
       ParamSpec{"busybox", "/bin/busybox", "/bin/busybox", "a static busybox built for the device, its /init"},
       ParamSpec{"poll_interval", "2", "2", "seconds between two looks at a job's state"}.integer(1, 3600),
   };
@@ -287,7 +287,10 @@ LavaParams parse_lava_params(const Params& params) {
     }
   };
   list("tags", parsed.tags);
-  list("extra_options", parsed.extra_options);
+  if (params.count("extra_options")) {
+    parsed.extra_options.clear();
+    if (!params.at("extra_options").empty()) parsed.extra_options.push_back(params.at("extra_options"));
+  }
   if (params.count("priority")) parsed.priority = params.at("priority");
   if (params.count("job_timeout")) parsed.job_timeout = std::chrono::seconds(std::stol(params.at("job_timeout")));
   if (params.count("busybox")) parsed.busybox = params.at("busybox");

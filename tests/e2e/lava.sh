@@ -2,7 +2,9 @@
 # The lava connection against a real LAVA server (scripts/lava-test-server.sh:
 # one qemu device under TCG): a plan of two swprofiles of the Debian test
 # kernel, with and without mitigations=off, 2 sessions of syscall/getpid each,
-# every agent run a LAVA job; then kbench compare. Each session must be
+# every agent run a LAVA job; then kbench compare. As in qemu.sh, an Intel
+# vendor string, so that the guest kernel turns on PTI and mitigations=off
+# has something to turn off (it also checks that QEMU's commas reach it). Each session must be
 # stored with the id of the job that ran it. A swprofile whose "kernel" is
 # not one must be recorded as failed, naming its job and LAVA's reason.
 # Needs root (the server's start installs packages and starts services):
@@ -28,7 +30,8 @@ sut:
   name: farm
   connection:
     method: lava
-    params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$KBENCH_TEST_LAVA_DEVICE_TYPE", job_timeout: "900"}
+    params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$KBENCH_TEST_LAVA_DEVICE_TYPE", job_timeout: "900",
+             extra_options: "-cpu max,vendor=GenuineIntel"}
 swprofiles:
   - {name: A, kernel: $kernel}
   - {name: B, kernel: $kernel, cmdline: [mitigations=off]}
@@ -83,6 +86,6 @@ grep -qE 'kbench: lava: job [0-9]+ Finished/Incomplete: the agent never started:
   fail "no one-line failure naming the job, its health and LAVA's reason"
 
 echo "lava e2e took $(($(date +%s) - started))s"
-# The server is left running for another script only when it was running before.
+# KBENCH_TEST_LAVA_KEEP=1 leaves the server running, to look at its jobs.
 [ -n "${KBENCH_TEST_LAVA_KEEP:-}" ] || nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" stop >/dev/null
 finish
