@@ -213,6 +213,11 @@ using process::Clock;
 
 constexpr const char* kLavaMethod = "lava";
 
+// Set by SIGTERM in the relay: the runner stops an agent (its timeout, an
+// interrupt) with SIGTERM and a grace period before SIGKILL, time enough to
+// cancel the job, which would otherwise hold a device until its own timeout.
+volatile sig_atomic_t relay_stop_requested = 0;
+
 std::string host_machine() {
   utsname host{};
   uname(&host);
@@ -417,6 +422,7 @@ class LavaConnection final : public Connection {
     const pid_t pid = process::fork_process_group_leader(SIGKILL);
     if (pid == 0) {
       signal(SIGPIPE, SIG_IGN);
+      signal(SIGTERM, [](int) { relay_stop_requested = 1; });
       close(out_pipe[0]);
       close(err_pipe[0]);
       int status = 1;
@@ -461,7 +467,21 @@ class LavaConnection final : public Connection {
       }
       state = info.value("state", "");
       if (state == "Finished") break;
-      std::this_thread::sleep_for(params_.poll_interval);
+      const auto next_poll = Clock::now() + params_.poll_interval;
+      while (!relay_stop_requested && Clock::now() < next_poll) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      if (relay_stop_requested) {
+        std::string outcome = "canceled";
+        try {
+          rest.request("GET", fmt::format("jobs/{}/cancel/", id));
+        } catch (const std::exception& error) {
+          outcome = std::string("not canceled: ") + error.what();
+        }
+        write_all(err_fd, fmt::format("kbench: lava: job {} {}: kbench stopped its agent ({})\n", id, outcome,
+                                      job_url));
+        return 1;
+      }
     }
     const std::string health = info.value("health", "");
     std::string log;
