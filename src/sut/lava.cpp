@@ -16,6 +16,8 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
