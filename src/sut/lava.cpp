@@ -450,10 +450,9 @@ class LavaConnection final : public Connection {
     const long id = submitted["job_ids"][0].get<long>();
     const std::string job_url = fmt::format("{}{}scheduler/job/{}", params_.origin, params_.base, id);
     // Nothing is said while the job runs: the runner quotes a failed agent's
-    // stderr, and the failure's own line names the job.
-
-    // No log is read before the job ends: LAVA's log index (logs/?start=N)
-    // is built once and then not extended, and a whole log is small.
+    // stderr, and the failure's own line names the job. The log is read once,
+    // when the job has ended: it is small, and the runner needs the lines no
+    // sooner (following it, logs/?start=N, is for later).
     nlohmann::json info;
     std::string state;
     int failed_polls = 0;
