@@ -1,16 +1,24 @@
-// The lava connection without a server: the job it submits for a
-// swprofile, the frames it takes from a job log, its parameters.
+// The lava connection without a LAVA server: the job it submits for a
+// swprofile, the frames it takes from a job log, its parameters, its relay
+// against a stand-in for the REST API.
 // tests/e2e/lava.sh runs jobs on a real LAVA server.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <httplib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "common/errors.h"
 #include "plan/plan.h"
+#include "process/process.h"
 #include "sut/initramfs.h"
 #include "sut/lava.h"
 #include "sut/method.h"
@@ -119,7 +127,7 @@ TEST(LavaLog, UnquotesYamlEscapes) {
   EXPECT_EQ(lava::yaml_unquote(R"(a\"b\\c\x41\u00e9\t)"), "a\"b\\cA\xc3\xa9\t");
 }
 
-class LavaParams : public ::testing::Test {
+class LavaConnection : public ::testing::Test {
  protected:
   void SetUp() override {
     setenv("KBENCH_AGENT", (std::string(KBENCH_BINARY_DIR) + "/kbench-agent").c_str(), 1);
@@ -145,13 +153,13 @@ class LavaParams : public ::testing::Test {
   std::string kernel_;
 };
 
-TEST_F(LavaParams, GoodOnesMakeAConnectionWithoutContactingTheServer) {
+TEST_F(LavaConnection, GoodOnesMakeAConnectionWithoutContactingTheServer) {
   const SwprofileKernel swprofile{"A", kernel_, "", "", {"mitigations=off"}, ""};
   auto connection = make_connection("lava", good(), &swprofile);
   EXPECT_EQ(connection->describe(), "lava http://127.0.0.1:9/ (device type qemu, cmdline: mitigations=off)");
 }
 
-TEST_F(LavaParams, BadOnesAreOneLine) {
+TEST_F(LavaConnection, BadOnesAreOneLine) {
   Params params = good();
   params.erase("device_type");
   EXPECT_EQ(make_error(params),
@@ -178,13 +186,126 @@ TEST_F(LavaParams, BadOnesAreOneLine) {
   }
 }
 
-TEST_F(LavaParams, ThePlanRefusesThemWithItsLine) {
+TEST_F(LavaConnection, ThePlanRefusesThemWithItsLine) {
   EXPECT_EQ(error_of([] {
               plan::parse_plan("sut: {connection: {method: lava, params: {url: x, token_file: t, device_type: q}}}\n"
                                "benchmarks: [a/b]\n",
                                "p.yaml");
             }),
             "p.yaml:1: sut.connection.params.url: expected an http:// or https:// URL, got 'x'");
+}
+
+// A stand-in for LAVA's REST API: one job, its state and its log as a test
+// sets them.
+class FakeLava {
+ public:
+  FakeLava() {
+    server_.Post("/api/v0.2/jobs/", [this](const httplib::Request& request, httplib::Response& response) {
+      authorization_ = request.get_header_value("Authorization");
+      definition_ = nlohmann::json::parse(request.body).value("definition", "");
+      response.status = 201;
+      response.set_content(R"({"message": "job(s) successfully submitted", "job_ids": [7]})", "application/json");
+    });
+    server_.Get("/api/v0.2/jobs/7/", [this](const httplib::Request&, httplib::Response& response) {
+      response.set_content(job_.dump(), "application/json");
+    });
+    server_.Get("/api/v0.2/jobs/7/logs/", [this](const httplib::Request&, httplib::Response& response) {
+      response.set_content(log_, "application/yaml");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~FakeLava() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+
+  nlohmann::json job_ = {{"id", 7}, {"state", "Finished"}, {"health", "Complete"}, {"actual_device", "qemu-01"},
+                         {"failure_comment", nullptr}};
+  std::string log_;
+  std::string authorization_;
+  std::string definition_;
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+struct Relayed {
+  std::string out;
+  std::string err;
+  int status = -1;
+};
+
+Relayed relay_through(Connection& connection) {
+  AgentProcess agent = connection.start_agent({"fingerprint"});
+  Relayed relayed;
+  for (auto [fd, into] : {std::pair{agent.stdout_fd, &relayed.out}, std::pair{agent.stderr_fd, &relayed.err}}) {
+    char buffer[4096];
+    for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) into->append(buffer, static_cast<std::size_t>(n));
+    close(fd);
+  }
+  relayed.status = process::exit_code(process::wait_for_exit(agent.pid));
+  return relayed;
+}
+
+TEST_F(LavaConnection, TheRelaySubmitsFollowsAndPassesOnTheVerifiedLines) {
+  FakeLava lava;
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
+              log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
+              log_entry("target", "[    3.0] noise") + log_entry("target", frame("KBE1", "a warning")) +
+              log_entry("target", frame("KBX1", "0"));
+  Params params = good();
+  params["url"] = lava.url();
+  params["poll_interval"] = "1";
+  const SwprofileKernel swprofile{"A", kernel_, "", "", {"mitigations=off"}, ""};
+  auto connection = make_connection("lava", params, &swprofile);
+  const Relayed relayed = relay_through(*connection);
+  EXPECT_EQ(relayed.status, 0) << relayed.err;
+  const auto fingerprint = nlohmann::json::parse(relayed.out);
+  EXPECT_EQ(fingerprint["data"]["kernel"], "6.12");
+  EXPECT_EQ(fingerprint["data"]["lava_job_id"], 7);
+  EXPECT_EQ(fingerprint["data"]["lava_device"], "qemu-01");
+  EXPECT_EQ(fingerprint["data"]["lava_job_url"], lava.url() + "scheduler/job/7");
+  EXPECT_THAT(relayed.err, HasSubstr("a warning\n"));
+  EXPECT_EQ(lava.authorization_, "Token abc123");
+  EXPECT_THAT(lava.definition_, HasSubstr("mitigations=off"));
+}
+
+TEST_F(LavaConnection, AnIncompleteJobIsOneLineNamingItsJobAndReason) {
+  FakeLava lava;
+  lava.job_["health"] = "Incomplete";
+  lava.log_ = log_entry("target", "qemu: linux kernel too old to load a ram disk") +
+              log_entry("exception", "Connection closed") + log_entry("error", "InfrastructureError: generic");
+  Params params = good();
+  params["url"] = lava.url();
+  const SwprofileKernel swprofile{"A", kernel_, "", "", {}, ""};
+  auto connection = make_connection("lava", params, &swprofile);
+  const Relayed relayed = relay_through(*connection);
+  EXPECT_EQ(relayed.status, 1);
+  EXPECT_EQ(relayed.out, "");
+  EXPECT_EQ(relayed.err, "kbench: lava: job 7 Finished/Incomplete: the agent never started: Connection closed; "
+                         "last console line: qemu: linux kernel too old to load a ram disk (" +
+                             lava.url() + "scheduler/job/7)\n");
+}
+
+TEST_F(LavaConnection, ACorruptedFrameFailsTheRelayEvenInACompleteJob) {
+  FakeLava lava;
+  std::string corrupted = frame("KBO1", R"({"type":"sample"})");
+  corrupted[20] = 'X';
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) + log_entry("target", corrupted) +
+              log_entry("target", frame("KBX1", "0"));
+  Params params = good();
+  params["url"] = lava.url();
+  const SwprofileKernel swprofile{"A", kernel_, "", "", {}, ""};
+  auto connection = make_connection("lava", params, &swprofile);
+  const Relayed relayed = relay_through(*connection);
+  EXPECT_EQ(relayed.status, 1);
+  EXPECT_EQ(relayed.out, "");
+  EXPECT_THAT(relayed.err, HasSubstr("dropped a result line whose checksum does not match"));
+  EXPECT_THAT(relayed.err, HasSubstr("kbench: lava: job 7 Finished/Complete: 1 result line(s) failed their checksum"));
 }
 
 }  // namespace
