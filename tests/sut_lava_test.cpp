@@ -81,6 +81,24 @@ TEST(LavaJob, DeploysTheKernelAndInitramfsAndBootsWithTheCmdline) {
   EXPECT_THAT(yaml, HasSubstr("context:\n  arch: amd64\n  extra_options: ['-cpu max']\nactions:\n"));
 }
 
+// The /init is joined from assets/sut/init_*.sh; its last shell's prompt is
+// what the job waits for.
+TEST(LavaInit, RunsTheAgentOnTheConsoleAndEndsInAShellWithTheJobsPrompt) {
+  const std::string init = lava_init();
+  EXPECT_TRUE(init.starts_with("#!/bin/busybox sh\n"));
+  EXPECT_EQ(init.find("#!", 1), std::string::npos);
+  const auto channel = init.find("results=/dev/console\n");
+  const auto first_frame = init.find("| frame KBS1 >&3\n");
+  const auto prompt = init.find(std::string("export PS1='") + lava::kDonePrompt + "'\n");
+  ASSERT_NE(channel, std::string::npos);
+  ASSERT_NE(first_frame, std::string::npos);
+  ASSERT_NE(prompt, std::string::npos);
+  EXPECT_LT(channel, first_frame);
+  EXPECT_LT(first_frame, prompt);
+  EXPECT_EQ(init.find("\nsleep 0.2\npoweroff -f\n"), std::string::npos);
+  EXPECT_TRUE(init.ends_with("exec setsid cttyhack sh\n"));
+}
+
 TEST(LavaJob, NoTagsNoTagsKey) {
   lava::JobSpec spec;
   spec.device_type = "qemu";
