@@ -57,16 +57,27 @@ if ! command -v npm >/dev/null; then
   missing+=(nodejs npm)
 fi
 
-if [ ${#missing[@]} -eq 0 ]; then
+# The lava connection's test (tests/e2e/lava.sh, `make check`): LAVA's server
+# and dispatcher, installed the way scripts/lava-test-server.sh installs them
+# (without recommends, keeping linux-perf's version).
+lava_missing=
+[ -x /usr/bin/lava-server ] && [ -x /usr/bin/lava-worker ] || lava_missing=yes
+
+if [ ${#missing[@]} -eq 0 ] && [ -z "$lava_missing" ]; then
   exit 0
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-  echo "install-deps: missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
+  echo "install-deps: missing Debian packages: ${missing[*]}${lava_missing:+ lava-server lava-dispatcher} (run as root, or install them)" >&2
   exit 1
 fi
 
-echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [ -n "$lava_missing" ]; then
+  "$(dirname "$0")/lava-test-server.sh" install
+fi

@@ -16,6 +16,7 @@
 #                                        answers, else exit 1
 #   scripts/lava-test-server.sh stop     stops every process `start` started
 #                                        and removes the state directory
+#   scripts/lava-test-server.sh install  installs the packages only
 #
 # `start` installs lava-server and lava-dispatcher (Debian packages,
 # --no-install-recommends) when missing. While a server started here answers,
@@ -58,7 +59,10 @@ api() {
   curl -fsS --max-time 10 -H "Authorization: Token $(cat "$state/token")" "$(cat "$state/url")api/v0.2/$1"
 }
 
-# The device Idle and Good and its worker Online: what a job needs to start.
+# The device Idle and Good (or Unknown) and its worker Online: what a job
+# needs to start. A job that ends on an infrastructure error (QEMU refusing a
+# kernel) leaves the device's health Unknown, which the scheduler still
+# schedules on; with no health checks it stays so until a job completes.
 ready() {
   [ -f "$state/url" ] && [ -f "$state/token" ] || return 1
   local dev wrk
@@ -67,7 +71,7 @@ ready() {
   python3 - "$dev" "$wrk" <<'EOF'
 import json, sys
 dev, wrk = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-sys.exit(0 if (dev["state"], dev["health"], wrk["state"]) == ("Idle", "Good", "Online") else 1)
+sys.exit(0 if dev["state"] == "Idle" and dev["health"] in ("Good", "Unknown") and wrk["state"] == "Online" else 1)
 EOF
 }
 
@@ -323,5 +327,7 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  # The packages alone, for scripts/install-deps.sh: what `start` would install.
+  install) install_packages ;;
+  *) echo "usage: $0 start|stop|status|install" >&2; exit 2 ;;
 esac

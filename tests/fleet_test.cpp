@@ -121,7 +121,7 @@ TEST(FleetPlan, RefusesABadClassName) {
 
 TEST(FleetPlan, ChecksEachSutAsItChecksTheOne) {
   EXPECT_EQ(error_of("suts:\n  - {name: a, connection: {method: telnet}}\nbenchmarks: [syscall/getppid]\n"),
-            "fleet.yaml:2: suts[].connection.method: expected local, qemu or ssh, got 'telnet'");
+            "fleet.yaml:2: suts[].connection.method: expected lava, local, qemu or ssh, got 'telnet'");
   EXPECT_EQ(error_of("suts:\n  - {name: a, boot: {method: kexec}}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:2: suts[].boot: expected suts[].connection.method ssh (the machine kbench runs on boots kernels "
             "only as a plan's single sut)");

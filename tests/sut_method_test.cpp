@@ -45,7 +45,7 @@ std::vector<std::string> capabilities_of(const std::string& name) {
 void point_at_agent() { setenv("KBENCH_AGENT", (std::string(KBENCH_BINARY_DIR) + "/kbench-agent").c_str(), 1); }
 
 TEST(SutMethods, EveryMethodFileIsRegistered) {
-  EXPECT_THAT(MethodRegistry::instance().names(), ElementsAre("local", "qemu", "ssh"));
+  EXPECT_THAT(MethodRegistry::instance().names(), ElementsAre("lava", "local", "qemu", "ssh"));
   EXPECT_NE(MethodRegistry::instance().find(kDefaultMethod), nullptr);
 }
 
@@ -53,6 +53,7 @@ TEST(SutMethods, DeclareWhatTheyCanDo) {
   EXPECT_THAT(capabilities_of("local"), ElementsAre("on-controller", "deploy", "sysctls", "modules", "wrapper"));
   EXPECT_THAT(capabilities_of("ssh"), ElementsAre("deploy", "sysctls", "modules", "wrapper"));
   EXPECT_THAT(capabilities_of("qemu"), ElementsAre("boots-kernel"));
+  EXPECT_THAT(capabilities_of("lava"), ElementsAre("boots-kernel"));
   EXPECT_THAT(MethodRegistry::instance().names_with(Capability::Deploy), ElementsAre("local", "ssh"));
 }
 
@@ -67,11 +68,11 @@ TEST(SutMethods, DeclareTheirParameters) {
 TEST(SutMethods, AnUnknownNameIsBadInputNamingTheRegisteredOnes) {
   EXPECT_EQ(MethodRegistry::instance().find("telnet"), nullptr);
   EXPECT_EQ(error_of([] { MethodRegistry::instance().get("telnet"); }),
-            "sut.connection.method: expected local, qemu or ssh, got 'telnet'");
+            "sut.connection.method: expected lava, local, qemu or ssh, got 'telnet'");
   EXPECT_EQ(error_of([] { make_connection("telnet", {}, nullptr); }),
-            "sut.connection.method: expected local, qemu or ssh, got 'telnet'");
+            "sut.connection.method: expected lava, local, qemu or ssh, got 'telnet'");
   EXPECT_EQ(error_of([] { plan::parse_plan("sut: {connection: {method: telnet}}\nbenchmarks: [a/b]\n", "p.yaml"); }),
-            "p.yaml:1: sut.connection.method: expected local, qemu or ssh, got 'telnet'");
+            "p.yaml:1: sut.connection.method: expected lava, local, qemu or ssh, got 'telnet'");
 }
 
 TEST(SutMethods, AnUnknownParameterIsNamedWithTheDeclaredOnes) {

@@ -2,8 +2,9 @@
 # over the results channel ($results), one frame a line:
 # "<tag> <crc32 of payload> <payload>", tags KBS1 (init started), KBO1 (agent
 # stdout line), KBE1 (agent stderr line), KBX1 (agent exit status). The relay
-# in src/sut/qemu.cpp passes on only frames whose checksum holds, so kernel
-# console noise or a corrupted line never reaches the store.
+# in src/sut/qemu.cpp (lava.cpp) passes on only frames whose checksum holds,
+# so kernel console noise or a corrupted line never reaches the store. An
+# init_end_*.sh fragment follows: how the boot ends.
 frame() {
   while IFS= read -r line || [ -n "$line" ]; do
     printf '%s %s %s\n' "$1" "$(printf '%s' "$line" | crc32)" "$line"
@@ -19,5 +20,3 @@ cd /tmp || { echo "kbench /init: cannot cd to /tmp" >/dev/console; poweroff -f; 
 frame KBE1 < /tmp/agent.err >&3
 frame KBX1 < /tmp/agent.status >&3
 exec 3>&-
-sleep 0.2
-poweroff -f

@@ -3,7 +3,13 @@
 #include <sys/stat.h>
 
 #include <array>
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+#include "common/errors.h"
+#include "process/process.h"
 
 namespace kbench::sut {
 
@@ -11,6 +17,14 @@ namespace {
 
 void pad_to_4(std::string& bytes) {
   while (bytes.size() % 4 != 0) bytes.push_back('\0');
+}
+
+std::string read_whole(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(what + " " + path + ": cannot be read");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
 }
 
 }  // namespace
@@ -55,6 +69,47 @@ std::string crc32_hex(const std::string& bytes) {
   std::uint32_t crc = 0xFFFFFFFFu;
   for (unsigned char byte : bytes) crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8);
   return fmt::format("{:08x}", crc ^ 0xFFFFFFFFu);
+}
+
+std::optional<ResultFrame> parse_result_frame(std::string line) {
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
+  const auto start = line.find("KB");
+  if (start == std::string::npos) return std::nullopt;
+  line.erase(0, start);
+  if (line.size() < 14 || line[4] != ' ' || line[13] != ' ') return std::nullopt;
+  ResultFrame frame{line.substr(0, 4), line.substr(14), false};
+  if (frame.tag != "KBS1" && frame.tag != "KBO1" && frame.tag != "KBE1" && frame.tag != "KBX1") return std::nullopt;
+  frame.valid = crc32_hex(frame.payload) == line.substr(5, 8);
+  return frame;
+}
+
+std::string agent_initramfs(const std::string& busybox, const std::string& init, const std::string& agent_path,
+                            const std::string& kernel, const std::string& initrd) {
+  namespace fs = std::filesystem;
+  CpioWriter cpio;
+  for (const char* dir : {"bin", "dev", "proc", "sys", "tmp", "kbench", "boot"}) cpio.add_directory(dir);
+  cpio.add_file("bin/busybox", read_whole(busybox, "busybox (Debian package busybox-static)"), 0755);
+  cpio.add_file("init", init, 0755);
+  cpio.add_file("kbench/kbench-agent", read_whole(agent_path, "kbench-agent"), 0755);
+  const fs::path image(kernel);
+  const std::string name = image.filename().string();
+  if (name.rfind("vmlinuz-", 0) == 0) {
+    const fs::path config = image.parent_path() / ("config-" + name.substr(8));
+    if (fs::exists(config)) {
+      cpio.add_file("boot/" + config.filename().string(), read_whole(config.string(), "kernel config"), 0644);
+    }
+  }
+  std::string archive = cpio.finish();
+  if (!initrd.empty()) archive = read_whole(initrd, "swprofile initrd") + archive;
+  return archive;
+}
+
+std::string with_agent_args(std::string base, const std::vector<std::string>& args) {
+  CpioWriter args_cpio;
+  args_cpio.add_file("kbench/args", "set -- " + process::shell_join(args) + "\n", 0644);
+  // The kernel skips the zero padding between concatenated archives.
+  while (base.size() % 512 != 0) base.push_back('\0');
+  return base + args_cpio.finish();
 }
 
 }  // namespace kbench::sut

@@ -2,7 +2,9 @@
 // A newc cpio archive built in memory: what the kernel unpacks as its
 // initramfs. Written here so that no cpio tool is needed on the controller.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace kbench::sut {
 
@@ -26,5 +28,32 @@ std::string crc32_hex(const std::string& bytes);
 // The /init of the qemu method's initramfs for a guest of architecture `arch`
 // (x86_64 | aarch64), from assets/sut/init_*.sh (defined in qemu.cpp).
 std::string qemu_init(const std::string& arch);
+// The lava method's /init: the console is its results channel, and it ends
+// in a shell whose prompt ends LAVA's boot action (defined in lava.cpp).
+std::string lava_init();
+
+// Frames on a results channel, as assets/sut/init_run.sh writes them:
+// "<tag> <crc32 of payload> <payload>", tags KBS1 (init started), KBO1
+// (agent stdout line), KBE1 (agent stderr line), KBX1 (agent exit status).
+struct ResultFrame {
+  std::string tag;
+  std::string payload;
+  bool valid = false;  // the checksum matches
+};
+
+// A line of the results channel; nullopt when it holds no frame. Anything
+// before "KB" is skipped (a console prompt or a log prefix).
+std::optional<ResultFrame> parse_result_frame(std::string line);
+
+// The archive every boot of one kernel shares: busybox as bin/busybox,
+// `init`, the agent as kbench/kbench-agent and, when the kernel is a Debian
+// vmlinuz-X with config-X beside it, that config under boot/ (the agent
+// records its hash as on a real machine). `initrd`, when set, comes first
+// (the kernel unpacks concatenated archives). Throws InputError for a file
+// that cannot be read.
+std::string agent_initramfs(const std::string& busybox, const std::string& init, const std::string& agent_path,
+                            const std::string& kernel, const std::string& initrd);
+// `base` followed by an archive holding kbench/args for `args`.
+std::string with_agent_args(std::string base, const std::vector<std::string>& args);
 
 }  // namespace kbench::sut

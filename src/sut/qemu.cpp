@@ -25,6 +25,7 @@
 #include "assets/sut/init_mounts.sh.h"
 #include "assets/sut/init_results_virtio.sh.h"
 #include "assets/sut/init_results_x86.sh.h"
+#include "assets/sut/init_end_poweroff.sh.h"
 #include "assets/sut/init_run.sh.h"
 #include "common/elf_machine.h"
 #include "common/errors.h"
@@ -145,14 +146,6 @@ void check_busybox(const QemuParams& params) {
   }
 }
 
-std::string read_whole(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(what + " " + path + ": cannot be read");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
 void write_whole(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -176,29 +169,6 @@ std::string console_tail(const std::string& console_log) {
   std::string tail = process::last_lines(text.str(), kConsoleTailLines);
   std::erase(tail, '\r');
   return tail.empty() ? "(the console log is empty)" : tail;
-}
-
-// Frames on the results channel: "<tag> <crc32 of payload> <payload>", tags
-// KBS1 (init started), KBO1 (agent stdout line), KBE1 (agent stderr line),
-// KBX1 (agent exit status), written by assets/sut/init_run.sh. Anything else
-// on the channel is ignored.
-struct Frame {
-  std::string tag;
-  std::string payload;
-  bool valid = false;
-};
-
-// A line of the results port; `valid` only when the checksum matches.
-std::optional<Frame> parse_frame(std::string line) {
-  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
-  const auto start = line.find("KB");
-  if (start == std::string::npos) return std::nullopt;
-  line.erase(0, start);
-  if (line.size() < 14 || line[4] != ' ' || line[13] != ' ') return std::nullopt;
-  Frame frame{line.substr(0, 4), line.substr(14), false};
-  if (frame.tag != "KBS1" && frame.tag != "KBO1" && frame.tag != "KBE1" && frame.tag != "KBX1") return std::nullopt;
-  frame.valid = crc32_hex(frame.payload) == line.substr(5, 8);
-  return frame;
 }
 
 class QemuConnection final : public Connection {
@@ -287,32 +257,10 @@ class QemuConnection final : public Connection {
   // own initrd when it has one (the kernel unpacks concatenated archives).
   std::string write_initramfs(const std::vector<std::string>& args) {
     if (base_archive_.empty()) {
-      CpioWriter cpio;
-      for (const char* dir : {"bin", "dev", "proc", "sys", "tmp", "kbench", "boot"}) cpio.add_directory(dir);
-      cpio.add_file("bin/busybox", read_whole(params_.busybox, "busybox (Debian package busybox-static)"), 0755);
-      cpio.add_file("init", qemu_init(params_.arch), 0755);
-      cpio.add_file("kbench/kbench-agent", read_whole(agent_path_, "kbench-agent"), 0755);
-      // The kernel config next to the image (Debian's layout), so that the
-      // agent inside records its hash like on a real machine.
-      const fs::path kernel(boot_.kernel);
-      const std::string name = kernel.filename().string();
-      if (name.rfind("vmlinuz-", 0) == 0) {
-        const fs::path config = kernel.parent_path() / ("config-" + name.substr(8));
-        if (fs::exists(config)) {
-          cpio.add_file("boot/" + config.filename().string(), read_whole(config.string(), "kernel config"), 0644);
-        }
-      }
-      std::string archive = cpio.finish();
-      if (!boot_.initrd.empty()) archive = read_whole(boot_.initrd, "swprofile initrd") + archive;
-      base_archive_ = std::move(archive);
+      base_archive_ = agent_initramfs(params_.busybox, qemu_init(params_.arch), agent_path_, boot_.kernel, boot_.initrd);
     }
-    CpioWriter args_cpio;
-    args_cpio.add_file("kbench/args", "set -- " + process::shell_join(args) + "\n", 0644);
     const std::string path = work_dir_ + "/initramfs.cpio";
-    // The kernel skips the zero padding between concatenated archives.
-    std::string archive = base_archive_;
-    while (archive.size() % 512 != 0) archive.push_back('\0');
-    write_whole(path, archive + args_cpio.finish());
+    write_whole(path, with_agent_args(base_archive_, args));
     return path;
   }
 
@@ -444,7 +392,7 @@ class QemuConnection final : public Connection {
     int corrupted = 0;
     std::string failure;
 
-    auto handle_frame = [&](const Frame& frame) {
+    auto handle_frame = [&](const ResultFrame& frame) {
       if (!frame.valid) {
         ++corrupted;
         write_all(err_fd, "kbench: qemu: dropped a result line whose checksum does not match: " +
@@ -471,7 +419,7 @@ class QemuConnection final : public Connection {
       pending.append(data, size);
       std::size_t start = 0;
       for (auto nl = pending.find('\n', start); nl != std::string::npos; nl = pending.find('\n', start)) {
-        if (auto frame = parse_frame(pending.substr(start, nl - start))) handle_frame(*frame);
+        if (auto frame = parse_result_frame(pending.substr(start, nl - start))) handle_frame(*frame);
         start = nl + 1;
       }
       pending.erase(0, start);
@@ -491,7 +439,7 @@ class QemuConnection final : public Connection {
     for (int fd : {fds.stdout_fd, fds.stderr_fd}) {
       if (fd >= 0) close(fd);
     }
-    if (auto frame = parse_frame(pending)) handle_frame(*frame);
+    if (auto frame = parse_result_frame(pending)) handle_frame(*frame);
 
     // After the exit frame the VM powers itself off; give it a moment.
     const auto stop_deadline = Clock::now() + std::chrono::seconds(agent_status ? 20 : 0);
@@ -557,7 +505,7 @@ class QemuConnection final : public Connection {
 std::string qemu_init(const std::string& arch) {
   return std::string(assets::sut::init_mounts_sh) +
          (arch == "aarch64" ? assets::sut::init_results_virtio_sh : assets::sut::init_results_x86_sh) +
-         assets::sut::init_run_sh;
+         assets::sut::init_run_sh + assets::sut::init_end_poweroff_sh;
 }
 
 std::unique_ptr<Connection> make_qemu_connection(const std::map<std::string, std::string>& params, QemuBoot boot,

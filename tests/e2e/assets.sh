@@ -34,10 +34,17 @@ fi
 
 sut=$assets/sut
 for channel in x86 virtio; do
-  if lint "init_$channel" "$sut/init_mounts.sh" "$sut/init_results_$channel.sh" "$sut/init_run.sh"; then pass; else
+  if lint "init_$channel" "$sut/init_mounts.sh" "$sut/init_results_$channel.sh" "$sut/init_run.sh" \
+    "$sut/init_end_poweroff.sh"; then pass; else
     fail "/init with the $channel results channel: $(cat "$WORK/init_$channel.out")"
   fi
 done
+# The lava connection's /init: the console as results channel, a shell at the end.
+if lint init_lava "$sut/init_mounts.sh" "$sut/init_results_console.sh" "$sut/init_run.sh" "$sut/init_end_shell.sh"; then
+  pass
+else
+  fail "/init of the lava connection: $(cat "$WORK/init_lava.out")"
+fi
 for script in "$sut"/ssh_*.sh; do
   if lint "$(basename "$script")" "$script"; then pass; else
     fail "$(basename "$script"): $(cat "$WORK/$(basename "$script").out")"

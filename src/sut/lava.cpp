@@ -1,0 +1,604 @@
+// The agent inside a kernel a LAVA board farm boots. Each start_agent is one
+// LAVA job: deploy to tmpfs the swprofile's kernel and kbench's initramfs
+// (the qemu connection's, src/sut/initramfs.h), boot them; /init runs the
+// agent and writes its framed lines on the console, the only channel a
+// LAVA device is sure to have, then starts a shell whose prompt ends the
+// boot action and so the job. A relay process submits the job through the
+// REST API, follows it, reads its log and passes on only the frames whose
+// checksum matches: kernel messages and LAVA's own lines never reach the
+// store.
+#include "sut/lava.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "assets/sut/init_end_shell.sh.h"
+#include "assets/sut/init_mounts.sh.h"
+#include "assets/sut/init_results_console.sh.h"
+#include "assets/sut/init_run.sh.h"
+#include "common/errors.h"
+#include "process/process.h"
+#include "sut/connection.h"
+#include "sut/method.h"
+
+namespace kbench::sut {
+
+namespace lava {
+
+namespace {
+
+// YAML single-quoted: only the quote itself is escaped, by doubling it.
+std::string single_quoted(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string debian_arch(const std::string& machine) { return machine == "aarch64" ? "arm64" : "amd64"; }
+
+void append_utf8(std::string& out, std::uint32_t code) {
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xC0 | (code >> 6));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code >> 18));
+    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  }
+}
+
+// The double-quoted value of `"key": "..."` in one log line; nullopt when
+// the key is missing or its value is not a double-quoted string.
+std::optional<std::string> quoted_value(const std::string& line, const std::string& key) {
+  const std::string opening = "\"" + key + "\": \"";
+  const auto at = line.find(opening);
+  if (at == std::string::npos) return std::nullopt;
+  const auto start = at + opening.size();
+  std::size_t end = start;
+  while (end < line.size() && line[end] != '"') end += line[end] == '\\' ? 2 : 1;
+  if (end >= line.size()) return std::nullopt;
+  return yaml_unquote(line.substr(start, end - start));
+}
+
+}  // namespace
+
+std::string yaml_unquote(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\' || i + 1 == text.size()) {
+      out += text[i];
+      continue;
+    }
+    const char e = text[++i];
+    auto hex = [&](std::size_t digits) {
+      const std::string code = text.substr(i + 1, digits);
+      i += code.size();
+      append_utf8(out, static_cast<std::uint32_t>(std::strtoul(code.c_str(), nullptr, 16)));
+    };
+    switch (e) {
+      case '0': out += '\0'; break;
+      case 'a': out += '\a'; break;
+      case 'b': out += '\b'; break;
+      case 't': out += '\t'; break;
+      case 'n': out += '\n'; break;
+      case 'v': out += '\v'; break;
+      case 'f': out += '\f'; break;
+      case 'r': out += '\r'; break;
+      case 'e': out += '\x1b'; break;
+      case 'N': append_utf8(out, 0x85); break;
+      case '_': append_utf8(out, 0xA0); break;
+      case 'L': append_utf8(out, 0x2028); break;
+      case 'P': append_utf8(out, 0x2029); break;
+      case 'x': hex(2); break;
+      case 'u': hex(4); break;
+      case 'U': hex(8); break;
+      default: out += e; break;  // \" \\ \/ and a space
+    }
+  }
+  return out;
+}
+
+LogContents read_job_log(const std::string& log_yaml) {
+  LogContents contents;
+  std::istringstream lines(log_yaml);
+  for (std::string line; std::getline(lines, line);) {
+    ++contents.lines;
+    const auto level = quoted_value(line, "lvl");
+    if (!level) continue;
+    auto message = quoted_value(line, "msg");
+    if (!message) continue;
+    if (*level == "target") {
+      // LAVA's ShellLogger writes each '"' of the console as '\"' before the
+      // line is dumped: every quote of the console line carries a backslash
+      // in front that was not there.
+      std::string console;
+      for (const char c : *message) {
+        if (c == '"' && !console.empty() && console.back() == '\\') console.pop_back();
+        console += c;
+      }
+      if (auto frame = parse_result_frame(console)) {
+        contents.frames.push_back(std::move(*frame));
+      } else if (!console.empty()) {
+        contents.last_console_line = console;
+      }
+    } else if (*level == "error" || *level == "exception") {
+      contents.errors.push_back(*message);
+    }
+  }
+  return contents;
+}
+
+std::string job_yaml(const JobSpec& spec) {
+  const bool arm = spec.arch == "aarch64";
+  // Kernel messages on the console could split a frame: only what init
+  // writes matters there, and each frame carries its own checksum anyway.
+  std::string append = std::string("console=") + (arm ? "ttyAMA0" : "ttyS0,115200") + " rdinit=/init";
+  for (const auto& word : spec.cmdline) append += " " + word;
+  std::string yaml = fmt::format(
+      "device_type: {}\n"
+      "job_name: {}\n"
+      "visibility: public\n"
+      "priority: {}\n",
+      spec.device_type, single_quoted(spec.job_name), spec.priority);
+  if (!spec.tags.empty()) {
+    yaml += "tags:\n";
+    for (const auto& tag : spec.tags) yaml += "- " + single_quoted(tag) + "\n";
+  }
+  // The whole agent run happens inside the boot action (while LAVA waits
+  // for the closing prompt), so the boot action, and every wait it makes,
+  // may take the job's time less the deployment's.
+  const long run = std::max<long>(60, (spec.job_timeout - spec.deploy_timeout).count());
+  std::string extra_options;
+  for (const auto& option : spec.extra_options) {
+    extra_options += (extra_options.empty() ? "  extra_options: [" : ", ") + single_quoted(option);
+  }
+  if (!extra_options.empty()) extra_options += "]\n";
+  yaml += fmt::format(
+      "timeouts:\n"
+      "  job: {{seconds: {}}}\n"
+      "  action: {{seconds: {}}}\n"
+      "  connection: {{seconds: {}}}\n"
+      "context:\n"
+      "  arch: {}\n"
+      "{}"
+      "actions:\n"
+      "- deploy:\n"
+      "    to: tmpfs\n"
+      "    timeout: {{seconds: {}}}\n"
+      "    images:\n"
+      "      kernel:\n"
+      "        image_arg: {}\n"
+      "        url: {}\n"
+      "      initrd:\n"
+      "        image_arg: '-initrd {{initrd}}'\n"
+      "        url: {}\n"
+      "- boot:\n"
+      "    method: qemu\n"
+      "    media: tmpfs\n"
+      "    timeout: {{seconds: {}}}\n"
+      "    prompts: [{}]\n",
+      spec.job_timeout.count(), run, run, debian_arch(spec.arch), extra_options, spec.deploy_timeout.count(),
+      single_quoted("-kernel {kernel} -append \"" + append + "\""), single_quoted(spec.kernel_url),
+      single_quoted(spec.initramfs_url), run, single_quoted(kDonePrompt));
+  return yaml;
+}
+
+// The connection's own names stay in lava: a unity build compiles qemu.cpp's
+// anonymous namespace, with names like these, into the same unit.
+namespace {
+
+namespace fs = std::filesystem;
+using process::Clock;
+
+constexpr const char* kLavaMethod = "lava";
+
+// Set by SIGTERM in the relay: the runner stops an agent (its timeout, an
+// interrupt) with SIGTERM and a grace period before SIGKILL, time enough to
+// cancel the job, which would otherwise hold a device until its own timeout.
+volatile sig_atomic_t relay_stop_requested = 0;
+
+std::string host_machine() {
+  utsname host{};
+  uname(&host);
+  return normalized_machine(host.machine);
+}
+
+const std::vector<ParamSpec>& lava_param_specs() {
+  static const std::vector<ParamSpec> specs = {
+      ParamSpec{"url", "", "", "the LAVA server, e.g. http://lava.example.org/ (its REST API is URL/api/v0.2/)"},
+      ParamSpec{"token_file", "", "", "a file holding an API token of the submitting user"},
+      ParamSpec{"device_type", "", "", "the device type the jobs ask for, e.g. qemu"},
+      ParamSpec{"tags", "", "", "device tags the jobs ask for"}.list_of(),
+      ParamSpec{"priority", "medium", "medium", "the jobs' priority"}.choice({"high", "medium", "low"}),
+      ParamSpec{"job_timeout", "1800", "1800", "seconds one job (a boot and one agent run) may take once it runs"}
+          .integer(120, 1e9),
+      ParamSpec{"extra_options", "-cpu max", "-cpu max",
+                "QEMU device types: options added to QEMU's command line as one string (LAVA's context "
+                "extra_options; QEMU's own commas stay); the default gives the guest every instruction TCG has, "
+                "as the qemu connection does; empty: none"},
+      ParamSpec{"busybox", "/bin/busybox", "/bin/busybox", "a static busybox built for the device, its /init"},
+      ParamSpec{"poll_interval", "2", "2", "seconds between two looks at a job's state"}.integer(1, 3600),
+  };
+  return specs;
+}
+
+std::optional<ParamProblem> check_lava_params(const Params& params) {
+  for (const char* required : {"url", "token_file", "device_type"}) {
+    if (!params.count(required) || params.at(required).empty()) {
+      return ParamProblem{required, std::string("a value (url, token_file and device_type are required)")};
+    }
+  }
+  const std::string& url = params.at("url");
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+    return ParamProblem{"url", "an http:// or https:// URL, got '" + url + "'"};
+  }
+  return std::nullopt;
+}
+
+struct LavaParams {
+  std::string origin;  // scheme://host[:port]
+  std::string base;    // the path under it, ending in '/'
+  std::string token;
+  std::string device_type;
+  std::vector<std::string> tags;
+  std::vector<std::string> extra_options{"-cpu max"};
+  std::string priority = "medium";
+  std::chrono::seconds job_timeout{1800};
+  std::string busybox = "/bin/busybox";
+  std::chrono::seconds poll_interval{2};
+};
+
+LavaParams parse_lava_params(const Params& params) {
+  LavaParams parsed;
+  const std::string& url = params.at("url");
+  const auto path = url.find('/', url.find("://") + 3);
+  parsed.origin = url.substr(0, path);
+  parsed.base = path == std::string::npos ? "/" : url.substr(path);
+  if (parsed.base.back() != '/') parsed.base += '/';
+  const std::string& token_file = params.at("token_file");
+  std::ifstream in(token_file);
+  if (!in || !std::getline(in, parsed.token) || parsed.token.empty()) {
+    throw InputError("sut.connection.params.token_file " + token_file + ": expected a readable file holding a token");
+  }
+  while (!parsed.token.empty() && std::isspace(static_cast<unsigned char>(parsed.token.back()))) parsed.token.pop_back();
+  parsed.device_type = params.at("device_type");
+  auto list = [&](const char* key, std::vector<std::string>& into) {
+    if (!params.count(key)) return;
+    into.clear();
+    std::istringstream words(params.at(key));
+    for (std::string word; std::getline(words, word, ',');) {
+      if (!word.empty()) into.push_back(word);
+    }
+  };
+  list("tags", parsed.tags);
+  if (params.count("extra_options")) {
+    parsed.extra_options.clear();
+    if (!params.at("extra_options").empty()) parsed.extra_options.push_back(params.at("extra_options"));
+  }
+  if (params.count("priority")) parsed.priority = params.at("priority");
+  if (params.count("job_timeout")) parsed.job_timeout = std::chrono::seconds(std::stol(params.at("job_timeout")));
+  if (params.count("busybox")) parsed.busybox = params.at("busybox");
+  if (params.count("poll_interval")) parsed.poll_interval = std::chrono::seconds(std::stol(params.at("poll_interval")));
+  return parsed;
+}
+
+void write_all(int fd, const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// A job's failure, as one line: the relay's only diagnostic for it.
+struct JobFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class RestClient {
+ public:
+  explicit RestClient(const LavaParams& params)
+      : client_(params.origin), base_(params.base + "api/v0.2/"), origin_(params.origin) {
+    client_.set_connection_timeout(15);
+    client_.set_read_timeout(60);
+    headers_ = {{"Authorization", "Token " + params.token}};
+  }
+
+  // The response's body; throws std::runtime_error naming the request for a
+  // transport error or a status other than `expected`.
+  std::string request(const std::string& method, const std::string& path, const std::string& body = "",
+                      int expected = 200) {
+    const std::string target = base_ + path;
+    auto result = method == "POST" ? client_.Post(target, headers_, body, "application/json")
+                                   : client_.Get(target, headers_);
+    if (!result) {
+      throw std::runtime_error(fmt::format("{} {}{}: {}", method, origin_, target, httplib::to_string(result.error())));
+    }
+    if (result->status != expected) {
+      std::string reply = result->body.substr(0, 300);
+      std::replace(reply.begin(), reply.end(), '\n', ' ');
+      throw std::runtime_error(fmt::format("{} {}{}: HTTP {}: {}", method, origin_, target, result->status, reply));
+    }
+    return result->body;
+  }
+
+ private:
+  httplib::Client client_;
+  std::string base_;
+  std::string origin_;
+  httplib::Headers headers_;
+};
+
+class LavaConnection final : public Connection {
+ public:
+  LavaConnection(LavaParams params, SwprofileKernel swprofile, std::string agent_path)
+      : params_(std::move(params)), swprofile_(std::move(swprofile)), agent_path_(std::move(agent_path)) {
+    if (access(swprofile_.image.c_str(), R_OK) != 0) {
+      throw InputError("swprofile kernel " + swprofile_.image + ": expected a readable kernel image");
+    }
+    for (const auto& word : swprofile_.cmdline) {
+      // The words reach QEMU's -append inside LAVA's own command line.
+      if (word.find_first_of("\"'{} \t\n\\") != std::string::npos) {
+        throw InputError("swprofiles[" + swprofile_.name + "].cmdline '" + word +
+                         "': expected no quotes, braces, backslashes or blanks with the lava connection");
+      }
+    }
+    // The worker reads the files as file:// URLs: it runs on this machine.
+    char pattern[] = "/tmp/kbench-lava.XXXXXX";
+    if (!mkdtemp(pattern)) throw RunError(std::string("mkdtemp: ") + std::strerror(errno));
+    work_dir_ = pattern;
+    chmod(work_dir_.c_str(), 0755);
+  }
+
+  ~LavaConnection() override {
+    std::error_code ignored;
+    fs::remove_all(work_dir_, ignored);
+  }
+
+  std::string describe() const override {
+    std::string cmdline;
+    for (const auto& word : swprofile_.cmdline) cmdline += (cmdline.empty() ? "" : " ") + word;
+    return fmt::format("lava {}{} (device type {}{})", params_.origin, params_.base, params_.device_type,
+                       cmdline.empty() ? "" : ", cmdline: " + cmdline);
+  }
+
+  AgentProcess start_agent(const std::vector<std::string>& args) override {
+    if (!wrapper_.empty()) throw InputError("a swprofile wrapper cannot run inside a lava SUT");
+    if (base_archive_.empty()) {
+      base_archive_ = agent_initramfs(params_.busybox, lava_init(), agent_path_, swprofile_.image, swprofile_.initrd);
+    }
+    const std::string initramfs = fmt::format("{}/initramfs-{}.cpio", work_dir_, ++jobs_);
+    {
+      std::ofstream out(initramfs, std::ios::binary | std::ios::trunc);
+      const std::string archive = with_agent_args(base_archive_, args);
+      out.write(archive.data(), static_cast<std::streamsize>(archive.size()));
+      if (!out) throw RunError("cannot write " + initramfs);
+    }
+    lava::JobSpec spec;
+    spec.job_name = fmt::format("kbench {} {}", swprofile_.name, args.empty() ? "" : args.front());
+    for (std::size_t i = 1; i < args.size() && i < 3; ++i) spec.job_name += " " + args[i];
+    spec.device_type = params_.device_type;
+    spec.tags = params_.tags;
+    spec.extra_options = params_.extra_options;
+    spec.priority = params_.priority;
+    spec.arch = host_machine();
+    spec.kernel_url = "file://" + fs::absolute(swprofile_.image).string();
+    spec.initramfs_url = "file://" + initramfs;
+    spec.cmdline = swprofile_.cmdline;
+    spec.job_timeout = params_.job_timeout;
+    return start_relay(lava::job_yaml(spec));
+  }
+
+ private:
+  AgentProcess start_relay(const std::string& job) {
+    int out_pipe[2];
+    int err_pipe[2];
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+      throw RunError(std::string("pipe: ") + std::strerror(errno));
+    }
+    const pid_t pid = process::fork_process_group_leader(SIGKILL);
+    if (pid == 0) {
+      signal(SIGPIPE, SIG_IGN);
+      signal(SIGTERM, [](int) { relay_stop_requested = 1; });
+      close(out_pipe[0]);
+      close(err_pipe[0]);
+      int status = 1;
+      try {
+        status = relay(job, out_pipe[1], err_pipe[1]);
+      } catch (const std::exception& error) {
+        write_all(err_pipe[1], std::string("kbench: lava: ") + error.what() + "\n");
+      }
+      _exit(status);
+    }
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    return AgentProcess{pid, out_pipe[0], err_pipe[0]};
+  }
+
+  int relay(const std::string& job, int out_fd, int err_fd) {
+    RestClient rest(params_);
+    const nlohmann::json submitted =
+        nlohmann::json::parse(rest.request("POST", "jobs/", nlohmann::json{{"definition", job}}.dump(), 201));
+    if (!submitted.contains("job_ids") || submitted["job_ids"].empty()) {
+      throw std::runtime_error("the job was not accepted: " + submitted.dump());
+    }
+    const long id = submitted["job_ids"][0].get<long>();
+    const std::string job_url = fmt::format("{}{}scheduler/job/{}", params_.origin, params_.base, id);
+    // Nothing is said while the job runs: the runner quotes a failed agent's
+    // stderr, and the failure's own line names the job. The log is read once,
+    // when the job has ended: it is small, and the runner needs the lines no
+    // sooner (following it, logs/?start=N, is for later).
+    nlohmann::json info;
+    std::string state;
+    int failed_polls = 0;
+    for (;;) {
+      try {
+        info = nlohmann::json::parse(rest.request("GET", fmt::format("jobs/{}/", id)));
+        failed_polls = 0;
+      } catch (const std::exception& error) {
+        // A server restarting or busy for a moment is not the job's failure.
+        if (++failed_polls >= 10) throw std::runtime_error(fmt::format("job {}: {}", id, error.what()));
+        std::this_thread::sleep_for(params_.poll_interval);
+        continue;
+      }
+      state = info.value("state", "");
+      if (state == "Finished") break;
+      const auto next_poll = Clock::now() + params_.poll_interval;
+      while (!relay_stop_requested && Clock::now() < next_poll) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      if (relay_stop_requested) {
+        std::string outcome = "canceled";
+        try {
+          rest.request("GET", fmt::format("jobs/{}/cancel/", id));
+        } catch (const std::exception& error) {
+          outcome = std::string("not canceled: ") + error.what();
+        }
+        write_all(err_fd, fmt::format("kbench: lava: job {} {}: kbench stopped its agent ({})\n", id, outcome,
+                                      job_url));
+        return 1;
+      }
+    }
+    const std::string health = info.value("health", "");
+    std::string log;
+    try {
+      log = rest.request("GET", fmt::format("jobs/{}/logs/", id));
+    } catch (const std::exception& error) {
+      if (health == "Complete") throw std::runtime_error(fmt::format("job {}: {}", id, error.what()));
+    }
+    const lava::LogContents contents = lava::read_job_log(log);
+
+    device_ = info.contains("actual_device") && info["actual_device"].is_string() ? info["actual_device"].get<std::string>()
+                                                                                   : "";
+    job_id_ = id;
+    job_url_ = job_url;
+    std::optional<int> agent_status;
+    bool init_started = false;
+    int corrupted = 0;
+    for (const ResultFrame& frame : contents.frames) {
+      if (!frame.valid) {
+        ++corrupted;
+        write_all(err_fd, "kbench: lava: dropped a result line whose checksum does not match: " +
+                              frame.payload.substr(0, 120) + "\n");
+      } else if (frame.tag == "KBS1") {
+        init_started = true;
+        write_all(err_fd, fmt::format("kbench: lava: job {}: {} reached /init on {}\n", id, frame.payload,
+                                      device_.empty() ? "?" : device_));
+      } else if (frame.tag == "KBO1") {
+        write_all(out_fd, with_job(frame.payload) + "\n");
+      } else if (frame.tag == "KBE1") {
+        write_all(err_fd, frame.payload + "\n");
+      } else if (frame.tag == "KBX1") {
+        agent_status = std::atoi(frame.payload.c_str());
+      }
+    }
+    if (agent_status && corrupted == 0) return *agent_status;
+
+    // One line: the job, its state and health, and LAVA's own reason. The
+    // failure comment is often LAVA's generic "InfrastructureError: ...";
+    // the log's first error or exception says what went wrong, and the last
+    // console line what the device said (e.g. QEMU refusing the kernel).
+    std::string reason;
+    if (info.contains("failure_comment") && info["failure_comment"].is_string()) {
+      reason = info["failure_comment"].get<std::string>();
+    }
+    if (!contents.errors.empty() && contents.errors.front() != reason) {
+      reason += (reason.empty() ? "" : "; first error: ") + contents.errors.front();
+    }
+    if (!init_started && !contents.last_console_line.empty()) {
+      reason += (reason.empty() ? "" : "; ") + std::string("last console line: ") + contents.last_console_line;
+    }
+    std::string what;
+    if (corrupted > 0) {
+      what = fmt::format("{} result line(s) failed their checksum", corrupted);
+    } else if (!init_started) {
+      what = "the agent never started";
+    } else {
+      what = "the agent did not finish";
+    }
+    std::replace(reason.begin(), reason.end(), '\n', ' ');
+    write_all(err_fd, fmt::format("kbench: lava: job {} {}/{}: {}{} ({})\n", id, state, health, what,
+                                  reason.empty() ? "" : ": " + reason, job_url));
+    return agent_status && *agent_status != 0 ? *agent_status : 1;
+  }
+
+  // The fingerprint the agent takes on the device, plus the job that ran it.
+  std::string with_job(const std::string& line) const {
+    nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!record.is_object() || record.value("type", "") != "fingerprint" || !record["data"].is_object()) return line;
+    record["data"]["lava_job_id"] = job_id_;
+    record["data"]["lava_job_url"] = job_url_;
+    record["data"]["lava_device_type"] = params_.device_type;
+    if (!device_.empty()) record["data"]["lava_device"] = device_;
+    return record.dump();
+  }
+
+  LavaParams params_;
+  SwprofileKernel swprofile_;
+  std::string agent_path_;
+  std::string work_dir_;
+  std::string base_archive_;
+  int jobs_ = 0;
+  // Set in the relay process once its job has ended.
+  long job_id_ = 0;
+  std::string job_url_;
+  std::string device_;
+};
+
+}  // namespace
+
+KBENCH_SUT_METHOD({
+    .name = kLavaMethod,
+    .summary = "a device of a LAVA farm, one job per agent run, booting each swprofile's kernel (docs/lava.md)",
+    .params = lava_param_specs(),
+    .capabilities = {Capability::BootsKernel},
+    .make = [](const Params& params, const SwprofileKernel* swprofile) -> std::unique_ptr<Connection> {
+      if (!swprofile || swprofile->image.empty() || !swprofile->modules.empty() || !swprofile->deb.empty()) {
+        throw InputError(std::string("swprofiles[") + (swprofile ? swprofile->name : "") +
+                         "].kernel: expected a kernel image to boot with the lava connection (kernel: PATH)");
+      }
+      MethodRegistry::instance().get(kLavaMethod).require_valid(params);
+      LavaParams parsed = parse_lava_params(params);
+      if (access(parsed.busybox.c_str(), R_OK) != 0) {
+        throw InputError("sut.connection.params.busybox " + parsed.busybox +
+                         ": expected a readable static busybox (Debian package busybox-static)");
+      }
+      return std::make_unique<LavaConnection>(std::move(parsed), *swprofile,
+                                              agent_for_machine(host_machine(), find_agent_binary()));
+    },
+    .check_params = check_lava_params,
+});
+
+}  // namespace lava
+
+std::string lava_init() {
+  return std::string(assets::sut::init_mounts_sh) + assets::sut::init_results_console_sh + assets::sut::init_run_sh +
+         assets::sut::init_end_shell_sh;
+}
+
+}  // namespace kbench::sut

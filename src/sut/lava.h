@@ -1,0 +1,47 @@
+#pragma once
+// The pieces of the lava connection (src/sut/lava.cpp) that need no server,
+// declared for its tests.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "sut/initramfs.h"
+
+namespace kbench::sut::lava {
+
+// One LAVA job: deploy a kernel and kbench's initramfs to tmpfs, boot them
+// with QEMU, wait for /init's closing prompt.
+struct JobSpec {
+  std::string job_name;
+  std::string device_type;
+  std::vector<std::string> tags;
+  std::vector<std::string> extra_options;  // QEMU's, through the job's context
+  std::string priority = "medium";
+  std::string arch = "x86_64";  // uname -m of the guest
+  std::string kernel_url;
+  std::string initramfs_url;
+  std::vector<std::string> cmdline;  // the swprofile's
+  std::chrono::seconds job_timeout{1800};
+  std::chrono::seconds deploy_timeout{300};
+};
+
+// What /init prints when it is done: the prompt LAVA's boot action waits for.
+inline constexpr const char* kDonePrompt = "kbench-lava-done# ";
+
+std::string job_yaml(const JobSpec& spec);
+
+// What a LAVA job log (api/v0.2/jobs/ID/logs/, one YAML flow mapping per
+// line) holds for kbench: the frames among the target's lines, and LAVA's
+// own error messages.
+struct LogContents {
+  std::vector<ResultFrame> frames;
+  std::vector<std::string> errors;  // LAVA's error and exception lines
+  std::string last_console_line;     // of those that hold no frame
+  std::size_t lines = 0;
+};
+LogContents read_job_log(const std::string& log_yaml);
+
+// A YAML double-quoted scalar's text (without its quotes) unescaped.
+std::string yaml_unquote(const std::string& text);
+
+}  // namespace kbench::sut::lava

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The lava connection against a real LAVA server (scripts/lava-test-server.sh:
+# one qemu device under TCG): a plan of two swprofiles of the Debian test
+# kernel, with and without mitigations=off, 2 sessions of syscall/getpid each,
+# every agent run a LAVA job; then kbench compare. As in qemu.sh, an Intel
+# vendor string, so that the guest kernel turns on PTI and mitigations=off
+# has something to turn off (it also checks that QEMU's commas reach it). Each session must be
+# stored with the id of the job that ran it. A swprofile whose "kernel" is
+# not one must be recorded as failed, naming its job and LAVA's reason.
+# Needs root (the server's start installs packages and starts services):
+# labelled `check`.
+source "$(dirname "$0")/lib.bash"
+
+started=$(date +%s)
+x86_test_kernel
+kernel=$KERNEL
+[ "$(id -u)" -eq 0 ] || skip "the LAVA test server needs root"
+command -v sqlite3 >/dev/null || skip "sqlite3 missing"
+
+server_out=$(nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" start) || {
+  echo "FAIL: the LAVA test server did not start" >&2
+  exit 1
+}
+eval "$server_out"
+echo "LAVA test server: $KBENCH_TEST_LAVA_URL"
+
+store="sqlite://$WORK/lava.db"
+cat >"$WORK/lava-plan.yaml" <<YAML
+sut:
+  name: farm
+  connection:
+    method: lava
+    params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$KBENCH_TEST_LAVA_DEVICE_TYPE", job_timeout: "900",
+             extra_options: "-cpu max,vendor=GenuineIntel"}
+swprofiles:
+  - {name: A, kernel: $kernel}
+  - {name: B, kernel: $kernel, cmdline: [mitigations=off]}
+benchmarks:
+  - {name: syscall/getpid, size: quick}
+defaults: {benchmark: {warmups: 1, repeats: 3, sessions: 2, timeout: 15m}}
+YAML
+plan_started=$(date +%s)
+if nice -n 19 "$KBENCH" plan exec "$WORK/lava-plan.yaml" --store "$store" >"$WORK/plan.out" 2>"$WORK/plan.err"; then
+  pass
+else
+  fail "kbench plan exec of the lava plan exited $?"
+fi
+cat "$WORK/plan.err"
+echo "plan exec: $(($(date +%s) - plan_started))s"
+
+jobs=$(sqlite3 "$WORK/lava.db" "select count(distinct json_extract(fingerprint, '$.lava_job_id')) from session
+                                  where json_extract(fingerprint, '$.lava_job_id') > 0")
+[ "$jobs" -eq 4 ] && pass || fail "expected 4 sessions with distinct LAVA job ids, found $jobs"
+sqlite3 "$WORK/lava.db" "select json_extract(fingerprint, '$.lava_job_id'), json_extract(fingerprint, '$.lava_device'),
+                                json_extract(fingerprint, '$.cmdline') from session"
+off=$(sqlite3 "$WORK/lava.db" "select count(*) from session where json_extract(fingerprint, '$.cmdline') like '%mitigations=off%'")
+[ "$off" -eq 2 ] && pass || fail "expected 2 sessions whose /proc/cmdline has mitigations=off, found $off"
+
+if "$KBENCH" compare --store "$store" A B >"$WORK/compare.txt" 2>&1; then pass; else
+  fail "kbench compare A B exited $?"
+fi
+cat "$WORK/compare.txt"
+grep -qE '^\| syscall/getpid ' "$WORK/compare.txt" && pass || fail "no syscall/getpid row in kbench compare A B"
+
+# A "kernel" that is not one: QEMU cannot load it, the job ends Incomplete.
+head -c 100000 /dev/urandom >"$WORK/vmlinuz-garbage"
+cat >"$WORK/bad-plan.yaml" <<YAML
+sut:
+  name: farm
+  connection:
+    method: lava
+    params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$KBENCH_TEST_LAVA_DEVICE_TYPE", job_timeout: "300"}
+swprofiles:
+  - {name: garbage, kernel: $WORK/vmlinuz-garbage}
+benchmarks:
+  - {name: syscall/getpid, size: quick}
+defaults: {benchmark: {warmups: 1, repeats: 1, sessions: 1, timeout: 10m}}
+YAML
+if nice -n 19 "$KBENCH" plan exec "$WORK/bad-plan.yaml" --store "sqlite://$WORK/bad.db" >"$WORK/bad.out" 2>"$WORK/bad.err"; then
+  fail "the plan with a garbage kernel succeeded"
+else
+  pass
+fi
+cat "$WORK/bad.err"
+grep -qE 'kbench: lava: job [0-9]+ Finished/Incomplete: the agent never started: .+; last console line: qemu: ' "$WORK/bad.err" && pass ||
+  fail "no one-line failure naming the job, its health and LAVA's reason"
+
+echo "lava e2e took $(($(date +%s) - started))s"
+# KBENCH_TEST_LAVA_KEEP=1 leaves the server running, to look at its jobs.
+[ -n "${KBENCH_TEST_LAVA_KEEP:-}" ] || nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" stop >/dev/null
+finish

@@ -1,0 +1,330 @@
+// The lava connection without a LAVA server: the job it submits for a
+// swprofile, the frames it takes from a job log, its parameters, its relay
+// against a stand-in for the REST API.
+// tests/e2e/lava.sh runs jobs on a real LAVA server.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <httplib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "common/errors.h"
+#include "plan/plan.h"
+#include "process/process.h"
+#include "sut/initramfs.h"
+#include "sut/lava.h"
+#include "sut/method.h"
+#include "support/test_paths.h"
+
+namespace kbench::sut {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string frame(const std::string& tag, const std::string& payload) {
+  return tag + " " + crc32_hex(payload) + " " + payload;
+}
+
+// A console line as LAVA's log holds it: ShellLogger puts a backslash before
+// each '"', then the entry is dumped as a YAML double-quoted scalar.
+std::string log_entry(const std::string& level, const std::string& console) {
+  std::string shell;
+  for (const char c : console) shell += c == '"' ? std::string("\\\"") : std::string(1, c);
+  std::string quoted;
+  for (const char c : shell) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return "- {\"dt\": \"2026-12-05T11:20:01.123456\", \"lvl\": \"" + level + "\", \"msg\": \"" + quoted + "\"}\n";
+}
+
+TEST(LavaJob, DeploysTheKernelAndInitramfsAndBootsWithTheCmdline) {
+  lava::JobSpec spec;
+  spec.job_name = "kbench B run syscall/getpid";
+  spec.device_type = "qemu";
+  spec.tags = {"fast", "x86"};
+  spec.kernel_url = "file:///var/cache/kbench-test/vmlinuz-6.12";
+  spec.initramfs_url = "file:///tmp/kbench-lava.X/initramfs-1.cpio";
+  spec.cmdline = {"mitigations=off", "nosmt"};
+  spec.extra_options = {"-cpu max"};
+  spec.job_timeout = std::chrono::seconds(900);
+  spec.deploy_timeout = std::chrono::seconds(120);
+  const std::string yaml = lava::job_yaml(spec);
+  EXPECT_THAT(yaml, StartsWith("device_type: qemu\njob_name: 'kbench B run syscall/getpid'\n"));
+  EXPECT_THAT(yaml, HasSubstr("tags:\n- 'fast'\n- 'x86'\n"));
+  EXPECT_THAT(yaml, HasSubstr("  job: {seconds: 900}\n  action: {seconds: 780}\n"));
+  EXPECT_THAT(yaml, HasSubstr("    to: tmpfs\n    timeout: {seconds: 120}\n"));
+  EXPECT_THAT(yaml, HasSubstr("        image_arg: '-kernel {kernel} -append \"console=ttyS0,115200 rdinit=/init "
+                              "mitigations=off nosmt\"'\n        url: 'file:///var/cache/kbench-test/vmlinuz-6.12'\n"));
+  EXPECT_THAT(yaml, HasSubstr("        image_arg: '-initrd {initrd}'\n        url: "
+                              "'file:///tmp/kbench-lava.X/initramfs-1.cpio'\n"));
+  EXPECT_THAT(yaml, HasSubstr("    method: qemu\n    media: tmpfs\n    timeout: {seconds: 780}\n"
+                              "    prompts: ['kbench-lava-done# ']\n"));
+  EXPECT_THAT(yaml, HasSubstr("context:\n  arch: amd64\n  extra_options: ['-cpu max']\nactions:\n"));
+}
+
+// The /init is joined from assets/sut/init_*.sh; its last shell's prompt is
+// what the job waits for.
+TEST(LavaInit, RunsTheAgentOnTheConsoleAndEndsInAShellWithTheJobsPrompt) {
+  const std::string init = lava_init();
+  EXPECT_TRUE(init.starts_with("#!/bin/busybox sh\n"));
+  EXPECT_EQ(init.find("#!", 1), std::string::npos);
+  const auto channel = init.find("results=/dev/console\n");
+  const auto first_frame = init.find("| frame KBS1 >&3\n");
+  const auto prompt = init.find(std::string("export PS1='") + lava::kDonePrompt + "'\n");
+  ASSERT_NE(channel, std::string::npos);
+  ASSERT_NE(first_frame, std::string::npos);
+  ASSERT_NE(prompt, std::string::npos);
+  EXPECT_LT(channel, first_frame);
+  EXPECT_LT(first_frame, prompt);
+  EXPECT_EQ(init.find("\nsleep 0.2\npoweroff -f\n"), std::string::npos);
+  EXPECT_TRUE(init.ends_with("exec setsid cttyhack sh\n"));
+}
+
+TEST(LavaJob, NoTagsNoTagsKey) {
+  lava::JobSpec spec;
+  spec.device_type = "qemu";
+  spec.job_name = "it's";
+  const std::string yaml = lava::job_yaml(spec);
+  EXPECT_THAT(yaml, ::testing::Not(HasSubstr("tags:")));
+  EXPECT_THAT(yaml, ::testing::Not(HasSubstr("extra_options")));
+  EXPECT_THAT(yaml, HasSubstr("job_name: 'it''s'\n"));
+}
+
+TEST(LavaLog, TakesTheVerifiedFramesAmongKernelNoiseAndLavasLines) {
+  const std::string fingerprint = R"({"type":"fingerprint","data":{"kernel":"6.12","note":"a \"quoted\" \\ word"}})";
+  std::string corrupted = frame("KBO1", R"({"type":"sample","value":1})");
+  corrupted.back() = '2';
+  const std::string log = "- {\"dt\": \"2026-12-05T11:20:00\", \"lvl\": \"info\", \"msg\": \"start: 1 tmpfs-deploy\"}\n" +
+                          log_entry("target", "[    0.000000] Linux version 6.12.118+deb12-amd64") +
+                          log_entry("target", frame("KBS1", "init 6.12.118+deb12-amd64")) +
+                          log_entry("target", "[    1.5] random: crng init done " + frame("KBO1", fingerprint)) +
+                          log_entry("target", "[    2.0] KB is not a frame") + log_entry("target", corrupted) +
+                          log_entry("target", frame("KBE1", "warning: tab\there")) +
+                          "- {\"dt\": \"2026-12-05T11:20:02\", \"lvl\": \"results\", \"msg\": {\"case\": \"x\"}}\n" +
+                          log_entry("target", frame("KBX1", "0")) + log_entry("target", "kbench-lava-done# ") +
+                          log_entry("exception", "Connection closed") +
+                          log_entry("error", "wait for prompt timed out");
+  const lava::LogContents contents = lava::read_job_log(log);
+  ASSERT_EQ(contents.frames.size(), 5u);
+  EXPECT_EQ(contents.frames[0].tag, "KBS1");
+  EXPECT_TRUE(contents.frames[0].valid);
+  EXPECT_EQ(contents.frames[1].tag, "KBO1");
+  EXPECT_EQ(contents.frames[1].payload, fingerprint);
+  EXPECT_TRUE(contents.frames[1].valid);
+  EXPECT_EQ(contents.frames[2].tag, "KBO1");
+  EXPECT_FALSE(contents.frames[2].valid);
+  EXPECT_EQ(contents.frames[3].payload, "warning: tab\there");
+  EXPECT_TRUE(contents.frames[3].valid);
+  EXPECT_EQ(contents.frames[4].tag, "KBX1");
+  EXPECT_EQ(contents.frames[4].payload, "0");
+  EXPECT_THAT(contents.errors, ::testing::ElementsAre("Connection closed", "wait for prompt timed out"));
+  EXPECT_EQ(contents.last_console_line, "kbench-lava-done# ");
+  EXPECT_EQ(contents.lines, 12u);
+}
+
+TEST(LavaLog, UnquotesYamlEscapes) {
+  EXPECT_EQ(lava::yaml_unquote(R"(a\"b\\c\x41\u00e9\t)"), "a\"b\\cA\xc3\xa9\t");
+}
+
+class LavaConnection : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("KBENCH_AGENT", (std::string(KBENCH_BINARY_DIR) + "/kbench-agent").c_str(), 1);
+    dir_ = std::filesystem::temp_directory_path() / ("kbench-lava-test-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+    token_ = (dir_ / "token").string();
+    std::ofstream(token_) << "abc123\n";
+    kernel_ = (dir_ / "vmlinuz-test").string();
+    std::ofstream(kernel_) << "not a kernel";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string make_error(Params params, std::vector<std::string> cmdline = {}) {
+    const SwprofileKernel swprofile{"A", kernel_, "", "", std::move(cmdline), ""};
+    return error_of([&] { make_connection("lava", params, &swprofile); });
+  }
+  Params good() const {
+    return {{"url", "http://127.0.0.1:9/"}, {"token_file", token_}, {"device_type", "qemu"}};
+  }
+
+  std::filesystem::path dir_;
+  std::string token_;
+  std::string kernel_;
+};
+
+TEST_F(LavaConnection, GoodOnesMakeAConnectionWithoutContactingTheServer) {
+  const SwprofileKernel swprofile{"A", kernel_, "", "", {"mitigations=off"}, ""};
+  auto connection = make_connection("lava", good(), &swprofile);
+  EXPECT_EQ(connection->describe(), "lava http://127.0.0.1:9/ (device type qemu, cmdline: mitigations=off)");
+}
+
+TEST_F(LavaConnection, BadOnesAreOneLine) {
+  Params params = good();
+  params.erase("device_type");
+  EXPECT_EQ(make_error(params),
+            "sut.connection.params.device_type: expected a value (url, token_file and device_type are required)");
+  params = good();
+  params["url"] = "ftp://x/";
+  EXPECT_EQ(make_error(params), "sut.connection.params.url: expected an http:// or https:// URL, got 'ftp://x/'");
+  params = good();
+  params["token_file"] = (dir_ / "missing").string();
+  EXPECT_EQ(make_error(params), "sut.connection.params.token_file " + (dir_ / "missing").string() +
+                                    ": expected a readable file holding a token");
+  params = good();
+  params["job_timeout"] = "10";
+  EXPECT_EQ(make_error(params),
+            "sut.connection.params.job_timeout: expected an integer from 120 to 1000000000, got '10'");
+  params = good();
+  params["priority"] = "urgent";
+  EXPECT_EQ(make_error(params), "sut.connection.params.priority: expected one of high, medium, low, got 'urgent'");
+  EXPECT_EQ(make_error(good(), {"dyndbg=\"file x +p\""}),
+            "swprofiles[A].cmdline 'dyndbg=\"file x +p\"': expected no quotes, braces, backslashes or blanks with "
+            "the lava connection");
+  for (const std::string& error : {make_error(params), make_error(good(), {"a b"})}) {
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
+}
+
+TEST_F(LavaConnection, ThePlanRefusesThemWithItsLine) {
+  EXPECT_EQ(error_of([] {
+              plan::parse_plan("sut: {connection: {method: lava, params: {url: x, token_file: t, device_type: q}}}\n"
+                               "benchmarks: [a/b]\n",
+                               "p.yaml");
+            }),
+            "p.yaml:1: sut.connection.params.url: expected an http:// or https:// URL, got 'x'");
+}
+
+// A stand-in for LAVA's REST API: one job, its state and its log as a test
+// sets them.
+class FakeLava {
+ public:
+  FakeLava() {
+    server_.Post("/api/v0.2/jobs/", [this](const httplib::Request& request, httplib::Response& response) {
+      authorization_ = request.get_header_value("Authorization");
+      definition_ = nlohmann::json::parse(request.body).value("definition", "");
+      response.status = 201;
+      response.set_content(R"({"message": "job(s) successfully submitted", "job_ids": [7]})", "application/json");
+    });
+    server_.Get("/api/v0.2/jobs/7/", [this](const httplib::Request&, httplib::Response& response) {
+      response.set_content(job_.dump(), "application/json");
+    });
+    server_.Get("/api/v0.2/jobs/7/logs/", [this](const httplib::Request&, httplib::Response& response) {
+      response.set_content(log_, "application/yaml");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~FakeLava() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+
+  nlohmann::json job_ = {{"id", 7}, {"state", "Finished"}, {"health", "Complete"}, {"actual_device", "qemu-01"},
+                         {"failure_comment", nullptr}};
+  std::string log_;
+  std::string authorization_;
+  std::string definition_;
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+struct Relayed {
+  std::string out;
+  std::string err;
+  int status = -1;
+};
+
+Relayed relay_through(Connection& connection) {
+  AgentProcess agent = connection.start_agent({"fingerprint"});
+  Relayed relayed;
+  for (auto [fd, into] : {std::pair{agent.stdout_fd, &relayed.out}, std::pair{agent.stderr_fd, &relayed.err}}) {
+    char buffer[4096];
+    for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) into->append(buffer, static_cast<std::size_t>(n));
+    close(fd);
+  }
+  relayed.status = process::exit_code(process::wait_for_exit(agent.pid));
+  return relayed;
+}
+
+TEST_F(LavaConnection, TheRelaySubmitsFollowsAndPassesOnTheVerifiedLines) {
+  FakeLava lava;
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
+              log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
+              log_entry("target", "[    3.0] noise") + log_entry("target", frame("KBE1", "a warning")) +
+              log_entry("target", frame("KBX1", "0"));
+  Params params = good();
+  params["url"] = lava.url();
+  params["poll_interval"] = "1";
+  const SwprofileKernel swprofile{"A", kernel_, "", "", {"mitigations=off"}, ""};
+  auto connection = make_connection("lava", params, &swprofile);
+  const Relayed relayed = relay_through(*connection);
+  EXPECT_EQ(relayed.status, 0) << relayed.err;
+  const auto fingerprint = nlohmann::json::parse(relayed.out);
+  EXPECT_EQ(fingerprint["data"]["kernel"], "6.12");
+  EXPECT_EQ(fingerprint["data"]["lava_job_id"], 7);
+  EXPECT_EQ(fingerprint["data"]["lava_device"], "qemu-01");
+  EXPECT_EQ(fingerprint["data"]["lava_job_url"], lava.url() + "scheduler/job/7");
+  EXPECT_THAT(relayed.err, HasSubstr("a warning\n"));
+  EXPECT_EQ(lava.authorization_, "Token abc123");
+  EXPECT_THAT(lava.definition_, HasSubstr("mitigations=off"));
+}
+
+TEST_F(LavaConnection, AnIncompleteJobIsOneLineNamingItsJobAndReason) {
+  FakeLava lava;
+  lava.job_["health"] = "Incomplete";
+  lava.log_ = log_entry("target", "qemu: linux kernel too old to load a ram disk") +
+              log_entry("exception", "Connection closed") + log_entry("error", "InfrastructureError: generic");
+  Params params = good();
+  params["url"] = lava.url();
+  const SwprofileKernel swprofile{"A", kernel_, "", "", {}, ""};
+  auto connection = make_connection("lava", params, &swprofile);
+  const Relayed relayed = relay_through(*connection);
+  EXPECT_EQ(relayed.status, 1);
+  EXPECT_EQ(relayed.out, "");
+  EXPECT_EQ(relayed.err, "kbench: lava: job 7 Finished/Incomplete: the agent never started: Connection closed; "
+                         "last console line: qemu: linux kernel too old to load a ram disk (" +
+                             lava.url() + "scheduler/job/7)\n");
+}
+
+TEST_F(LavaConnection, ACorruptedFrameFailsTheRelayEvenInACompleteJob) {
+  FakeLava lava;
+  std::string corrupted = frame("KBO1", R"({"type":"sample"})");
+  corrupted[20] = 'X';
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) + log_entry("target", corrupted) +
+              log_entry("target", frame("KBX1", "0"));
+  Params params = good();
+  params["url"] = lava.url();
+  const SwprofileKernel swprofile{"A", kernel_, "", "", {}, ""};
+  auto connection = make_connection("lava", params, &swprofile);
+  const Relayed relayed = relay_through(*connection);
+  EXPECT_EQ(relayed.status, 1);
+  EXPECT_EQ(relayed.out, "");
+  EXPECT_THAT(relayed.err, HasSubstr("dropped a result line whose checksum does not match"));
+  EXPECT_THAT(relayed.err, HasSubstr("kbench: lava: job 7 Finished/Complete: 1 result line(s) failed their checksum"));
+}
+
+}  // namespace
+}  // namespace kbench::sut
