@@ -29,12 +29,16 @@ LAUNCHER    = $$(command -v ccache >/dev/null && echo -DCMAKE_C_COMPILER_LAUNCHE
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
 
-.PHONY: all deps build run test check build-asan test-asan build-fuzz test-fuzz clean
+.PHONY: all deps deps-check build run test check build-asan test-asan build-fuzz test-fuzz clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+# make check's extra packages too (LAVA, for the lava connection's test).
+deps-check:
+	@scripts/install-deps.sh --check
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) $(LAUNCHER) >/dev/null
@@ -63,7 +67,7 @@ test: build
 # start-ups) that the builds take, and at nice 19 they yield whenever a test
 # wants the CPU. Their output goes to $(BUILD_ASAN).log; a compile error shows
 # again when test-asan or test-fuzz builds in the foreground.
-check: build
+check: deps-check build
 	@( nice -n 19 $(MAKE) --no-print-directory --keep-going build-asan build-fuzz >$(BUILD_ASAN).log 2>&1 ) & builds=$$!; \
 	scripts/with-test-env.sh ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS); tests=$$?; \
 	date +'make: %T tests done'; \
