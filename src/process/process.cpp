@@ -241,4 +241,42 @@ std::string last_lines(const std::string& text, std::size_t max_lines) {
   return text.substr(start, end - start);
 }
 
+void write_all(int fd, std::string_view bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+Child fork_relay(const std::function<int(int out_fd, int err_fd)>& body, std::string_view prefix) {
+  int out_pipe[2];
+  int err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) throw RunError(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    const int error = errno;
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    throw RunError(std::string("pipe: ") + std::strerror(error));
+  }
+  const pid_t pid = fork_process_group_leader(SIGKILL);
+  if (pid == 0) {
+    signal(SIGPIPE, SIG_IGN);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    int status = 1;
+    try {
+      status = body(out_pipe[1], err_pipe[1]);
+    } catch (const std::exception& error) {
+      write_all(err_pipe[1], std::string(prefix) + ": " + error.what() + "\n");
+    }
+    _exit(status);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  return Child{pid, out_pipe[0], err_pipe[0]};
+}
+
 }  // namespace kbench::process

@@ -103,6 +103,17 @@ struct Child {
   int stdin_fd = -1;
 };
 
+// Writes all of `bytes` to `fd`, again after EINTR; stops without a word
+// when the reader is gone (a relay's reader may go first).
+void write_all(int fd, std::string_view bytes);
+
+// Forks a relay: a process-group leader, killed with SIGKILL when this
+// process dies, that runs `body` with the write ends of its stdout and
+// stderr pipes and exits with what it returns; an exception's text goes to
+// its stderr as "<prefix>: <what>". The Child reads its stdout and stderr.
+// Throws RunError when a pipe or the fork fails.
+Child fork_relay(const std::function<int(int out_fd, int err_fd)>& body, std::string_view prefix);
+
 // Starts argv[0], searched in PATH. Throws RunError when a pipe or the fork
 // fails; a program that cannot be executed says why on its stderr and exits
 // with 127.

@@ -212,6 +212,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using process::Clock;
+using process::write_all;
 
 constexpr const char* kLavaMethod = "lava";
 
@@ -303,16 +304,6 @@ LavaParams parse_lava_params(const Params& params) {
   if (params.count("busybox")) parsed.busybox = params.at("busybox");
   if (params.count("poll_interval")) parsed.poll_interval = std::chrono::seconds(std::stol(params.at("poll_interval")));
   return parsed;
-}
-
-void write_all(int fd, const std::string& bytes) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
 }
 
 // A job's failure, as one line: the relay's only diagnostic for it.
@@ -416,28 +407,12 @@ class LavaConnection final : public Connection {
 
  private:
   AgentProcess start_relay(const std::string& job) {
-    int out_pipe[2];
-    int err_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
-      throw RunError(std::string("pipe: ") + std::strerror(errno));
-    }
-    const pid_t pid = process::fork_process_group_leader(SIGKILL);
-    if (pid == 0) {
-      signal(SIGPIPE, SIG_IGN);
-      signal(SIGTERM, [](int) { relay_stop_requested = 1; });
-      close(out_pipe[0]);
-      close(err_pipe[0]);
-      int status = 1;
-      try {
-        status = relay(job, out_pipe[1], err_pipe[1]);
-      } catch (const std::exception& error) {
-        write_all(err_pipe[1], std::string("kbench: lava: ") + error.what() + "\n");
-      }
-      _exit(status);
-    }
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    return AgentProcess{pid, out_pipe[0], err_pipe[0]};
+    return process::fork_relay(
+        [&](int out_fd, int err_fd) {
+          signal(SIGTERM, [](int) { relay_stop_requested = 1; });
+          return relay(job, out_fd, err_fd);
+        },
+        "kbench: lava");
   }
 
   int relay(const std::string& job, int out_fd, int err_fd) {

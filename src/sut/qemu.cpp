@@ -40,6 +40,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using process::Clock;
+using process::write_all;
 
 // The aarch64 results port: assets/sut/init_results_virtio.sh waits for a
 // port of this name.
@@ -150,16 +151,6 @@ void write_whole(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out) throw RunError("cannot write " + path);
-}
-
-void write_all(int fd, const std::string& bytes) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
 }
 
 std::string console_tail(const std::string& console_log) {
@@ -351,27 +342,9 @@ class QemuConnection final : public Connection {
   // stderr, and exits with the agent's exit status (1 when the VM failed).
   AgentProcess start_relay(const std::vector<std::string>& argv, const std::string& console_log,
                            std::chrono::seconds boot_timeout, bool probe_only) {
-    int out_pipe[2];
-    int err_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
-      throw RunError(std::string("pipe: ") + std::strerror(errno));
-    }
-    const pid_t pid = process::fork_process_group_leader(SIGKILL);
-    if (pid == 0) {
-      signal(SIGPIPE, SIG_IGN);
-      close(out_pipe[0]);
-      close(err_pipe[0]);
-      int status = 1;
-      try {
-        status = relay(argv, console_log, boot_timeout, probe_only, out_pipe[1], err_pipe[1]);
-      } catch (const std::exception& error) {
-        write_all(err_pipe[1], std::string("kbench: qemu: ") + error.what() + "\n");
-      }
-      _exit(status);
-    }
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    return AgentProcess{pid, out_pipe[0], err_pipe[0]};
+    return process::fork_relay(
+        [&](int out_fd, int err_fd) { return relay(argv, console_log, boot_timeout, probe_only, out_fd, err_fd); },
+        "kbench: qemu");
   }
 
   int relay(const std::vector<std::string>& argv, const std::string& console_log, std::chrono::seconds boot_timeout,
