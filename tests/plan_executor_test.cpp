@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -156,6 +157,54 @@ TEST_F(PlanExecutor, ABenchmarkTheAgentRefusesIsBadInputAndLeavesNothingOfIt) {
       EXPECT_EQ(benchmark.samples, 0) << "a refused benchmark left samples";
     }
   }
+}
+
+// A SUT that boots the swprofile's kernel for every agent run: the
+// fingerprint run of a session is where a kernel that does not come up
+// fails. The recording connections stand in for the two VMs; the one of
+// `panics` refuses its first start as a panicked guest would.
+TEST(PlanExecutorBootsPerRun, AKernelThatDoesNotComeUpIsAFailedBootAndThePlanGoesOn) {
+  testing::ScopedEnv selftest{"KBENCH_SELFTEST", "1"};
+  testing::TempDir dir;
+  const std::string kernel = (dir.path() / "vmlinuz").string();
+  std::ofstream(kernel) << "not booted: the connections are the test's";
+  const plan::Plan plan = plan::parse_plan("sut: {name: vm, connection: {method: qemu}}\n"
+                                           "order: listed\n"
+                                           "swprofiles:\n"
+                                           "  - {name: panics, kernel: " + kernel + "}\n"
+                                           "  - {name: boots, kernel: " + kernel + "}\n"
+                                           "benchmarks: [{name: selftest/sleep, params: {ms: \"1\"}}]\n"
+                                           "defaults: {benchmark: {warmups: 0, repeats: 2, sessions: 2, timeout: 30s}}\n",
+                                           "vm.yaml");
+  auto store = store::open_store((dir.path() / "store.db").string(), store::OpenMode::CreateIfMissing);
+  testing::RecordingConnection panics;
+  testing::RecordingConnection boots;
+  panics.fail_at(1);
+  runner::ExecOptions options;
+  options.plan_key = "vm.yaml";
+  const auto benchmarks = runner::resolve_benchmarks(plan, runner::fetch_catalogue(boots));
+  std::FILE* quiet = std::fopen("/dev/null", "w");
+  runner::Progress progress(quiet, false, 0);
+  const runner::ExecResult result = runner::execute_plan(
+      plan, benchmarks,
+      [&](const plan::SwprofileSpec& profile) -> sut::Connection& { return profile.name == "panics" ? panics : boots; },
+      *store, options, progress);
+  std::fclose(quiet);
+
+  EXPECT_EQ(result.failed_boots, 2) << "the failed boot and the session not booted again";
+  EXPECT_EQ(result.failed, 2);
+  EXPECT_TRUE(panics.starts.empty()) << "the kernel that failed was started again";
+  std::vector<std::string> listed;
+  for (const auto& boot : store->list_boots("vm.yaml", "")) {
+    listed.push_back(boot.swprofile + " " + std::to_string(boot.plan_session) + " " + boot.method + " " +
+                     (boot.ok ? "ok" : "failed") + (boot.session ? " with its session" : ""));
+    if (!boot.ok) EXPECT_THAT(boot.reason, ::testing::HasSubstr("the SUT went away at start 1"));
+  }
+  EXPECT_THAT(listed, ElementsAre("panics 0 qemu failed", "boots 0 qemu ok with its session",
+                                  "boots 1 qemu ok with its session"));
+  std::map<std::string, int> sessions;
+  for (const auto& listing : store->list_sessions({})) ++sessions[listing.swprofile];
+  EXPECT_EQ(sessions, (std::map<std::string, int>{{"boots", 2}}));
 }
 
 }  // namespace

@@ -43,11 +43,13 @@ void list_sessions(store::ResultStore& store, const std::string& swprofile_glob)
   }
 }
 
-// One line per boot of an ssh SUT (sut.boot), oldest first; a failed one
-// with its reason and the console's last lines.
+// One line per boot of an ssh SUT (sut.boot) or session of a SUT that boots
+// a kernel for it (qemu, lava), oldest first; a failed one with its reason
+// and the console's last lines. "ready": until ssh answered, or the agent's
+// fingerprint came back from the booted kernel.
 void list_boots(store::ResultStore& store, const std::string& swprofile_glob) {
   std::cout << fmt::format("{:<20} {:>4}  {:<20}  {:<20} {:<7} {:>8}  {:<26} {}\n", "SUT", "boot", "started",
-                           "swprofile", "method", "to ssh", "release", "result");
+                           "swprofile", "method", "ready", "release", "result");
   for (const auto& boot : store.list_boots("", "")) {
     if (fnmatch(swprofile_glob.c_str(), boot.swprofile.c_str(), 0) != 0) continue;
     std::string result = boot.ok ? (boot.session ? fmt::format("ok, session id {}", *boot.session) : "ok")
@@ -110,7 +112,7 @@ void add_list_command(CLI::App& app) {
   cmd->footer(
       "Examples:\n  kbench list swprofile\n  kbench list benchmark --id 'syscall/*'\n"
       "  kbench list sessions --swprofile 'base*'\n"
-      "  kbench list boots      # each boot of an ssh SUT with sut.boot: time to ssh, verified or why not\n"
+      "  kbench list boots      # each boot (ssh SUT with sut.boot, qemu, lava): time until ready, or why not\n"
       "A session is numbered 1, 2, ... within its SUT and swprofile; `kbench session show|delete\n"
       "SWPROFILE NUMBER` takes that number.");
   cmd->callback([options] { list_command(*options); });

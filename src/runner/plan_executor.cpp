@@ -567,6 +567,14 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     for (const auto& profile : profiles) deployer->stage(profile);
     if (options.resume) earlier_boots = store.list_boots(options.plan_key, run_id);
   }
+  // A method that boots the swprofile's kernel for every agent run (a VM, a
+  // LAVA job): a kernel that does not come up fails the session's first
+  // run, its fingerprint. That is the kernel's failure, not the plan's: it
+  // is recorded as a failed boot, and the plan goes on without it.
+  const sut::Method& method = plan::sut_method(plan);
+  const bool boots_per_run = !deployer && method.has(Capability::BootsKernel);
+  if (boots_per_run && options.resume) earlier_boots = store.list_boots(options.plan_key, run_id);
+  int vm_boots = static_cast<int>(earlier_boots.size());
   // A kernel that failed to boot is not booted again in this run: a panic
   // repeats, and on a lab machine each try can cost a power cycle. Its
   // later sessions are counted as not measured. Keyed by swprofile, with
@@ -581,7 +589,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   const int planned_boots = deployer ? sessions * static_cast<int>(profiles.size()) : 0;
   const std::string boot_sut_name = plan.sut && !plan.sut->name.empty() ? plan.sut->name
                                     : deployer ? sut::remote_shell(connection_for(profiles.front()))->describe_target()
-                                               : "";
+                                    : boots_per_run ? connection_for(profiles.front()).describe()
+                                                    : "";
   auto boot_record = [&](const deploy::BootReport& boot, int plan_session) {
     store::BootRecord record;
     record.sut = boot_sut_name;
@@ -736,6 +745,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         if (const auto done = booted_before(store, earlier_boots, profile.name, options.plan_key, run_id, s, progress)) {
           if (*done) continue;
         }
+      }
+      if (deployer || boots_per_run) {
         if (const auto failed = failed_kernels.find(profile.name); failed != failed_kernels.end()) {
           progress.message(fmt::format("kbench: session {} of {} not measured: its kernel failed to boot in {}; not "
                                        "booted again in this run",
@@ -744,6 +755,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           ++result.failed_boots;
           continue;
         }
+      }
+      if (deployer) {
         if (!local_boots) {
           boot = deployer->boot(profile);
         } else if (just_booted && just_booted->swprofile == profile.name && just_booted_session == s) {
@@ -790,7 +803,43 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         }
       }
       connection.set_wrapper(profile.wrapper);
-      nlohmann::json fingerprint = fetch_fingerprint(connection);
+      nlohmann::json fingerprint;
+      if (boots_per_run) {
+        deploy::BootReport vm_boot;
+        vm_boot.number = ++vm_boots;
+        vm_boot.swprofile = profile.name;
+        vm_boot.method = method.name;
+        vm_boot.started_at = utc_now_iso8601();
+        const auto started = std::chrono::steady_clock::now();
+        try {
+          fingerprint = fetch_fingerprint(connection);
+        } catch (const RunError& error) {
+          // The first line says why; the rest is the console's tail.
+          const std::string text = error.what();
+          const auto newline = text.find('\n');
+          vm_boot.reason = text.substr(0, newline);
+          if (newline != std::string::npos) vm_boot.console_tail = text.substr(newline + 1);
+        }
+        vm_boot.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (!vm_boot.reason.empty()) {
+          if (interrupted()) break;
+          progress.message(fmt::format("kbench: session {} of {}: its kernel did not come up by {}: {}", s + 1,
+                                       profile.name, method.name, vm_boot.reason));
+          store.record_boot(boot_record(vm_boot, s));
+          remember_failed_kernel(profile.name, s, vm_boot.reason);
+          ++result.failed;
+          ++result.failed_boots;
+          continue;
+        }
+        vm_boot.ok = true;
+        if (const auto release = fingerprint.find("kernel_release");
+            release != fingerprint.end() && release->is_string()) {
+          vm_boot.release = release->get<std::string>();
+        }
+        boot = std::move(vm_boot);
+      } else {
+        fingerprint = fetch_fingerprint(connection);
+      }
       if (plan.sut) declare_sut_class(fingerprint, plan.sut->sut_class);
       // Before the session is written: a --cpus the SUT lacks is bad input.
       check_cpus_on_sut(options.cpus, fingerprint, connection.describe());

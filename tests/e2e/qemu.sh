@@ -52,5 +52,37 @@ if [ -n "$change" ] && awk -v c="$change" 'BEGIN { exit !(c < 0) }' && ! echo "$
 else
   fail "the default-cmdline profile is not slower than mitigations=off on syscall/getppid: $row"
 fi
+
+# A kernel that does not come up (no such init: it panics, and panic=-1
+# makes QEMU exit) is the kernel's failure, not the plan's: its session is a
+# failed boot in the store with the console's tail, its next session is not
+# booted again, the other swprofile is measured, and plan exec exits 1.
+cat >"$WORK/panic-plan.yaml" <<YAML
+sut:
+  name: qemu-tcg
+  connection: {method: qemu, params: {memory: 1G, cpus: "1", accel: ${KBENCH_TEST_ACCEL:-tcg}, cpu: "$KBENCH_TEST_CPU"}}
+swprofiles:
+  - {name: panics, kernel: $kernel, cmdline: [rdinit=/no/such/init, init=/no/such]}
+  - {name: boots, kernel: $kernel}
+benchmarks:
+  - {name: syscall/getppid, params: {calls: "20000"}}
+defaults: {benchmark: {warmups: 0, repeats: 2, sessions: 2, timeout: 5m}}
+YAML
+panic_store="sqlite://$WORK/panic.db"
+"$KBENCH" plan exec "$WORK/panic-plan.yaml" --store "$panic_store" >"$WORK/panic.out" 2>"$WORK/panic.err"
+status=$?
+cat "$WORK/panic.err"
+[ "$status" -eq 1 ] && pass || fail "plan exec with a kernel that panics exited $status, expected 1"
+expect_contains "$WORK/panic.err" "session 1 of panics: its kernel did not come up by qemu"
+expect_contains "$WORK/panic.err" "session 2 of panics not measured: its kernel failed to boot in session 1"
+"$KBENCH" list boots --store "$panic_store" >"$WORK/boots.txt" 2>&1
+cat "$WORK/boots.txt"
+[ "$(grep -c ' panics .*FAILED: ' "$WORK/boots.txt")" -eq 1 ] && pass || fail "list boots: expected one failed boot of panics"
+grep -q "console: .*Kernel panic" "$WORK/boots.txt" && pass || fail "list boots: the failed boot lacks the console's panic"
+[ "$(grep -c ' boots .* ok, session id ' "$WORK/boots.txt")" -eq 2 ] && pass ||
+  fail "list boots: expected the two sessions of boots, each with its session"
+measured=$(sqlite3 "$WORK/panic.db" "select swprofile.name || ':' || count(*) from session join swprofile on swprofile.id = session.swprofile_id group by swprofile.name")
+[ "$measured" = "boots:2" ] && pass || fail "sessions stored: expected boots:2 only, got '$measured'"
+
 echo "qemu e2e took $(( $(date +%s) - started ))s"
 finish
