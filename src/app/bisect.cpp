@@ -500,7 +500,7 @@ class Bisector::Search {
         all_differ = false;
         continue;
       }
-      log(fmt::format("endpoints: row {}: bad vs good {:+.2f}% ({:.0f}% interval of the change {:+.2f}% .. {:+.2f}%): {}",
+      log(fmt::format("endpoints: row {}: bad vs good {:+.2f}% ({:.4g}% interval of the change {:+.2f}% .. {:+.2f}%): {}",
                       row_name(row), check.change_pct, (1 - alpha_) * 100, std::expm1(check.low) * 100,
                       std::expm1(check.high) * 100,
                       check.differs ? "a regression" : "not a regression at this level"));
@@ -607,7 +607,7 @@ class Bisector::Search {
       log(fmt::format("  {}: position {:+.4f} [{:+.4f}, {:+.4f}] ({:.0f}% of the way to bad, {:.0f}% .. {:.0f}%): {}",
                       names[i], r.position, r.low, r.high, whole_percent(r.fraction), whole_percent(r.fraction_low),
                       whole_percent(r.fraction_high), analysis::to_string(r.side)));
-      record.rows.push_back(fmt::format("{} {:.0f}% of the way to bad ({:.0f}% .. {:.0f}%)", names[i],
+      record.rows.push_back(fmt::format("{}: {:.0f}% of the way to bad ({:.0f}% .. {:.0f}%)", names[i],
                                         whole_percent(r.fraction), whole_percent(r.fraction_low),
                                         whole_percent(r.fraction_high)));
     }
@@ -693,15 +693,14 @@ class Bisector::Search {
         verdict.note = "not measured on both sides";
         result.evidence[row] = verdict.note;
       } else {
-        const analysis::Row& compared_row = *it->second;
-        const analysis::Cell& cell = compared_row.cells.front();
+        const analysis::Cell& cell = it->second->cells.front();
         verdict.verdict = cell.verdict;
         verdict.note = cell.note;
         result.evidence[row] = fmt::format(
-            "culprit vs parent {:+.2f}%{}, {} vs {} sessions: {}{}{}", cell.change_pct,
+            "culprit vs parent {:+.2f}%{}: {}{}{}", cell.change_pct,
             cell.change_ci.valid ? fmt::format(" (interval {:+.2f}% .. {:+.2f}%)", cell.change_ci.low, cell.change_ci.high)
                                  : "",
-            cell.test.count, compared_row.base.count, report::verdict_name(cell.verdict),
+            report::verdict_name(cell.verdict),
             report::mark_suffix(cell.verdict), cell.note.empty() ? "" : " (" + cell.note + ")");
       }
       log(fmt::format("confirmation: {}: {}", verdict.name, result.evidence[row]));
@@ -776,8 +775,8 @@ class Bisector::Search {
   // Every step with how confidently it was decided.
   std::string steps_summary() const {
     std::ostringstream out;
-    out << fmt::format("steps ({} to {} sessions a commit; every look tests at alpha' = alpha / looks = {} / {}):\n",
-                       first_sessions_, max_sessions_, alpha_, looks_);
+    out << fmt::format("steps ({} to {} sessions a commit; every look tests at alpha' = alpha / looks = {} / {} = {:.3g}):\n",
+                       first_sessions_, max_sessions_, alpha_, looks_, alpha_ / looks_);
     for (const auto& step : steps_) {
       out << fmt::format("  step {} {} \"{}\": {}, {} sessions, {}\n", step.step, short_sha(step.sha), step.subject,
                          analysis::to_string(step.decision), step.sessions, step.confidence);
