@@ -136,8 +136,8 @@ struct StepRecord {
 }  // namespace bisect_parts
 
 using bisect_parts::Commit;
-using bisect_parts::StepRecord;
 using bisect_parts::OwnedWorktree;
+using bisect_parts::StepRecord;
 
 BisectRequest parse_bisect_request(const BisectArguments& arguments) {
   BisectRequest request;
@@ -678,6 +678,8 @@ class Bisector::Search {
         return result;
       }
     }
+    log(fmt::format("confirmation: parent build {}, boots {}; culprit build {}, boots {}", parent.build, parent.boots,
+                    culprit.build, culprit.boots));
     result.measured = true;
     result.parent_sessions = parent.sessions.size();
     result.culprit_sessions = culprit.sessions.size();
