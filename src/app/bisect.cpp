@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "analysis/bisect.h"
+#include "analysis/bisect_confirmation.h"
 #include "analysis/compare.h"
 #include "analysis/row_identity.h"
 #include "app/option_values.h"
@@ -24,6 +25,7 @@
 #include "common/params.h"
 #include "plan/plan.h"
 #include "process/git.h"
+#include "report/format.h"
 #include "runner/catalogue.h"
 #include "runner/interrupt.h"
 #include "runner/plan_executor.h"
@@ -120,10 +122,22 @@ struct Commit {
   std::optional<plan::SwprofileSpec> spec;  // the swprofile, built
 };
 
+// One step of the search, for the report: how it was decided.
+struct StepRecord {
+  int step = 0;
+  std::string sha;
+  std::string subject;
+  analysis::BisectDecision decision = analysis::BisectDecision::Skip;
+  std::size_t sessions = 0;
+  std::string confidence;          // the look that settled it, and each look's level
+  std::vector<std::string> rows;   // per row: where it lies on the way to bad, with its interval
+};
+
 }  // namespace bisect_parts
 
 using bisect_parts::Commit;
 using bisect_parts::OwnedWorktree;
+using bisect_parts::StepRecord;
 
 BisectRequest parse_bisect_request(const BisectArguments& arguments) {
   BisectRequest request;
@@ -144,6 +158,12 @@ BisectRequest parse_bisect_request(const BisectArguments& arguments) {
   if (request.max_sessions < request.first_sessions) {
     throw InputError("--max-sessions " + arguments.max_sessions + ": expected at least --sessions (" +
                      arguments.sessions + ")");
+  }
+  request.confirm_sessions = parse_integer("--confirm-sessions", arguments.confirm_sessions, 0, plan::kMaxSessions);
+  // compare's session test needs two sessions a side.
+  if (request.confirm_sessions == 1) {
+    throw InputError("--confirm-sessions '1': expected 0 (no confirmation) or a whole number from 2 to " +
+                     std::to_string(plan::kMaxSessions));
   }
   request.alpha = parse_decimal("--alpha", arguments.alpha, 0);
   if (!(request.alpha > 0 && request.alpha < 1)) {
@@ -450,26 +470,11 @@ class Bisector::Search {
       measured.insert(bad_means_.begin(), bad_means_.end());
       rows_ = select_rows(request_.rows, measured);
     } else {
-      store::SampleQuery query;
-      query.swprofiles = {good_.profile, bad_.profile};
-      query.settled_only = true;
-      const std::set<std::int64_t> used = [&] {
-        std::set<std::int64_t> ids(good_.sessions.begin(), good_.sessions.end());
-        ids.insert(bad_.sessions.begin(), bad_.sessions.end());
-        return ids;
-      }();
-      std::vector<store::SampleRow> samples;
-      for (auto& row : store_->samples(query))
-        if (used.count(row.session)) samples.push_back(std::move(row));
-      analysis::CompareOptions compare;
-      compare.base = good_.profile;
-      compare.tests = {bad_.profile};
-      compare.fdr = alpha_;
-      const analysis::Report report = analysis::build_comparison(samples, compare);
+      const analysis::Report report = compare_sessions(good_, bad_, nullptr);
       for (const auto& table : report.tables)
         for (const auto& row : table.rows)
           if (!row.cells.empty() && row.cells.front().verdict == analysis::Verdict::Regression)
-            rows_.push_back({row.benchmark, params_text(row.params), row.result_class.label()});
+            rows_.push_back(analysis::row_identity(row));
       if (rows_.empty()) {
         log(fmt::format("endpoints: no row of {} vs {} is marked (R) at false discovery rate {} "
                         "(kbench compare {} {} shows the table); nothing to bisect",
@@ -495,7 +500,7 @@ class Bisector::Search {
         all_differ = false;
         continue;
       }
-      log(fmt::format("endpoints: row {}: bad vs good {:+.2f}% ({:.0f}% interval of the change {:+.2f}% .. {:+.2f}%): {}",
+      log(fmt::format("endpoints: row {}: bad vs good {:+.2f}% ({:.4g}% interval of the change {:+.2f}% .. {:+.2f}%): {}",
                       row_name(row), check.change_pct, (1 - alpha_) * 100, std::expm1(check.low) * 100,
                       std::expm1(check.high) * 100,
                       check.differs ? "a regression" : "not a regression at this level"));
@@ -505,6 +510,29 @@ class Bisector::Search {
       log("endpoints: bad does not differ from good in every row; nothing to bisect (more sessions: --sessions)");
     }
     return all_differ;
+  }
+
+  // compare's three-valued verdicts (its session test at false discovery
+  // rate --alpha) of `test` against `base`, on the sessions each used, only
+  // the rows in `only` when given (the family the rate is controlled over).
+  analysis::Report compare_sessions(const Commit& base, const Commit& test, const std::vector<RowIdentity>* only) {
+    store::SampleQuery query;
+    query.swprofiles = {base.profile, test.profile};
+    query.settled_only = true;
+    std::set<std::int64_t> used(base.sessions.begin(), base.sessions.end());
+    used.insert(test.sessions.begin(), test.sessions.end());
+    const std::set<RowIdentity> wanted = only ? std::set<RowIdentity>(only->begin(), only->end()) : std::set<RowIdentity>{};
+    std::vector<store::SampleRow> samples;
+    for (auto& row : store_->samples(query)) {
+      if (!used.count(row.session)) continue;
+      if (only && !wanted.count(analysis::row_identity(row))) continue;
+      samples.push_back(std::move(row));
+    }
+    analysis::CompareOptions compare;
+    compare.base = base.profile;
+    compare.tests = {test.profile};
+    compare.fdr = alpha_;
+    return analysis::build_comparison(samples, compare);
   }
 
   // Which way is better is the result class's, whatever the parameters.
@@ -542,17 +570,21 @@ class Bisector::Search {
     std::vector<analysis::RowPosition> rows;
     std::vector<std::string> names;
     for (const auto& row : rows_) names.push_back(row_name(row));
+    int looks = 0;
+    bool hit_max = false;
     while (true) {
       if (static_cast<int>(commit.sessions.size()) < first_sessions_) {
         if (!measure_session(commit)) break;
         continue;
       }
       rows = positions(commit);
+      ++looks;
       verdict = analysis::classify_commit(rows, names);
       if (verdict.decision != analysis::BisectDecision::Unsettled) break;
       if (static_cast<int>(commit.sessions.size()) >= max_sessions_) {
         verdict.decision = analysis::BisectDecision::Skip;
         verdict.why = fmt::format("still {} after {} sessions (--max-sessions)", verdict.why, commit.sessions.size());
+        hit_max = true;
         break;
       }
       if (!measure_session(commit)) break;
@@ -560,22 +592,42 @@ class Bisector::Search {
     if (!commit.failure.empty()) {
       verdict.decision = analysis::BisectDecision::Skip;
       verdict.why = commit.failure;
+      looks = 0;
     }
     log(fmt::format("{}{} \"{}\": build {}, boots {}, sessions {}", head, short_sha(commit.sha), commit.subject,
                     commit.build.empty() ? "-" : commit.build, commit.boots, commit.sessions.size()));
+    StepRecord record{step, commit.sha, commit.subject, verdict.decision, commit.sessions.size(), {}, {}};
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
       if (!r.valid) {
         log(fmt::format("  {}: {}", names[i], r.reason));
+        record.rows.push_back(fmt::format("{}: {}", names[i], r.reason));
         continue;
       }
       log(fmt::format("  {}: position {:+.4f} [{:+.4f}, {:+.4f}] ({:.0f}% of the way to bad, {:.0f}% .. {:.0f}%): {}",
                       names[i], r.position, r.low, r.high, whole_percent(r.fraction), whole_percent(r.fraction_low),
                       whole_percent(r.fraction_high), analysis::to_string(r.side)));
+      record.rows.push_back(fmt::format("{}: {:.0f}% of the way to bad ({:.0f}% .. {:.0f}%)", names[i],
+                                        whole_percent(r.fraction), whole_percent(r.fraction_low),
+                                        whole_percent(r.fraction_high)));
     }
-    log(fmt::format("  -> {}: {}", analysis::to_string(verdict.decision), verdict.why));
+    record.confidence = confidence(verdict.decision, looks, hit_max);
+    log(fmt::format("  -> {}: {}; {}", analysis::to_string(verdict.decision), verdict.why, record.confidence));
     last_why_ = verdict.why;
+    if (step > 0) steps_.push_back(std::move(record));
     return verdict.decision;
+  }
+
+  // How a step was decided: the look that settled it (or that it never
+  // settled), each look's interval level.
+  std::string confidence(analysis::BisectDecision decision, int looks, bool hit_max) const {
+    if (looks == 0) return "no look: not measured";
+    const double level = alpha_ / looks_;
+    const std::string each = fmt::format("each look a {:.4g}% interval (alpha' {:.3g})", (1 - level) * 100, level);
+    const bool settled = decision == analysis::BisectDecision::Good || decision == analysis::BisectDecision::Bad;
+    if (settled) return fmt::format("settled at look {} of {}, {}", looks, looks_, each);
+    if (hit_max) return fmt::format("not settled in {} looks of {} (--max-sessions), {}", looks, looks_, each);
+    return fmt::format("at look {} of {}, {}", looks, looks_, each);
   }
 
   static std::optional<std::string> first_bad_commit(const std::string& output) {
@@ -591,17 +643,108 @@ class Bisector::Search {
     return fmt::format("mean {:.6g}, 95% CI {:.6g} .. {:.6g}, {} sessions", s.mean, s.ci95_low, s.ci95_high, s.count);
   }
 
+  // The A/B/A sandwich's outcome: per row compare's verdict of the culprit
+  // against its parent on the sandwich's sessions alone.
+  struct Sandwich {
+    bool measured = false;
+    analysis::SandwichVerdict verdict;
+    std::map<RowIdentity, std::string> evidence;
+    std::size_t parent_sessions = 0;
+    std::size_t culprit_sessions = 0;
+  };
+
+  // Fresh sessions P C P C ... P, each a boot of its own: the parent's
+  // surround the culprit's, so a drift linear in time weighs the same on
+  // both. Stored under swprofiles of their own (bisect-confirm-<12 hex>),
+  // apart from the search's sessions, which chose the culprit and would
+  // confirm their own choice.
+  Sandwich sandwich(const std::string& culprit_sha, const std::string& parent_sha) {
+    Sandwich result;
+    Commit parent, culprit;
+    init_commit(parent, parent_sha);
+    init_commit(culprit, culprit_sha);
+    parent.profile = "bisect-confirm-" + short_sha(parent_sha);
+    culprit.profile = "bisect-confirm-" + short_sha(culprit_sha);
+    const int n = request_.confirm_sessions;
+    log(fmt::format("confirmation: A/B/A sandwich of parent {} and culprit {}, alternated P C P ... P: {} sessions of "
+                    "the parent, {} of the culprit (swprofiles {}, {})",
+                    short_sha(parent.sha), short_sha(culprit.sha), n + 1, n, parent.profile, culprit.profile));
+    for (int i = 0; i < 2 * n + 1; ++i) {
+      Commit& side = i % 2 == 0 ? parent : culprit;
+      if (!measure_session(side)) {
+        result.verdict.why = fmt::format("the {} {} cannot be measured: {}", &side == &parent ? "parent" : "culprit",
+                                         short_sha(side.sha), side.failure);
+        log("confirmation: " + result.verdict.why);
+        return result;
+      }
+    }
+    log(fmt::format("confirmation: parent build {}, boots {}; culprit build {}, boots {}", parent.build, parent.boots,
+                    culprit.build, culprit.boots));
+    result.measured = true;
+    result.parent_sessions = parent.sessions.size();
+    result.culprit_sessions = culprit.sessions.size();
+    const analysis::Report report = compare_sessions(parent, culprit, &rows_);
+    std::map<RowIdentity, const analysis::Row*> compared;
+    for (const auto& table : report.tables)
+      for (const auto& row : table.rows) compared.try_emplace(analysis::row_identity(row), &row);
+    std::vector<analysis::SandwichRow> verdicts;
+    for (const auto& row : rows_) {
+      analysis::SandwichRow verdict{row_name(row), analysis::Verdict::None, ""};
+      const auto it = compared.find(row);
+      if (it == compared.end() || it->second->cells.empty() || !it->second->cells.front().present) {
+        verdict.note = "not measured on both sides";
+        result.evidence[row] = verdict.note;
+      } else {
+        const analysis::Cell& cell = it->second->cells.front();
+        verdict.verdict = cell.verdict;
+        verdict.note = cell.note;
+        result.evidence[row] = fmt::format(
+            "culprit vs parent {:+.2f}%{}: {}{}{}", cell.change_pct,
+            cell.change_ci.valid ? fmt::format(" (interval {:+.2f}% .. {:+.2f}%)", cell.change_ci.low, cell.change_ci.high)
+                                 : "",
+            report::verdict_name(cell.verdict),
+            report::mark_suffix(cell.verdict), cell.note.empty() ? "" : " (" + cell.note + ")");
+      }
+      log(fmt::format("confirmation: {}: {}", verdict.name, result.evidence[row]));
+      verdicts.push_back(std::move(verdict));
+    }
+    result.verdict = analysis::judge_sandwich(verdicts);
+    return result;
+  }
+
   int report(const std::string& first_bad) {
     Commit& commit = candidate(first_bad);
     const std::string parent_sha = process::git_output(source_, {"rev-parse", first_bad + "^"});
+    const bool confirm = request_.confirm_sessions > 0;
+    const Sandwich checked = confirm ? sandwich(commit.sha, parent_sha) : Sandwich{};
+    const bool confirmed = confirm && checked.verdict.confirmed;
     const Commit* parent = parent_sha == good_.sha ? &good_ : nullptr;
     if (const auto it = commits_.find(parent_sha); it != commits_.end()) parent = &it->second;
     std::ostringstream out;
-    out << fmt::format("first bad commit: {} {}\n", commit.sha, commit.subject);
+    // "found" is never said of a culprit the sandwich did not confirm.
+    if (!confirm) {
+      out << fmt::format("first bad commit: {} {} — unconfirmed: --confirm-sessions 0 skipped the A/B/A sandwich\n",
+                         commit.sha, commit.subject);
+    } else if (confirmed) {
+      out << fmt::format("first bad commit: {} {} — confirmed by A/B/A ({} sessions of the parent, {} of the culprit, "
+                         "alternated; compare at false discovery rate {}: {})\n",
+                         commit.sha, commit.subject, checked.parent_sessions, checked.culprit_sessions, alpha_,
+                         checked.verdict.why);
+    } else {
+      out << fmt::format("first bad commit: {} {} — NOT confirmed: {}{}\n", commit.sha, commit.subject,
+                         checked.measured ? fmt::format("A/B/A ({} sessions of the parent, {} of the culprit, "
+                                                        "alternated; compare at false discovery rate {}): ",
+                                                        checked.parent_sessions, checked.culprit_sessions, alpha_)
+                                          : "",
+                         checked.verdict.why);
+    }
     const auto mine = session_means(commit);
     const auto parents = parent ? session_means(*parent) : std::map<RowIdentity, std::vector<double>>{};
     for (const auto& row : rows_) {
       out << fmt::format("  {}\n", row_name(row));
+      if (const auto it = checked.evidence.find(row); it != checked.evidence.end()) {
+        out << fmt::format("    A/B/A sandwich: {}\n", it->second);
+      }
       const auto m = mine.find(row);
       if (m != mine.end()) out << fmt::format("    this commit   {}: {}\n", short_sha(commit.sha), describe_distribution(m->second));
       if (parent) {
@@ -624,10 +767,25 @@ class Bisector::Search {
       }
       out << "\n";
     }
+    out << steps_summary();
     std::cout << out.str() << "\nstep log:\n" << text_.str();
     // The stored log ends with the evidence too.
     text_ << "\n" << out.str();
-    return finish(kExitOk);
+    return finish(confirmed || !confirm ? kExitOk : kExitFailure);
+  }
+
+  // Every step with how confidently it was decided.
+  std::string steps_summary() const {
+    std::ostringstream out;
+    out << fmt::format("steps ({} to {} sessions a commit; every look tests at alpha' = alpha / looks = {} / {} = {:.3g}):\n",
+                       first_sessions_, max_sessions_, alpha_, looks_, alpha_ / looks_);
+    for (const auto& step : steps_) {
+      out << fmt::format("  step {} {} \"{}\": {}, {} sessions, {}\n", step.step, short_sha(step.sha), step.subject,
+                         analysis::to_string(step.decision), step.sessions, step.confidence);
+      for (const auto& row : step.rows) out << fmt::format("    {}\n", row);
+    }
+    if (steps_.empty()) out << "  none: git named the first bad commit from the endpoints alone\n";
+    return out.str();
   }
 
   const BisectRequest request_;
@@ -656,6 +814,7 @@ class Bisector::Search {
   std::map<std::string, std::unique_ptr<OwnedWorktree>> endpoint_trees_;
   std::string head_sha_;
   std::string last_why_;
+  std::vector<StepRecord> steps_;
   std::ostringstream text_;
 };
 

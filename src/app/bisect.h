@@ -24,6 +24,7 @@ struct BisectArguments {
   std::vector<std::string> rows;  // 'BENCH:CLASS'
   std::string sessions = "3";
   std::string max_sessions = "12";
+  std::string confirm_sessions = "3";
   std::string alpha = "0.01";
   std::string store_url;
   std::string build_cache;
@@ -51,6 +52,9 @@ struct BisectRequest {
   std::vector<RowSelector> rows;  // empty: the rows compare marks (R) between the endpoints
   int first_sessions = 3;
   int max_sessions = 12;
+  // Sessions of the culprit in the A/B/A sandwich (its parent gets one
+  // more); 0: no sandwich, the culprit reported as unconfirmed.
+  int confirm_sessions = 3;
   double alpha = 0.01;
   std::string store_url;  // "": the default store
   std::string build_cache;
@@ -82,9 +86,11 @@ class Bisector {
   Bisector& operator=(const Bisector&) = delete;
 
   // kbench bisect run: measure both endpoints, check they differ, drive git
-  // bisect in a worktree kbench owns. Returns the exit status: kExitOk when
-  // the first bad commit is found, kExitFailure when the endpoints do not
-  // differ or only skipped commits are left.
+  // bisect in a worktree kbench owns, then confirm the first bad commit git
+  // names with an A/B/A sandwich against its parent. Returns the exit status:
+  // kExitOk when the culprit is confirmed (or --confirm-sessions 0 skipped
+  // the sandwich), kExitFailure when it is not confirmed, the endpoints do
+  // not differ or only skipped commits are left.
   int run();
 
   // kbench bisect step: classify HEAD of the source tree, for git bisect

@@ -9,7 +9,7 @@ namespace kbench::cli {
 
 namespace {
 
-void add_common_options(CLI::App& cmd, app::BisectArguments& options) {
+void add_common_options(CLI::App& cmd, app::BisectArguments& options, bool confirms) {
   cmd.add_option("plan", options.plan_path, "YAML plan with one swprofile whose build: source is a git tree")->required();
   cmd.add_option("--good", options.good, "a commit (any git revision) without the regression")->required();
   cmd.add_option("--bad", options.bad, "a later commit with it")->required();
@@ -19,6 +19,11 @@ void add_common_options(CLI::App& cmd, app::BisectArguments& options) {
   cmd.add_option("--sessions", options.sessions, "first sessions per commit (>= 2, default 3)");
   cmd.add_option("--max-sessions", options.max_sessions,
                  "sessions per commit at most before it is skipped as unsettled (default 12)");
+  if (confirms) {
+    cmd.add_option("--confirm-sessions", options.confirm_sessions,
+                   "sessions of the culprit in the A/B/A sandwich that confirms it, its parent's one more "
+                   "(default 3; 0: no sandwich, the culprit reported unconfirmed)");
+  }
   cmd.add_option("--alpha", options.alpha,
                  "error rate of a classification (default 0.01); each look tests at alpha / looks");
   cmd.add_option("--build-cache", options.build_cache, "kernel build cache (default $KBENCH_BUILD_CACHE, else "
@@ -42,16 +47,20 @@ void add_bisect_command(CLI::App& app) {
       "until settled, a skip after --max-sessions (docs/bisect.md).");
 
   CLI::App* run = cmd->add_subcommand("run", "Measure both endpoints, check they differ, then drive git bisect");
-  add_common_options(*run, *options);
+  add_common_options(*run, *options, true);
   run->footer(
       "git bisect runs in a worktree kbench owns (git worktree add --detach), never in your checkout.\n"
-      "Prints the first bad commit with its evidence and the step log; the log is stored\n"
-      "(kbench log list --kind bisect). Exit 0: found; 1: endpoints do not differ, or only skipped\n"
-      "commits are left; 2: bad input.");
+      "When git names the first bad commit, measures it and its parent again, alternated P C P ... P,\n"
+      "each session a boot of its own (the A/B/A sandwich), and tests every row with compare's verdicts:\n"
+      "confirmed when every row is a regression (R). Prints the first bad commit, confirmed or not, with\n"
+      "its evidence, every step's decision and confidence, and the step log; the log is stored\n"
+      "(kbench log list --kind bisect). Exit 0: the culprit confirmed (or --confirm-sessions 0);\n"
+      "1: the culprit NOT confirmed, the endpoints do not differ, or only skipped commits are left;\n"
+      "2: bad input.");
   run->callback([options] { pending_exit_status() = app::Bisector(app::parse_bisect_request(*options)).run(); });
 
   CLI::App* step = cmd->add_subcommand("step", "Classify HEAD of the source tree, for git bisect run");
-  add_common_options(*step, *options);
+  add_common_options(*step, *options, false);
   step->footer(
       "Measures HEAD of the plan's build source (the commit git bisect checked out), reads the endpoints'\n"
       "sessions from the store (measuring those missing). Exit 0 good, 1 bad, 125 skip (why on stderr);\n"

@@ -6,10 +6,12 @@
 # holds ($KBENCH_BISECT_TREE is the commit's checkout). One commit raises the
 # delay from 20 to 200 ms, ten times, so that the wake-up delays of a busy
 # machine (tens of milliseconds at a load of 6) cannot blur the step: bisect
-# run and git bisect run ... bisect step must both name it. Covers the build
-# calls, git bisect in a kbench-owned worktree, the endpoint check,
-# sequential sessions, the report and the stored log; not a kernel build or
-# a boot (bench/bisect-kernel does those, docs/bisect.md).
+# run and git bisect run ... bisect step must both name it, and bisect run's
+# A/B/A sandwich must confirm it; a planted delay that does not last must
+# not be confirmed. Covers the build calls, git bisect in a kbench-owned
+# worktree, the endpoint check, sequential sessions, the confirmation, the
+# report and the stored log; not a kernel build or a boot
+# (bench/bisect-kernel does those, docs/bisect.md).
 source "$(dirname "$0")/lib.bash"
 export KBENCH_SELFTEST=1
 export KBENCH_STATE_DIR="$WORK/state"
@@ -45,6 +47,12 @@ expect_bad_input "--max-sessions below --sessions" "$KBENCH" bisect run "$WORK/b
   --sessions 4 --max-sessions 3 --store "$S"
 expect_bad_input "unknown --good" "$KBENCH" bisect run "$WORK/bisect.yaml" --good no-such-rev --bad last --store "$S"
 expect_bad_input "--alpha 1" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last --alpha 1 --store "$S"
+expect_bad_input "--confirm-sessions 1" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last \
+  --confirm-sessions 1 --store "$S"
+expect_contains "$WORK/err" "--confirm-sessions '1': expected 0 (no confirmation) or a whole number from 2 to"
+expect_bad_input "--confirm-sessions x" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last \
+  --confirm-sessions x --store "$S"
+expect_contains "$WORK/err" "--confirm-sessions 'x': expected a whole number"
 cat >"$WORK/two.yaml" <<YAML
 swprofiles:
   - {name: a, build: {source: $tree, config: tinyconfig}}
@@ -70,7 +78,14 @@ expect_contains "$WORK/same.err" "nothing to bisect"
 status=$?
 [ "$status" -eq 0 ] && pass || { fail "bisect run exited $status"; tail -30 "$WORK/run.err" >&2; }
 cat "$WORK/run.out"
-expect_contains "$WORK/run.out" "first bad commit: $planted three: the planted delay"
+expect_contains "$WORK/run.out" "first bad commit: $planted three: the planted delay — confirmed by A/B/A (4 sessions of the parent, 3 of the culprit"
+expect_contains "$WORK/run.out" "A/B/A sandwich: culprit vs parent +"
+expect_contains "$WORK/run.out" "confirmation: A/B/A sandwich of parent $(g rev-parse --short=12 planted~1) and culprit ${planted:0:12}"
+expect_contains "$WORK/run.out" "steps (3 to 8 sessions a commit; every look tests at alpha' = alpha / looks = 0.05 / 6 = 0.00833):"
+grep -q -- "-> bad: .*; settled at look [1-6] of 6, each look a 99.17% interval (alpha' 0.00833)" "$WORK/run.out" && pass \
+  || fail "no step says at which look it settled"
+grep -q "^  step 1 [0-9a-f]\{12\} \".*\": \(good\|bad\), [0-9]* sessions, settled at look" "$WORK/run.out" && pass \
+  || fail "the report does not summarize step 1 with its confidence"
 expect_contains "$WORK/run.out" "parent (good)"
 expect_contains "$WORK/run.out" "bad endpoint"
 expect_contains "$WORK/run.out" "step 1: "
@@ -86,15 +101,61 @@ g bisect log >/dev/null 2>&1 && fail "a bisect is in progress in the user's tree
 # The log is stored, and the sessions under bisect-<12 hex>.
 sqlite3 "$WORK/store.db" "select name, text from log where kind = 'bisect'" >"$WORK/logs" 2>&1 || fail "reading the log table failed"
 expect_contains "$WORK/logs" "base..last"
-expect_contains "$WORK/logs" "first bad commit: $planted"
+expect_contains "$WORK/logs" "first bad commit: $planted three: the planted delay — confirmed by A/B/A"
 "$KBENCH" list swprofile --store "$S" >"$WORK/profiles" 2>&1
 expect_contains "$WORK/profiles" "bisect-${planted:0:12}"
+# The sandwich's sessions are under swprofiles of their own.
+expect_contains "$WORK/profiles" "bisect-confirm-${planted:0:12}"
 
-# Without --row: the rows compare marks (R) between the endpoints.
-"$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last --alpha 0.05 --max-sessions 8 \
+# Without --row: the rows compare marks (R) between the endpoints. And
+# --confirm-sessions 0: no sandwich, said so, exit 0.
+"$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last --alpha 0.05 --max-sessions 8 --confirm-sessions 0 \
   --store "$S" >"$WORK/rows.out" 2>"$WORK/rows.err" || fail "bisect run without --row exited $?"
 expect_contains "$WORK/rows.out" "rows marked (R) by compare: $ROW"
-expect_contains "$WORK/rows.out" "first bad commit: $planted"
+expect_contains "$WORK/rows.out" "first bad commit: $planted three: the planted delay — unconfirmed: --confirm-sessions 0 skipped the A/B/A sandwich"
+grep -q "confirmation:" "$WORK/rows.out" && fail "--confirm-sessions 0 measured a sandwich" || pass
+
+# A delay that does not last: the planted commit sleeps its 200 ms in its
+# first 3 sessions only (all the search measures of it, --max-sessions 3) and
+# its parent's 20 ms afterwards, as a kernel whose cost was a transient
+# would. The wrapper counts the planted commit's benchmark runs (one a
+# session), so what changes is the session's rank, never a time. Git still
+# names it; the sandwich's fresh sessions do not confirm it: exit 1, and the
+# report never calls it found. --alpha 0.001: 20 ms against 20 ms must not
+# be marked (R) by chance.
+mkdir -p "$WORK/calm" && echo 20 >"$WORK/calm/DELAY_MS"
+cat >"$WORK/transient.sh" <<SH
+#!/bin/sh
+if [ "\$2" = run ] && [ "\$KBENCH_BISECT_COMMIT" = "$planted" ]; then
+  n=\$(( \$(cat "$WORK/transient.count" 2>/dev/null || echo 0) + 1 ))
+  echo "\$n" >"$WORK/transient.count"
+  [ "\$n" -gt 3 ] && export KBENCH_BISECT_TREE="$WORK/calm"
+fi
+exec "\$@"
+SH
+chmod +x "$WORK/transient.sh"
+cat >"$WORK/transient.yaml" <<YAML
+swprofiles:
+  - name: fake
+    build: {source: $tree, config: tinyconfig}
+    wrapper: [$WORK/transient.sh]
+benchmarks:
+  - {name: selftest/sleep-file, params: {file: DELAY_MS}}
+defaults: {benchmark: {warmups: 0, repeats: 4, timeout: 1m}}
+YAML
+"$KBENCH" bisect run "$WORK/transient.yaml" --good base --bad last --row "$ROW" --alpha 0.001 --sessions 3 \
+  --max-sessions 3 --store "$S" >"$WORK/transient.out" 2>"$WORK/transient.err"
+status=$?
+[ "$status" -eq 1 ] && pass || { fail "an unconfirmed culprit: exit $status, expected 1"; tail -30 "$WORK/transient.err" >&2; }
+cat "$WORK/transient.out"
+[ "$(cat "$WORK/transient.count" 2>/dev/null)" = 6 ] && pass \
+  || fail "the planted commit ran $(cat "$WORK/transient.count" 2>/dev/null) sessions, expected 3 in the search and 3 in the sandwich"
+expect_contains "$WORK/transient.out" "first bad commit: $planted three: the planted delay — NOT confirmed: A/B/A (4 sessions of the parent, 3 of the culprit"
+grep -q "first bad commit: .*\(unchanged\|undecided\).*$ROW" "$WORK/transient.out" && pass \
+  || fail "the report does not say the row was unchanged or undecided in the sandwich"
+grep -q "confirmed by A/B/A" "$WORK/transient.out" && fail "an unconfirmed culprit reported as confirmed" || pass
+sqlite3 "$WORK/store.db" "select text from log where kind = 'bisect' order by id desc limit 1" >"$WORK/transient.log" 2>&1
+expect_contains "$WORK/transient.log" "first bad commit: $planted three: the planted delay — NOT confirmed"
 
 # git bisect run ... bisect step, in the user's tree.
 g bisect start last base >/dev/null
