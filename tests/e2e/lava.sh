@@ -6,7 +6,8 @@
 # vendor string, so that the guest kernel turns on PTI and mitigations=off
 # has something to turn off (it also checks that QEMU's commas reach it). Each session must be
 # stored with the id of the job that ran it. A swprofile whose "kernel" is
-# not one must be recorded as failed, naming its job and LAVA's reason.
+# not one, and one whose kernel panics, must be recorded as failed boots,
+# naming the job and LAVA's reason, while the plan goes on.
 # Needs root (the server's start installs packages and starts services):
 # labelled `check`.
 source "$(dirname "$0")/lib.bash"
@@ -63,6 +64,10 @@ cat "$WORK/compare.txt"
 grep -qE '^\| syscall/getpid ' "$WORK/compare.txt" && pass || fail "no syscall/getpid row in kbench compare A B"
 
 # A "kernel" that is not one: QEMU cannot load it, the job ends Incomplete.
+# And a kernel that panics (no such init). Each is the kernel's failure, not
+# the plan's: a failed boot in the store naming the job and LAVA's reason,
+# the kernel not submitted again for its second session, and the plan's
+# good swprofile measured.
 head -c 100000 /dev/urandom >"$WORK/vmlinuz-garbage"
 cat >"$WORK/bad-plan.yaml" <<YAML
 sut:
@@ -70,20 +75,31 @@ sut:
   connection:
     method: lava
     params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$KBENCH_TEST_LAVA_DEVICE_TYPE", job_timeout: "300"}
+order: listed
 swprofiles:
   - {name: garbage, kernel: $WORK/vmlinuz-garbage}
+  - {name: panics, kernel: $kernel, cmdline: [rdinit=/no/such/init, init=/no/such]}
+  - {name: boots, kernel: $kernel}
 benchmarks:
   - {name: syscall/getpid, size: quick}
-defaults: {benchmark: {warmups: 1, repeats: 1, sessions: 1, timeout: 10m}}
+defaults: {benchmark: {warmups: 0, repeats: 1, sessions: 2, timeout: 10m}}
 YAML
-if nice -n 19 "$KBENCH" plan exec "$WORK/bad-plan.yaml" --store "sqlite://$WORK/bad.db" >"$WORK/bad.out" 2>"$WORK/bad.err"; then
-  fail "the plan with a garbage kernel succeeded"
-else
-  pass
-fi
+nice -n 19 "$KBENCH" plan exec "$WORK/bad-plan.yaml" --store "sqlite://$WORK/bad.db" >"$WORK/bad.out" 2>"$WORK/bad.err"
+status=$?
 cat "$WORK/bad.err"
+[ "$status" -eq 1 ] && pass || fail "plan exec with kernels that do not boot exited $status, expected 1"
 grep -qE 'kbench: lava: job [0-9]+ Finished/Incomplete: the agent never started: .+; last console line: qemu: ' "$WORK/bad.err" && pass ||
   fail "no one-line failure naming the job, its health and LAVA's reason"
+for profile in garbage panics; do
+  expect_contains "$WORK/bad.err" "session 1 of $profile: its kernel did not come up by lava"
+  expect_contains "$WORK/bad.err" "session 2 of $profile not measured: its kernel failed to boot in session 1"
+done
+"$KBENCH" list boots --store "sqlite://$WORK/bad.db" >"$WORK/boots.txt" 2>&1
+cat "$WORK/boots.txt"
+[ "$(grep -cE ' (garbage|panics) .* lava .*FAILED: .*job [0-9]+ ' "$WORK/boots.txt")" -eq 2 ] && pass ||
+  fail "list boots: expected a failed boot of garbage and of panics, each naming its job"
+[ "$(grep -c ' boots .* ok, session id ' "$WORK/boots.txt")" -eq 2 ] && pass ||
+  fail "list boots: expected the two sessions of boots, each with its session"
 
 echo "lava e2e took $(($(date +%s) - started))s"
 # KBENCH_TEST_LAVA_KEEP=1 leaves the server running, to look at its jobs.
