@@ -19,6 +19,7 @@
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "process/process.h"
+#include "support/error_text.h"
 #include "sut/initramfs.h"
 #include "sut/lava.h"
 #include "sut/method.h"
@@ -28,16 +29,8 @@ namespace kbench::sut {
 namespace {
 
 using ::testing::HasSubstr;
+using kbench::testing::error_of;
 using ::testing::StartsWith;
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::string frame(const std::string& tag, const std::string& payload) {
   return tag + " " + crc32_hex(payload) + " " + payload;
