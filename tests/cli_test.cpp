@@ -5,25 +5,12 @@
 
 #include "cli/options.h"
 #include "common/errors.h"
+#include "support/error_text.h"
 
 using kbench::InputError;
+using kbench::testing::error_of;
 using namespace kbench::cli;
 using testing::HasSubstr;
-
-namespace {
-
-// The message of the InputError `call` throws, or "" when it throws none.
-template <typename Call>
-std::string input_error(Call call) {
-  try {
-    call();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "";
-}
-
-}  // namespace
 
 TEST(CliGlob, PlainAndBracketedGlobsPassUnchanged) {
   EXPECT_EQ(parse_glob("--benchmark", "syscall/*"), "syscall/*");
@@ -40,20 +27,20 @@ TEST(CliGlob, NegatedSetIsWrittenTheWaySqliteReadsIt) {
 }
 
 TEST(CliGlob, EmptyGlobIsRefused) {
-  EXPECT_THAT(input_error([] { parse_glob("--benchmark", ""); }), HasSubstr("--benchmark '': expected a non-empty glob"));
+  EXPECT_THAT(error_of([] { parse_glob("--benchmark", ""); }), HasSubstr("--benchmark '': expected a non-empty glob"));
 }
 
 TEST(CliGlob, UnclosedBracketIsAnInvalidGlobNotNoMatch) {
   for (const char* glob : {"[", "sys[", "[!", "[]", "a[b-"}) {
-    EXPECT_THAT(input_error([&] { parse_glob("--benchmark", glob); }), HasSubstr("is closed by a ']'")) << glob;
+    EXPECT_THAT(error_of([&] { parse_glob("--benchmark", glob); }), HasSubstr("is closed by a ']'")) << glob;
   }
-  EXPECT_THAT(input_error([] { parse_glob("--sut", "ab["); }), HasSubstr("--sut 'ab[': expected a glob whose '[' (character 3)"));
+  EXPECT_THAT(error_of([] { parse_glob("--sut", "ab["); }), HasSubstr("--sut 'ab[': expected a glob whose '[' (character 3)"));
 }
 
 TEST(CliGlob, EscapesAndClassesThatSqliteReadsDifferentlyAreRefused) {
-  EXPECT_THAT(input_error([] { parse_glob("--benchmark", "a\\*"); }), HasSubstr("without backslashes"));
-  EXPECT_THAT(input_error([] { parse_glob("--benchmark", "[a\\]"); }), HasSubstr("without backslashes"));
-  EXPECT_THAT(input_error([] { parse_glob("--resultclass", "[[:digit:]]*"); }), HasSubstr("character classes"));
+  EXPECT_THAT(error_of([] { parse_glob("--benchmark", "a\\*"); }), HasSubstr("without backslashes"));
+  EXPECT_THAT(error_of([] { parse_glob("--benchmark", "[a\\]"); }), HasSubstr("without backslashes"));
+  EXPECT_THAT(error_of([] { parse_glob("--resultclass", "[[:digit:]]*"); }), HasSubstr("character classes"));
 }
 
 TEST(CliInteger, AcceptsDecimalsInRange) {
@@ -64,7 +51,7 @@ TEST(CliInteger, AcceptsDecimalsInRange) {
 
 TEST(CliInteger, OutOfRangeAndNonDecimalSayTheRange) {
   for (const char* text : {"99999999999", "0", "10001", "-1", "0x10", "1e3", "+3", " 3", "3 ", "", "many"}) {
-    EXPECT_EQ(input_error([&] { parse_integer("--repeats", text, 1, 10000); }),
+    EXPECT_EQ(error_of([&] { parse_integer("--repeats", text, 1, 10000); }),
               std::string("--repeats '") + text + "': expected a whole number from 1 to 10000")
         << text;
   }
@@ -74,7 +61,7 @@ TEST(CliDecimal, FiniteNumbersAtOrAboveTheMinimum) {
   EXPECT_DOUBLE_EQ(parse_decimal("--min-change", "1.5", 0), 1.5);
   EXPECT_DOUBLE_EQ(parse_decimal("--min-change", "0", 0), 0.0);
   for (const char* text : {"nan", "inf", "1e999", "-1", "0x1p0", "abc", ""}) {
-    EXPECT_THAT(input_error([&] { parse_decimal("--min-change", text, 0); }), HasSubstr("expected a number >= 0"))
+    EXPECT_THAT(error_of([&] { parse_decimal("--min-change", text, 0); }), HasSubstr("expected a number >= 0"))
         << text;
   }
 }
@@ -84,7 +71,7 @@ TEST(CliFdr, LevelsOffAndEverythingElse) {
   EXPECT_DOUBLE_EQ(*parse_fdr("0.05"), 0.05);
   EXPECT_DOUBLE_EQ(*parse_fdr("5e-2"), 0.05);
   for (const char* text : {"0", "1", "2", "nan", "0x0.1p0", " 0.05", ""}) {
-    EXPECT_THAT(input_error([&] { parse_fdr(text); }), HasSubstr("expected a level between 0 and 1")) << text;
+    EXPECT_THAT(error_of([&] { parse_fdr(text); }), HasSubstr("expected a level between 0 and 1")) << text;
   }
 }
 
@@ -99,7 +86,7 @@ TEST(CliTimeout, TooShortTooLongOrFractionalIsRefusedWithTheRange) {
   // 1ms used to pass and become a timeout of 0s, failing every benchmark.
   for (const char* text : {"1ms", "999ms", "1500ms", "24h1s", "99999999999999999999h", "9999999999999h", "0s",
                            "soon", ""}) {
-    EXPECT_EQ(input_error([&] { parse_timeout("--timeout", text); }),
+    EXPECT_EQ(error_of([&] { parse_timeout("--timeout", text); }),
               std::string("--timeout '") + text +
                   "': expected a duration in whole seconds from 1s to 24h, e.g. 90s, 10m or 1h30m")
         << text;
@@ -112,7 +99,7 @@ TEST(CliOptions, CheckedOptionsFailWhileParsing) {
   std::string glob = "*";
   add_integer_option(app, "--repeats", repeats, 1, kMaxRepeats, "repeats");
   add_glob_option(app, "--benchmark", glob, "benchmark");
-  EXPECT_THAT(input_error([&] { app.parse(std::vector<std::string>{"99999999999", "--repeats"}); }),
+  EXPECT_THAT(error_of([&] { app.parse(std::vector<std::string>{"99999999999", "--repeats"}); }),
               HasSubstr("--repeats '99999999999': expected a whole number from 1 to 10000"));
   app.parse(std::vector<std::string>{"[!x]*", "--benchmark", "3", "--repeats"});  // CLI11 reads the vector backwards
   EXPECT_EQ(repeats, 3);

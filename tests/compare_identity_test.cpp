@@ -18,6 +18,7 @@
 #include "report/format.h"
 #include "report/model.h"
 #include "store/result_store.h"
+#include "support/error_text.h"
 #include "support/test_files.h"
 
 namespace kbench {
@@ -29,6 +30,7 @@ using analysis::CompareOptions;
 using analysis::SignConvention;
 using analysis::Verdict;
 using store::SampleRow;
+using testing::error_of;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -318,15 +320,6 @@ std::string run_compare(std::vector<std::string> args) {
   return captured.str();
 }
 
-std::string input_error_of(const std::vector<std::string>& args) {
-  try {
-    run_compare(args);
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no InputError)";
-}
-
 class CompareSuts : public ::testing::Test {
  protected:
   std::string url() const { return "sqlite://" + (dir.path() / "results.db").string(); }
@@ -339,7 +332,7 @@ TEST_F(CompareSuts, ProfilesOnDifferentSutsAreRefusedNamingBoth) {
     store_session(*store, "a", "A");
     store_session(*store, "b", "B");
   }
-  EXPECT_EQ(input_error_of({"A", "B", "--store", url()}),
+  EXPECT_EQ(error_of([&] { run_compare({"A", "B", "--store", url()}); }),
             "compare: base 'A' was measured on SUT 'a', 'B' only on SUT 'b'; rows are compared within one SUT, "
             "so measure both on the same one (kbench run --sut NAME)");
 }
@@ -353,7 +346,7 @@ TEST_F(CompareSuts, OneTestColumnWithoutASharedSutIsEnoughToRefuse) {
     store_session(*store, "b", "C");
     store_session(*store, "d", "C");
   }
-  EXPECT_EQ(input_error_of({"A", "B", "C", "--store", url()}),
+  EXPECT_EQ(error_of([&] { run_compare({"A", "B", "C", "--store", url()}); }),
             "compare: base 'A' was measured on SUTs 'a', 'c', 'C' only on SUTs 'b', 'd'; rows are compared within "
             "one SUT, so measure both on the same one (kbench run --sut NAME)");
 }
@@ -364,7 +357,7 @@ TEST_F(CompareSuts, ATestProfileWithoutMatchingRowsIsRefused) {
     store_session(*store, "a", "A");
     store_session(*store, "a", "B", "syscall/getppid");
   }
-  EXPECT_EQ(input_error_of({"A", "B", "--benchmark", "syscall/getpid", "--store", url()}),
+  EXPECT_EQ(error_of([&] { run_compare({"A", "B", "--benchmark", "syscall/getpid", "--store", url()}); }),
             "compare: no rows for swprofile 'B' match --sut/--benchmark/--resultclass");
 }
 

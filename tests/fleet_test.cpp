@@ -10,20 +10,14 @@
 #include "plan/plan.h"
 #include "runner/fleet_progress.h"
 #include "runner/plan_executor.h"
+#include "support/plan_errors.h"
 
 using kbench::InputError;
 using kbench::plan::parse_plan;
 
 namespace {
 
-std::string error_of(const std::string& yaml) {
-  try {
-    parse_plan(yaml, "fleet.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string fleet_plan_error(const std::string& yaml) { return kbench::testing::plan_error(yaml, "fleet.yaml"); }
 
 // Everything a FILE* received, for the progress view.
 class Captured {
@@ -86,46 +80,48 @@ TEST(FleetPlan, OneSutMayDeclareItsClass) {
 }
 
 TEST(FleetPlan, RefusesSutAndSutsTogether) {
-  EXPECT_EQ(error_of("sut: {name: a}\nsuts:\n  - {name: b}\nbenchmarks: [syscall/getppid]\n"),
+  EXPECT_EQ(fleet_plan_error("sut: {name: a}\nsuts:\n  - {name: b}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:3: suts: expected either sut (one SUT) or suts (a list), not both");
 }
 
 TEST(FleetPlan, RefusesAnEmptyList) {
-  EXPECT_EQ(error_of("suts: []\nbenchmarks: [syscall/getppid]\n"),
+  EXPECT_EQ(fleet_plan_error("suts: []\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:1: suts: expected a non-empty list of SUTs");
-  EXPECT_EQ(error_of("suts: {name: a}\nbenchmarks: [syscall/getppid]\n"),
+  EXPECT_EQ(fleet_plan_error("suts: {name: a}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:1: suts: expected a non-empty list of SUTs");
 }
 
 TEST(FleetPlan, RefusesDuplicateNames) {
-  EXPECT_EQ(error_of("suts:\n  - {name: a}\n  - {name: b}\n  - {name: a, class: x}\nbenchmarks: [syscall/getppid]\n"),
+  EXPECT_EQ(
+      fleet_plan_error("suts:\n  - {name: a}\n  - {name: b}\n  - {name: a, class: x}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:4: suts[].name: expected unique names, 'a' appears twice");
 }
 
 TEST(FleetPlan, RefusesAnUnnamedSut) {
-  EXPECT_EQ(error_of("suts:\n  - {name: a}\n  - {class: aws-m7g}\nbenchmarks: [syscall/getppid]\n"),
+  EXPECT_EQ(fleet_plan_error("suts:\n  - {name: a}\n  - {class: aws-m7g}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:3: suts[].name: expected a name for every SUT in the list");
-  EXPECT_EQ(error_of("suts:\n  - {name: \"  \"}\nbenchmarks: [syscall/getppid]\n"),
+  EXPECT_EQ(fleet_plan_error("suts:\n  - {name: \"  \"}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:2: suts[].name: expected a non-blank name without control characters, got '  '");
-  EXPECT_EQ(error_of("suts:\n  - lab-1\nbenchmarks: [syscall/getppid]\n"),
+  EXPECT_EQ(fleet_plan_error("suts:\n  - lab-1\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:2: suts[]: expected a mapping");
 }
 
 TEST(FleetPlan, RefusesABadClassName) {
-  EXPECT_EQ(error_of("suts:\n  - {name: a, class: \"aws m7g\"}\nbenchmarks: [syscall/getppid]\n"),
+  EXPECT_EQ(fleet_plan_error("suts:\n  - {name: a, class: \"aws m7g\"}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:2: suts[].class: expected a SUT class name of letters, digits, '.', '_' and '-' (at most 64), "
             "got 'aws m7g'");
-  EXPECT_NE(error_of("sut: {name: a, class: [x]}\nbenchmarks: [syscall/getppid]\n").find("sut.class: expected a scalar"),
+  EXPECT_NE(fleet_plan_error("sut: {name: a, class: [x]}\nbenchmarks: [syscall/getppid]\n")
+                .find("sut.class: expected a scalar"),
             std::string::npos);
 }
 
 TEST(FleetPlan, ChecksEachSutAsItChecksTheOne) {
-  EXPECT_EQ(error_of("suts:\n  - {name: a, connection: {method: telnet}}\nbenchmarks: [syscall/getppid]\n"),
+  EXPECT_EQ(fleet_plan_error("suts:\n  - {name: a, connection: {method: telnet}}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:2: suts[].connection.method: expected lava, local, qemu or ssh, got 'telnet'");
-  EXPECT_EQ(error_of("suts:\n  - {name: a, boot: {method: kexec}}\nbenchmarks: [syscall/getppid]\n"),
+  EXPECT_EQ(fleet_plan_error("suts:\n  - {name: a, boot: {method: kexec}}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:2: suts[].boot: expected suts[].connection.method ssh (the machine kbench runs on boots kernels "
             "only as a plan's single sut)");
-  EXPECT_EQ(error_of("suts:\n  - {name: a, connection: {method: ssh}}\nbenchmarks: [syscall/getppid]\n"),
+  EXPECT_EQ(fleet_plan_error("suts:\n  - {name: a, connection: {method: ssh}}\nbenchmarks: [syscall/getppid]\n"),
             "fleet.yaml:2: suts[].connection.params.host: expected the SUT's host name for ssh");
 }
 

@@ -9,20 +9,13 @@
 
 #include "common/errors.h"
 #include "report/format_table.h"
+#include "support/error_text.h"
 
 namespace kbench::report {
 namespace {
 
 using Names = std::vector<std::string_view>;
-
-std::string error_of(std::string_view name, View view) {
-  try {
-    find_format(name, view);
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "no error";
-}
+using testing::error_of;
 
 std::set<std::string_view> names_where(bool Format::*trait) {
   std::set<std::string_view> names;
@@ -70,15 +63,17 @@ TEST(FormatTable, FindsAFormatByNameAndView) {
 }
 
 TEST(FormatTable, AnUnknownNameNamesTheFormatsOfTheView) {
-  EXPECT_EQ(error_of("pdf", View::Comparison), "--format pdf: expected grid, markdown, delta, mail, csv, json or html");
-  EXPECT_EQ(error_of("pdf", View::Samples), "--format pdf: expected csv or json");
+  EXPECT_EQ(error_of([] { find_format("pdf", View::Comparison); }),
+            "--format pdf: expected grid, markdown, delta, mail, csv, json or html");
+  EXPECT_EQ(error_of([] { find_format("pdf", View::Samples); }), "--format pdf: expected csv or json");
   EXPECT_THROW(make_renderer("pdf"), InputError);
 }
 
 TEST(FormatTable, AKnownNameOutsideTheViewIsRefusedTheSameWay) {
-  EXPECT_EQ(error_of("markdown", View::Noise), "--format markdown: expected grid, csv or json");
-  EXPECT_EQ(error_of("text", View::Comparison), "--format text: expected grid, markdown, delta, mail, csv, json or html");
-  EXPECT_EQ(error_of("grid", View::Trend), "--format grid: expected text or html");
+  EXPECT_EQ(error_of([] { find_format("markdown", View::Noise); }), "--format markdown: expected grid, csv or json");
+  EXPECT_EQ(error_of([] { find_format("text", View::Comparison); }),
+            "--format text: expected grid, markdown, delta, mail, csv, json or html");
+  EXPECT_EQ(error_of([] { find_format("grid", View::Trend); }), "--format grid: expected text or html");
 }
 
 }  // namespace

@@ -12,28 +12,22 @@
 #include "common/params.h"
 #include "plan/plan.h"
 #include "runner/catalogue.h"
+#include "support/error_text.h"
 #include "support/test_paths.h"
 
 namespace kbench {
 namespace {
 
-std::string message_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
+using testing::error_of;
 
 TEST(ParamSpec, IntegerOutOfKindNamesBenchmarkParameterAndRange) {
   const auto spec = ParamSpec{"calls", "100", "10", "calls"}.integer(1, 1e9);
-  EXPECT_EQ(message_of([&] { validate_param("syscall/getpid", spec, "abc"); }),
+  EXPECT_EQ(error_of([&] { validate_param("syscall/getpid", spec, "abc"); }),
             "syscall/getpid: parameter 'calls' = 'abc': expected an integer from 1 to 1000000000");
-  EXPECT_NE(message_of([&] { validate_param("b", spec, "0"); }), "(no InputError)");
-  EXPECT_NE(message_of([&] { validate_param("b", spec, "1000000001"); }), "(no InputError)");
-  EXPECT_NE(message_of([&] { validate_param("b", spec, "12x"); }), "(no InputError)");
-  EXPECT_NE(message_of([&] { validate_param("b", spec, ""); }), "(no InputError)");
+  EXPECT_NE(error_of([&] { validate_param("b", spec, "0"); }, "(no InputError)"), "(no InputError)");
+  EXPECT_NE(error_of([&] { validate_param("b", spec, "1000000001"); }, "(no InputError)"), "(no InputError)");
+  EXPECT_NE(error_of([&] { validate_param("b", spec, "12x"); }, "(no InputError)"), "(no InputError)");
+  EXPECT_NE(error_of([&] { validate_param("b", spec, ""); }, "(no InputError)"), "(no InputError)");
   EXPECT_NO_THROW(validate_param("b", spec, "1000000000"));
 }
 
@@ -51,7 +45,7 @@ TEST(ParamSpec, NumberSizeBooleanChoice) {
   EXPECT_NO_THROW(validate_param("b", flag, "1"));
   EXPECT_THROW(validate_param("b", flag, "yes"), InputError);
   const auto mode = ParamSpec{"cpus", "same", "same", ""}.choice({"same", "spread"});
-  EXPECT_EQ(message_of([&] { validate_param("perf/sched", mode, "far"); }),
+  EXPECT_EQ(error_of([&] { validate_param("perf/sched", mode, "far"); }),
             "perf/sched: parameter 'cpus' = 'far': expected one of same, spread");
 }
 
@@ -69,7 +63,7 @@ TEST(ResolveParams, SizeValuesOverridesAndUnknownKeys) {
   const std::vector<ParamSpec> specs = {ParamSpec{"calls", "100", "10", ""}.integer(1, 1000)};
   EXPECT_EQ(resolve_params("x/y", specs, Size::Quick, {}).at("calls"), "10");
   EXPECT_EQ(resolve_params("x/y", specs, Size::Default, {{"calls", "7"}}).at("calls"), "7");
-  EXPECT_EQ(message_of([&] { resolve_params("x/y", specs, Size::Default, {{"cals", "7"}}); }),
+  EXPECT_EQ(error_of([&] { resolve_params("x/y", specs, Size::Default, {{"cals", "7"}}); }),
             "x/y: no parameter 'cals' (known: calls)");
   EXPECT_THROW(resolve_params("x/y", specs, Size::Default, {{"calls", "abc"}}), InputError);
 }
@@ -99,7 +93,7 @@ TEST(Catalogue, ValidatesFromTheAgentsListWithoutRunningAnything) {
   }
   const auto catalogue = runner::parse_catalogue({{"benchmarks", list}});
   const auto& getpid = catalogue.entries.at("syscall/getpid");
-  EXPECT_EQ(message_of([&] { getpid.effective_params("default", {{"calls", "abc"}}); }),
+  EXPECT_EQ(error_of([&] { getpid.effective_params("default", {{"calls", "abc"}}); }),
             "syscall/getpid: parameter 'calls' = 'abc': expected an integer from 1 to 100000000000");
   const auto& sched = catalogue.entries.at("perf/sched");
   EXPECT_THROW(sched.effective_params("quick", {{"tests", "pipe,nosuch"}}), InputError);
@@ -123,7 +117,7 @@ TEST(CpuList, OneParserForEveryList) {
 
 TEST(CpuList, CpusAreCheckedAgainstTheSutsFingerprint) {
   const nlohmann::json remote = {{"cpus_allowed", "0-1"}, {"cpu_count", 2}};
-  EXPECT_EQ(message_of([&] { runner::check_cpus_on_sut("99", remote, "ssh box"); }),
+  EXPECT_EQ(error_of([&] { runner::check_cpus_on_sut("99", remote, "ssh box"); }),
             "--cpus '99': CPU 99 is not one of the CPUs of SUT ssh box (0-1)");
   EXPECT_NO_THROW(runner::check_cpus_on_sut("1", remote, "ssh box"));
   // An older agent's fingerprint: only the count.
@@ -133,22 +127,22 @@ TEST(CpuList, CpusAreCheckedAgainstTheSutsFingerprint) {
 }
 
 TEST(PlanInput, DuplicateKeysAreRefusedWithTheirLine) {
-  EXPECT_EQ(message_of([] {
+  EXPECT_EQ(error_of([] {
               plan::parse_plan("defaults:\n  benchmark: {repeats: 3}\nbenchmarks:\n  - name: a/b\n    repeats: 2\n"
                                "    repeats: 9\n",
                                "p.yaml");
             }),
             "p.yaml:6: duplicate key 'repeats'");
-  EXPECT_EQ(message_of([] { plan::parse_plan("benchmarks: [a/b]\nbenchmarks: [c/d]\n", "p.yaml"); }),
+  EXPECT_EQ(error_of([] { plan::parse_plan("benchmarks: [a/b]\nbenchmarks: [c/d]\n", "p.yaml"); }),
             "p.yaml:2: duplicate key 'benchmarks'");
 }
 
 TEST(PlanInput, BlankSwprofileNamesAndOptionLikeSshHostsAreRefused) {
-  EXPECT_NE(message_of([] { plan::parse_plan("swprofiles: [{name: ''}]\nbenchmarks: [a/b]\n", "p.yaml"); })
+  EXPECT_NE(error_of([] { plan::parse_plan("swprofiles: [{name: ''}]\nbenchmarks: [a/b]\n", "p.yaml"); })
                 .find("p.yaml:1: swprofiles[].name"),
             std::string::npos);
   EXPECT_THROW(plan::parse_plan("swprofiles: [{name: '  '}]\nbenchmarks: [a/b]\n", "p.yaml"), InputError);
-  EXPECT_EQ(message_of([] {
+  EXPECT_EQ(error_of([] {
               plan::parse_plan("sut:\n  connection:\n    method: ssh\n    params: {host: -oProxyCommand=x}\n"
                                "benchmarks: [a/b]\n",
                                "p.yaml");
@@ -158,7 +152,7 @@ TEST(PlanInput, BlankSwprofileNamesAndOptionLikeSshHostsAreRefused) {
 }
 
 TEST(PlanInput, SizeIsBoundedWhateverTheFile) {
-  EXPECT_EQ(message_of([] { plan::load_plan("/dev/zero"); }),
+  EXPECT_EQ(error_of([] { plan::load_plan("/dev/zero"); }),
             "plan /dev/zero: larger than 1 MiB (expected a YAML plan file)");
   const auto path = std::filesystem::temp_directory_path() / "kbench-params-test-big.yaml";
   {

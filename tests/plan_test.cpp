@@ -5,24 +5,13 @@
 
 #include "common/errors.h"
 #include "plan/plan.h"
+#include "support/plan_errors.h"
 #include "support/test_paths.h"
 
 using kbench::InputError;
 using kbench::plan::parse_duration;
 using kbench::plan::parse_plan;
-
-namespace {
-
-std::string error_of(const std::string& yaml) {
-  try {
-    parse_plan(yaml, "p.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
+using kbench::testing::plan_error;
 
 TEST(Plan, ParsesTheDesignExample) {
   const auto plan = parse_plan(R"(
@@ -62,29 +51,29 @@ benchmarks:
 }
 
 TEST(Plan, ErrorsNameFileLineKeyAndExpectation) {
-  EXPECT_EQ(error_of("benchmarks:\n  - include: syscall/getpid\nfoo: 1\n"),
+  EXPECT_EQ(plan_error("benchmarks:\n  - include: syscall/getpid\nfoo: 1\n"),
             "p.yaml:3: foo: expected one of the keys benchmarks, defaults, include, order, sut, suts, swprofiles (unknown key)");
-  EXPECT_EQ(error_of("benchmarks:\n  - getpid\n"),
+  EXPECT_EQ(plan_error("benchmarks:\n  - getpid\n"),
             "p.yaml:2: benchmarks[]: expected a benchmark name of the form suite/name, got 'getpid'");
-  EXPECT_EQ(error_of("defaults:\n  benchmark:\n    repeats: many\nbenchmarks: [a/b]\n"),
+  EXPECT_EQ(plan_error("defaults:\n  benchmark:\n    repeats: many\nbenchmarks: [a/b]\n"),
             "p.yaml:3: defaults.benchmark.repeats: expected an integer from 1 to 10000, got 'many'");
-  EXPECT_EQ(error_of("swprofiles:\n  - name: a\n  - name: a\nbenchmarks: [a/b]\n"),
+  EXPECT_EQ(plan_error("swprofiles:\n  - name: a\n  - name: a\nbenchmarks: [a/b]\n"),
             "p.yaml:3: swprofiles[].name: expected unique names, 'a' appears twice");
-  EXPECT_EQ(error_of("defaults: {benchmark: {timeout: soon}}\nbenchmarks: [a/b]\n"),
+  EXPECT_EQ(plan_error("defaults: {benchmark: {timeout: soon}}\nbenchmarks: [a/b]\n"),
             "p.yaml:1: defaults.benchmark.timeout: expected a duration in whole seconds from 1s to 24h such as 90s, 10m or 1h, got 'soon'");
-  EXPECT_NE(error_of("benchmarks: [a/b\n").find("p.yaml:"), std::string::npos);
-  EXPECT_EQ(error_of("sut: {}\n"), "p.yaml:1: benchmarks: expected a list of benchmarks");
+  EXPECT_NE(plan_error("benchmarks: [a/b\n").find("p.yaml:"), std::string::npos);
+  EXPECT_EQ(plan_error("sut: {}\n"), "p.yaml:1: benchmarks: expected a list of benchmarks");
 }
 
 // The command line refuses these (--timeout 1ms, --repeats 99999999999); a
 // plan must refuse them too rather than run a 0 s timeout.
 TEST(Plan, SettingsHaveTheCommandLinesRanges) {
-  EXPECT_EQ(error_of("defaults: {benchmark: {timeout: 1ms}}\nbenchmarks: [a/b]\n"),
+  EXPECT_EQ(plan_error("defaults: {benchmark: {timeout: 1ms}}\nbenchmarks: [a/b]\n"),
             "p.yaml:1: defaults.benchmark.timeout: expected a duration in whole seconds from 1s to 24h such as 90s, "
             "10m or 1h, got '1ms'");
-  EXPECT_EQ(error_of("defaults: {benchmark: {repeats: 99999999999}}\nbenchmarks: [a/b]\n"),
+  EXPECT_EQ(plan_error("defaults: {benchmark: {repeats: 99999999999}}\nbenchmarks: [a/b]\n"),
             "p.yaml:1: defaults.benchmark.repeats: expected an integer from 1 to 10000, got '99999999999'");
-  EXPECT_EQ(error_of("defaults: {benchmark: {sessions: 10001}}\nbenchmarks: [a/b]\n"),
+  EXPECT_EQ(plan_error("defaults: {benchmark: {sessions: 10001}}\nbenchmarks: [a/b]\n"),
             "p.yaml:1: defaults.benchmark.sessions: expected an integer from 1 to 10000, got '10001'");
   EXPECT_EQ(kbench::plan::parse_timeout("1h30m", "t"), std::chrono::seconds(5400));
   EXPECT_THROW(kbench::plan::parse_timeout("1500ms", "t"), InputError);
@@ -116,10 +105,10 @@ TEST(Plan, ShippedSuitesParse) {
 // yaml-cpp builds `&a [*a]` as a node inside itself and nested aliases as one
 // node repeated exponentially; both are bad input, and found at once.
 TEST(Plan, AliasesInsideTheirNodeOrRepeatingTooMuchAreRefused) {
-  EXPECT_EQ(error_of("benchmarks: &a [*a]\n"),
+  EXPECT_EQ(plan_error("benchmarks: &a [*a]\n"),
             "p.yaml:1: expected an alias of a node that ends before it (this one is inside the node it names, which "
             "would contain itself)");
-  EXPECT_EQ(error_of("sut: &s {name: *s}\nbenchmarks: [a/b]\n"),
+  EXPECT_EQ(plan_error("sut: &s {name: *s}\nbenchmarks: [a/b]\n"),
             "p.yaml:1: expected an alias of a node that ends before it (this one is inside the node it names, which "
             "would contain itself)");
   // Nine levels of nine aliases: 387 million nodes from 1 KB.
@@ -134,7 +123,7 @@ TEST(Plan, AliasesInsideTheirNodeOrRepeatingTooMuchAreRefused) {
   // Refused at line 6, where the count first passes the bound: by the parser
   // events, before any walk of the tree (which took 23 s, and ended in an
   // unrelated error, on this plan).
-  EXPECT_EQ(error_of(laughs.str()),
+  EXPECT_EQ(plan_error(laughs.str()),
             "p.yaml:6: expected aliases that repeat at most 100000 nodes in all (nested aliases repeat more)");
   // An alias of a node that ended before it is what plans use them for.
   const auto plan = parse_plan("swprofiles:\n  - {name: a, cmdline: &words [x=1]}\n  - {name: b, cmdline: *words}\n"
@@ -146,10 +135,11 @@ TEST(Plan, AliasesInsideTheirNodeOrRepeatingTooMuchAreRefused) {
 // An empty list is a mistake: `swprofiles: []` leaves plan exec no swprofile
 // to run, and `benchmarks: []` would store sessions of nothing as complete.
 TEST(Plan, EmptySwprofileAndBenchmarkListsAreRefused) {
-  EXPECT_EQ(error_of("swprofiles: []\nbenchmarks: [a/b]\n"),
+  EXPECT_EQ(plan_error("swprofiles: []\nbenchmarks: [a/b]\n"),
             "p.yaml:1: swprofiles: expected at least one swprofile (or no swprofiles key, to name one with "
             "--swprofile)");
-  EXPECT_EQ(error_of("swprofiles: [{name: a}]\nbenchmarks: []\n"), "p.yaml:2: benchmarks: expected at least one benchmark");
+  EXPECT_EQ(plan_error("swprofiles: [{name: a}]\nbenchmarks: []\n"),
+            "p.yaml:2: benchmarks: expected at least one benchmark");
 }
 
 // Names end up in reports and json outputs, which carry them as text.
@@ -164,10 +154,10 @@ TEST(Plan, NamesAreUtf8) {
   EXPECT_EQ(name_expectation("\xf4\x90\x80\x80"), "a name in UTF-8 (byte 1 is not)");  // past U+10FFFF
   EXPECT_EQ(name_expectation("ab\xe2\x82"), "a name in UTF-8 (byte 3 is not)");        // cut short
   EXPECT_EQ(name_expectation(" "), "a non-blank name without control characters");
-  EXPECT_EQ(error_of("swprofiles:\n  - name: \"a\xff\"\nbenchmarks: [a/b]\n"),
+  EXPECT_EQ(plan_error("swprofiles:\n  - name: \"a\xff\"\nbenchmarks: [a/b]\n"),
             "p.yaml:2: swprofiles[].name: expected a name in UTF-8 (byte 2 is not), got 'a\xff'");
-  EXPECT_EQ(error_of("sut: {name: \"\xff\"}\nbenchmarks: [a/b]\n"),
+  EXPECT_EQ(plan_error("sut: {name: \"\xff\"}\nbenchmarks: [a/b]\n"),
             "p.yaml:1: sut.name: expected a name in UTF-8 (byte 1 is not), got '\xff'");
-  EXPECT_EQ(error_of("suts:\n  - {name: \"b\xff\"}\nbenchmarks: [a/b]\n"),
+  EXPECT_EQ(plan_error("suts:\n  - {name: \"b\xff\"}\nbenchmarks: [a/b]\n"),
             "p.yaml:2: suts[].name: expected a name in UTF-8 (byte 2 is not), got 'b\xff'");
 }

@@ -17,6 +17,7 @@
 #include "common/records.h"
 #include "runner/agent_invocation.h"
 #include "runner/run_stream.h"
+#include "support/error_text.h"
 
 namespace {
 
@@ -48,12 +49,7 @@ records::Record round_trip(const records::Record& record) {
 }
 
 std::string bad_record_message(const json& record) {
-  try {
-    records::record_from_json(record);
-  } catch (const records::BadRecord& bad) {
-    return bad.what();
-  }
-  return "(accepted)";
+  return kbench::testing::error_of<records::BadRecord>([&] { records::record_from_json(record); }, "(accepted)");
 }
 
 json sample_json(double value, const std::string& unit = "ns") {

@@ -19,6 +19,7 @@
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "process/process.h"
+#include "support/error_text.h"
 #include "sut/initramfs.h"
 #include "sut/lava.h"
 #include "sut/method.h"
@@ -28,16 +29,8 @@ namespace kbench::sut {
 namespace {
 
 using ::testing::HasSubstr;
+using kbench::testing::error_of;
 using ::testing::StartsWith;
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::string frame(const std::string& tag, const std::string& payload) {
   return tag + " " + crc32_hex(payload) + " " + payload;
@@ -145,74 +138,6 @@ TEST(LavaLog, UnquotesYamlEscapes) {
   EXPECT_EQ(lava::yaml_unquote(R"(a\"b\\c\x41\u00e9\t)"), "a\"b\\cA\xc3\xa9\t");
 }
 
-class LavaConnection : public ::testing::Test {
- protected:
-  void SetUp() override {
-    setenv("KBENCH_AGENT", (std::string(KBENCH_BINARY_DIR) + "/kbench-agent").c_str(), 1);
-    dir_ = std::filesystem::temp_directory_path() / ("kbench-lava-test-" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir_);
-    token_ = (dir_ / "token").string();
-    std::ofstream(token_) << "abc123\n";
-    kernel_ = (dir_ / "vmlinuz-test").string();
-    std::ofstream(kernel_) << "not a kernel";
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::string make_error(Params params, std::vector<std::string> cmdline = {}) {
-    const SwprofileKernel swprofile{"A", kernel_, "", "", std::move(cmdline), ""};
-    return error_of([&] { make_connection("lava", params, &swprofile); });
-  }
-  Params good() const {
-    return {{"url", "http://127.0.0.1:9/"}, {"token_file", token_}, {"device_type", "qemu"}};
-  }
-
-  std::filesystem::path dir_;
-  std::string token_;
-  std::string kernel_;
-};
-
-TEST_F(LavaConnection, GoodOnesMakeAConnectionWithoutContactingTheServer) {
-  const SwprofileKernel swprofile{"A", kernel_, "", "", {"mitigations=off"}, ""};
-  auto connection = make_connection("lava", good(), &swprofile);
-  EXPECT_EQ(connection->describe(), "lava http://127.0.0.1:9/ (device type qemu, cmdline: mitigations=off)");
-}
-
-TEST_F(LavaConnection, BadOnesAreOneLine) {
-  Params params = good();
-  params.erase("device_type");
-  EXPECT_EQ(make_error(params),
-            "sut.connection.params.device_type: expected a value (url, token_file and device_type are required)");
-  params = good();
-  params["url"] = "ftp://x/";
-  EXPECT_EQ(make_error(params), "sut.connection.params.url: expected an http:// or https:// URL, got 'ftp://x/'");
-  params = good();
-  params["token_file"] = (dir_ / "missing").string();
-  EXPECT_EQ(make_error(params), "sut.connection.params.token_file " + (dir_ / "missing").string() +
-                                    ": expected a readable file holding a token");
-  params = good();
-  params["job_timeout"] = "10";
-  EXPECT_EQ(make_error(params),
-            "sut.connection.params.job_timeout: expected an integer from 120 to 1000000000, got '10'");
-  params = good();
-  params["priority"] = "urgent";
-  EXPECT_EQ(make_error(params), "sut.connection.params.priority: expected one of high, medium, low, got 'urgent'");
-  EXPECT_EQ(make_error(good(), {"dyndbg=\"file x +p\""}),
-            "swprofiles[A].cmdline 'dyndbg=\"file x +p\"': expected no quotes, braces, backslashes or blanks with "
-            "the lava connection");
-  for (const std::string& error : {make_error(params), make_error(good(), {"a b"})}) {
-    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
-  }
-}
-
-TEST_F(LavaConnection, ThePlanRefusesThemWithItsLine) {
-  EXPECT_EQ(error_of([] {
-              plan::parse_plan("sut: {connection: {method: lava, params: {url: x, token_file: t, device_type: q}}}\n"
-                               "benchmarks: [a/b]\n",
-                               "p.yaml");
-            }),
-            "p.yaml:1: sut.connection.params.url: expected an http:// or https:// URL, got 'x'");
-}
-
 // A stand-in for LAVA's REST API: one job, its state and its log as a test
 // sets them.
 class FakeLava {
@@ -269,18 +194,94 @@ Relayed relay_through(Connection& connection) {
   return relayed;
 }
 
+class LavaConnection : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("KBENCH_AGENT", (std::string(KBENCH_BINARY_DIR) + "/kbench-agent").c_str(), 1);
+    dir_ = std::filesystem::temp_directory_path() / ("kbench-lava-test-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+    token_ = (dir_ / "token").string();
+    std::ofstream(token_) << "abc123\n";
+    kernel_ = (dir_ / "vmlinuz-test").string();
+    std::ofstream(kernel_) << "not a kernel";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  SwprofileKernel swprofile(std::vector<std::string> cmdline = {}) const {
+    return {"A", kernel_, "", "", std::move(cmdline), ""};
+  }
+  std::string make_error(Params params, std::vector<std::string> cmdline = {}) {
+    const SwprofileKernel kernel = swprofile(std::move(cmdline));
+    return error_of([&] { make_connection("lava", params, &kernel); });
+  }
+  Params good() const {
+    return {{"url", "http://127.0.0.1:9/"}, {"token_file", token_}, {"device_type", "qemu"}};
+  }
+  // What the relay passes on from one job on `lava`: good() params pointed at
+  // it, `extra` over them.
+  Relayed relay_job(const FakeLava& lava, std::vector<std::string> cmdline = {}, const Params& extra = {}) {
+    Params params = good();
+    params["url"] = lava.url();
+    for (const auto& [name, value] : extra) params[name] = value;
+    const SwprofileKernel kernel = swprofile(std::move(cmdline));
+    auto connection = make_connection("lava", params, &kernel);
+    return relay_through(*connection);
+  }
+
+  std::filesystem::path dir_;
+  std::string token_;
+  std::string kernel_;
+};
+
+TEST_F(LavaConnection, GoodOnesMakeAConnectionWithoutContactingTheServer) {
+  const SwprofileKernel kernel = swprofile({"mitigations=off"});
+  auto connection = make_connection("lava", good(), &kernel);
+  EXPECT_EQ(connection->describe(), "lava http://127.0.0.1:9/ (device type qemu, cmdline: mitigations=off)");
+}
+
+TEST_F(LavaConnection, BadOnesAreOneLine) {
+  Params params = good();
+  params.erase("device_type");
+  EXPECT_EQ(make_error(params),
+            "sut.connection.params.device_type: expected a value (url, token_file and device_type are required)");
+  params = good();
+  params["url"] = "ftp://x/";
+  EXPECT_EQ(make_error(params), "sut.connection.params.url: expected an http:// or https:// URL, got 'ftp://x/'");
+  params = good();
+  params["token_file"] = (dir_ / "missing").string();
+  EXPECT_EQ(make_error(params), "sut.connection.params.token_file " + (dir_ / "missing").string() +
+                                    ": expected a readable file holding a token");
+  params = good();
+  params["job_timeout"] = "10";
+  EXPECT_EQ(make_error(params),
+            "sut.connection.params.job_timeout: expected an integer from 120 to 1000000000, got '10'");
+  params = good();
+  params["priority"] = "urgent";
+  EXPECT_EQ(make_error(params), "sut.connection.params.priority: expected one of high, medium, low, got 'urgent'");
+  EXPECT_EQ(make_error(good(), {"dyndbg=\"file x +p\""}),
+            "swprofiles[A].cmdline 'dyndbg=\"file x +p\"': expected no quotes, braces, backslashes or blanks with "
+            "the lava connection");
+  for (const std::string& error : {make_error(params), make_error(good(), {"a b"})}) {
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
+}
+
+TEST_F(LavaConnection, ThePlanRefusesThemWithItsLine) {
+  EXPECT_EQ(error_of([] {
+              plan::parse_plan("sut: {connection: {method: lava, params: {url: x, token_file: t, device_type: q}}}\n"
+                               "benchmarks: [a/b]\n",
+                               "p.yaml");
+            }),
+            "p.yaml:1: sut.connection.params.url: expected an http:// or https:// URL, got 'x'");
+}
+
 TEST_F(LavaConnection, TheRelaySubmitsFollowsAndPassesOnTheVerifiedLines) {
   FakeLava lava;
   lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
               log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
               log_entry("target", "[    3.0] noise") + log_entry("target", frame("KBE1", "a warning")) +
               log_entry("target", frame("KBX1", "0"));
-  Params params = good();
-  params["url"] = lava.url();
-  params["poll_interval"] = "1";
-  const SwprofileKernel swprofile{"A", kernel_, "", "", {"mitigations=off"}, ""};
-  auto connection = make_connection("lava", params, &swprofile);
-  const Relayed relayed = relay_through(*connection);
+  const Relayed relayed = relay_job(lava, {"mitigations=off"}, {{"poll_interval", "1"}});
   EXPECT_EQ(relayed.status, 0) << relayed.err;
   const auto fingerprint = nlohmann::json::parse(relayed.out);
   EXPECT_EQ(fingerprint["data"]["kernel"], "6.12");
@@ -297,11 +298,7 @@ TEST_F(LavaConnection, AnIncompleteJobIsOneLineNamingItsJobAndReason) {
   lava.job_["health"] = "Incomplete";
   lava.log_ = log_entry("target", "qemu: linux kernel too old to load a ram disk") +
               log_entry("exception", "Connection closed") + log_entry("error", "InfrastructureError: generic");
-  Params params = good();
-  params["url"] = lava.url();
-  const SwprofileKernel swprofile{"A", kernel_, "", "", {}, ""};
-  auto connection = make_connection("lava", params, &swprofile);
-  const Relayed relayed = relay_through(*connection);
+  const Relayed relayed = relay_job(lava);
   EXPECT_EQ(relayed.status, 1);
   EXPECT_EQ(relayed.out, "");
   EXPECT_EQ(relayed.err, "kbench: lava: job 7 Finished/Incomplete: the agent never started: Connection closed; "
@@ -315,11 +312,7 @@ TEST_F(LavaConnection, ACorruptedFrameFailsTheRelayEvenInACompleteJob) {
   corrupted[20] = 'X';
   lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) + log_entry("target", corrupted) +
               log_entry("target", frame("KBX1", "0"));
-  Params params = good();
-  params["url"] = lava.url();
-  const SwprofileKernel swprofile{"A", kernel_, "", "", {}, ""};
-  auto connection = make_connection("lava", params, &swprofile);
-  const Relayed relayed = relay_through(*connection);
+  const Relayed relayed = relay_job(lava);
   EXPECT_EQ(relayed.status, 1);
   EXPECT_EQ(relayed.out, "");
   EXPECT_THAT(relayed.err, HasSubstr("dropped a result line whose checksum does not match"));

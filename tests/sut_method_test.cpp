@@ -10,6 +10,7 @@
 
 #include "common/errors.h"
 #include "plan/plan.h"
+#include "support/error_text.h"
 #include "sut/method.h"
 #include "support/test_paths.h"
 
@@ -17,15 +18,7 @@ namespace kbench::sut {
 namespace {
 
 using ::testing::ElementsAre;
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using kbench::testing::error_of;
 
 std::vector<std::string> capabilities_of(const std::string& name) {
   const Method& method = MethodRegistry::instance().get(name);
@@ -156,7 +149,6 @@ TEST(MethodRegistry, KeepsNamesSortedAndRefusesADuplicate) {
   EXPECT_THAT(registry.names_with(Capability::Sysctls), ElementsAre("alpha", "zeta"));
   EXPECT_THROW(registry.add(method("mid", {})), std::logic_error);
 }
-
 
 }  // namespace
 }  // namespace kbench::sut

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "common/errors.h"
+#include "support/error_text.h"
 #include "sut/connection.h"
 #include "support/test_files.h"
 
@@ -17,6 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using kbench::testing::error_of;
 
 // An ELF header claiming `machine` (e_machine), little-endian: enough for the
 // architecture checks, which read the header only; nothing here runs it.
@@ -41,20 +43,8 @@ bool host_is_x86_64() {
   return std::string(host.machine) == "x86_64";
 }
 
-// The message of the InputError `make` throws; "" (and a failure) otherwise.
-template <typename Make>
-std::string input_error(Make make) {
-  try {
-    make();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no InputError";
-  return "";
-}
-
 TEST(QemuArm64Params, AnUnknownArchitectureNamesTheParam) {
-  const std::string message = input_error([] {
+  const std::string message = error_of([] {
     make_qemu_connection({{"arch", "sparc64"}}, {"/proc/self/exe", {}, {}}, "/nonexistent");
   });
   EXPECT_THAT(message, HasSubstr("sut.connection.params.arch: expected x86_64 or aarch64, got 'sparc64'"));
@@ -62,7 +52,7 @@ TEST(QemuArm64Params, AnUnknownArchitectureNamesTheParam) {
 
 TEST(QemuArm64Params, KvmForAForeignGuestIsABadInput) {
   if (!host_is_x86_64()) GTEST_SKIP() << "skipped: the host is not x86-64";
-  const std::string message = input_error([] {
+  const std::string message = error_of([] {
     make_qemu_connection({{"arch", "arm64"}, {"accel", "kvm"}}, {"/proc/self/exe", {}, {}}, "/nonexistent");
   });
   EXPECT_THAT(message, HasSubstr("sut.connection.params.accel: kvm runs x86_64 guests"));
@@ -72,7 +62,7 @@ TEST(QemuArm64Params, KvmForAForeignGuestIsABadInput) {
 TEST(QemuArm64Params, TheHostBusyboxIsRefusedForAnAarch64Guest) {
   kbench::testing::TempDir dir;
   const std::string busybox = write_elf(dir.path() / "busybox", kX86_64);
-  const std::string message = input_error([&] {
+  const std::string message = error_of([&] {
     make_qemu_connection({{"arch", "aarch64"}, {"busybox", busybox}}, {"/proc/self/exe", {}, {}}, "/nonexistent");
   });
   EXPECT_THAT(message, HasSubstr("sut.connection.params.busybox " + busybox +
@@ -84,11 +74,11 @@ TEST(QemuArm64Params, AMissingOrNonElfBusyboxIsABadInput) {
   kbench::testing::TempDir dir;
   const std::string script = (dir.path() / "busybox").string();
   std::ofstream(script) << "#!/bin/sh\n";
-  EXPECT_THAT(input_error([&] {
+  EXPECT_THAT(error_of([&] {
                 make_qemu_connection({{"arch", "aarch64"}, {"busybox", script}}, {"/proc/self/exe", {}, {}}, "");
               }),
               HasSubstr("it is not an ELF executable"));
-  EXPECT_THAT(input_error([&] {
+  EXPECT_THAT(error_of([&] {
                 make_qemu_connection({{"arch", "aarch64"}, {"busybox", "/no/such/busybox"}},
                                      {"/proc/self/exe", {}, {}}, "");
               }),

@@ -169,9 +169,13 @@ void check_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts,
   }
 }
 
+process::Child spawn_worker(const plan::SutSpec&, const std::vector<std::string>& argv) {
+  return process::spawn(argv, {.death_signal = SIGTERM});
+}
+
 int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts,
                    const std::vector<runner::BenchmarkRun>& runs, const FleetOptions& options,
-                   store::ResultStore& store) {
+                   store::ResultStore& store, const StartWorker& start_worker) {
   const std::string self = self_executable();
   std::vector<std::string> names;
   for (const auto& sut : suts) names.push_back(sut.name);
@@ -195,8 +199,7 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
     if (options.strict) argv.push_back("--strict");
     Worker worker;
     worker.sut = sut;
-    // SIGTERM when this process dies: a worker stops as on an interrupt.
-    const process::Child child = process::spawn(argv, {.death_signal = SIGTERM});
+    const process::Child child = start_worker(sut, argv);
     worker.pid = child.pid;
     worker.out_fd = child.stdout_fd;
     worker.err_fd = child.stderr_fd;

@@ -7,10 +7,12 @@
 // (the interrupt handler's one agent to stop, the sysctl journal, the exit
 // status), a worker that crashes or is killed takes only its SUT down, and
 // each worker has its own store connection as a separate controller would.
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "plan/plan.h"
+#include "process/process.h"
 #include "runner/session.h"
 #include "store/result_store.h"
 
@@ -41,12 +43,22 @@ std::string fleet_plan_key(const std::string& plan_key, const std::string& sut_n
 // swprofiles' requirements, connection parameters); throws InputError.
 void check_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts, const FleetOptions& options);
 
+// Starts the worker of `sut`, whose command line is `argv` (this kbench's
+// plan exec with --fleet-worker --sut NAME and the parent's options); the
+// fleet reads the Child's stdout and stderr to their end and waits for it.
+using StartWorker = std::function<process::Child(const plan::SutSpec& sut, const std::vector<std::string>& argv)>;
+
+// Runs argv as a worker: a process group of its own, SIGTERM'd when this
+// process dies (a worker then stops as on an interrupt).
+process::Child spawn_worker(const plan::SutSpec& sut, const std::vector<std::string>& argv);
+
 // Runs the workers, shows their progress, prints each SUT's tables and the
 // summary. Returns the exit status: kExitFailure when a SUT failed, 128+N on
 // signal N, else kExitOk. `store`: already opened (created) by the caller,
-// for the summary.
+// for the summary. `start_worker`: spawn_worker but in tests, which run a
+// worker of their own in its place.
 int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts,
                    const std::vector<runner::BenchmarkRun>& runs, const FleetOptions& options,
-                   store::ResultStore& store);
+                   store::ResultStore& store, const StartWorker& start_worker = spawn_worker);
 
 }  // namespace kbench::app

@@ -1,6 +1,7 @@
 #include "sut/initramfs.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <array>
 #include <filesystem>
@@ -81,6 +82,12 @@ std::optional<ResultFrame> parse_result_frame(std::string line) {
   if (frame.tag != "KBS1" && frame.tag != "KBO1" && frame.tag != "KBE1" && frame.tag != "KBX1") return std::nullopt;
   frame.valid = crc32_hex(frame.payload) == line.substr(5, 8);
   return frame;
+}
+
+void require_readable_image(const std::string& kernel) {
+  if (access(kernel.c_str(), R_OK) != 0) {
+    throw InputError("swprofile kernel " + kernel + ": expected a readable kernel image");
+  }
 }
 
 std::string agent_initramfs(const std::string& busybox, const std::string& init, const std::string& agent_path,

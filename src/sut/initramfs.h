@@ -45,6 +45,10 @@ struct ResultFrame {
 // before "KB" is skipped (a console prompt or a log prefix).
 std::optional<ResultFrame> parse_result_frame(std::string line);
 
+// Throws InputError unless the swprofile's kernel image `kernel` is readable:
+// a connection that boots it says so before it starts anything.
+void require_readable_image(const std::string& kernel);
+
 // The archive every boot of one kernel shares: busybox as bin/busybox,
 // `init`, the agent as kbench/kbench-agent and, when the kernel is a Debian
 // vmlinuz-X with config-X beside it, that config under boot/ (the agent

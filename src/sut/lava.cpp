@@ -349,9 +349,7 @@ class LavaConnection final : public Connection {
  public:
   LavaConnection(LavaParams params, SwprofileKernel swprofile, std::string agent_path)
       : params_(std::move(params)), swprofile_(std::move(swprofile)), agent_path_(std::move(agent_path)) {
-    if (access(swprofile_.image.c_str(), R_OK) != 0) {
-      throw InputError("swprofile kernel " + swprofile_.image + ": expected a readable kernel image");
-    }
+    require_readable_image(swprofile_.image);
     for (const auto& word : swprofile_.cmdline) {
       // The words reach QEMU's -append inside LAVA's own command line.
       if (word.find_first_of("\"'{} \t\n\\") != std::string::npos) {

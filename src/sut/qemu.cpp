@@ -166,9 +166,7 @@ class QemuConnection final : public Connection {
  public:
   QemuConnection(QemuParams params, QemuBoot boot, std::string agent_path)
       : params_(std::move(params)), boot_(std::move(boot)), agent_path_(std::move(agent_path)) {
-    if (access(boot_.kernel.c_str(), R_OK) != 0) {
-      throw InputError("swprofile kernel " + boot_.kernel + ": expected a readable kernel image");
-    }
+    require_readable_image(boot_.kernel);
     if (!boot_.initrd.empty() && access(boot_.initrd.c_str(), R_OK) != 0) {
       throw InputError("swprofile initrd " + boot_.initrd + ": expected a readable initramfs image");
     }

@@ -3,18 +3,13 @@
 // of the plan's error lines.
 #include <string>
 
-#include "common/errors.h"
 #include "plan/plan.h"
+#include "support/error_text.h"
 
 namespace kbench::testing {
 
-inline std::string plan_error(const std::string& yaml) {
-  try {
-    plan::parse_plan(yaml, "p.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+inline std::string plan_error(const std::string& yaml, const std::string& file = "p.yaml") {
+  return error_of([&] { plan::parse_plan(yaml, file); });
 }
 
 }  // namespace kbench::testing

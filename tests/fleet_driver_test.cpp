@@ -1,0 +1,225 @@
+// The fleet driver (execute_fleet) with stand-in workers: each a process
+// forked from this test that measures its SUT's plan as `kbench plan exec
+// --fleet-worker` would, through a recording connection (the real agent on
+// this machine, selftest/sleep), into the SQLite store the fleet reads its
+// summary from, and lists the connection's starts on its stdout. What the
+// fleet promises: a worker per SUT with the parent's options, each SUT's
+// sessions under its own plan key and class, a SUT that fails failing alone
+// and named with the command that continues it, and a resume that measures
+// only what that SUT lacks.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "app/fleet.h"
+#include "common/errors.h"
+#include "plan/plan.h"
+#include "process/process.h"
+#include "runner/catalogue.h"
+#include "runner/plan_executor.h"
+#include "runner/progress.h"
+#include "store/result_store.h"
+#include "support/recording_connection.h"
+#include "support/scoped_env.h"
+#include "support/test_files.h"
+
+namespace kbench {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr const char* kPlanText = R"(suts:
+  - {name: alpha, class: aws-m7g}
+  - {name: beta, class: AmpereOne}
+swprofiles:
+  - {name: A, wrapper: [env, KBENCH_TEST_SIDE=A]}
+  - {name: B, wrapper: [env, KBENCH_TEST_SIDE=B]}
+benchmarks:
+  - {name: selftest/sleep, params: {ms: "1"}}
+defaults:
+  benchmark: {warmups: 0, repeats: 2, sessions: 2, timeout: 30s}
+)";
+
+struct FleetRun {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// A SUT's sessions in the store.
+struct Stored {
+  int sessions = 0;
+  int complete = 0;
+  std::set<std::string> classes;
+  std::set<std::string> plan_keys;
+};
+
+class FleetDriver : public ::testing::Test {
+ protected:
+  FleetDriver()
+      : plan_(plan::parse_plan(kPlanText, "fleet.yaml")),
+        store_(store::open_store(url(), store::OpenMode::CreateIfMissing)) {
+    options_.plan_path = "fleet.yaml";
+    options_.plan_key = "/plans/fleet.yaml";
+    options_.store_url = url();
+    options_.cpus = "0";
+    testing::RecordingConnection catalogue;
+    runs_ = runner::resolve_benchmarks(plan_, runner::fetch_catalogue(catalogue));
+  }
+
+  std::string url() const { return "sqlite://" + (dir_.path() / "store.db").string(); }
+
+  // execute_fleet on the SUTs `names` selects, its stdout and stderr captured.
+  FleetRun execute(const std::vector<std::string>& names = {}) {
+    const auto suts = app::select_suts(plan_, names);
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    FleetRun run;
+    run.status = app::execute_fleet(plan_, suts, runs_, options_, *store_,
+                                    [this](const plan::SutSpec& sut, const std::vector<std::string>& argv) {
+                                      return start_worker(sut, argv);
+                                    });
+    run.out = ::testing::internal::GetCapturedStdout();
+    run.err = ::testing::internal::GetCapturedStderr();
+    return run;
+  }
+
+  // In place of argv (`kbench plan exec --fleet-worker --sut NAME ...`), which
+  // is written down without its program. The child opens a store connection
+  // of its own, as a worker does; it never touches the one it inherits.
+  process::Child start_worker(const plan::SutSpec& sut, const std::vector<std::string>& argv) {
+    worker_args_[sut.name] = std::vector<std::string>(argv.begin() + 1, argv.end());
+    const bool resume = std::ranges::find(argv, "--resume") != argv.end();
+    const auto fail = fail_at_.find(sut.name);
+    const int fail_at = fail == fail_at_.end() ? 0 : fail->second;
+    // What this process has buffered would reach the child's pipes too.
+    std::fflush(nullptr);
+    return process::fork_relay(
+        [&](int out_fd, int err_fd) {
+          dup2(out_fd, STDOUT_FILENO);
+          dup2(err_fd, STDERR_FILENO);
+          testing::RecordingConnection connection;
+          if (fail_at > 0) connection.fail_at(fail_at);
+          runner::ExecOptions exec;
+          exec.resume = resume;
+          exec.plan_key = app::fleet_plan_key(options_.plan_key, sut.name);
+          exec.announce_steps = true;
+          auto store = store::open_store(options_.store_url, store::OpenMode::MustExist);
+          runner::Progress progress(stderr, false, 0);
+          runner::execute_plan(
+              plan_.for_sut(sut), runs_, [&](const plan::SwprofileSpec&) -> sut::Connection& { return connection; },
+              *store, exec, progress);
+          for (const auto& start : connection.starts) std::cout << start << "\n";
+          std::cout.flush();
+          return 0;
+        },
+        "worker");
+  }
+
+  std::map<std::string, Stored> stored() const {
+    std::map<std::string, Stored> by_sut;
+    for (const auto& listing : store_->list_sessions({})) {
+      Stored& sut = by_sut[listing.sut];
+      ++sut.sessions;
+      if (listing.complete()) ++sut.complete;
+      sut.classes.insert(listing.sut_class);
+      sut.plan_keys.insert(store_->session(listing.id)->fingerprint["plan"]["key"].get<std::string>());
+    }
+    return by_sut;
+  }
+
+  testing::ScopedEnv selftest_{"KBENCH_SELFTEST", "1"};
+  testing::TempDir dir_;
+  plan::Plan plan_;
+  std::unique_ptr<store::ResultStore> store_;
+  app::FleetOptions options_;
+  std::vector<runner::BenchmarkRun> runs_;
+  std::map<std::string, std::vector<std::string>> worker_args_;
+  std::map<std::string, int> fail_at_;  // SUT: its connection's start that fails
+};
+
+TEST_F(FleetDriver, EachSutIsMeasuredByAWorkerOfItsOwnUnderItsOwnKeyAndClass) {
+  const FleetRun run = execute();
+  EXPECT_EQ(run.status, kExitOk) << run.err;
+  EXPECT_THAT(worker_args_["alpha"], ElementsAre("plan", "exec", "fleet.yaml", "--fleet-worker", "--sut", "alpha",
+                                                 "--store", url(), "--cpus", "0"));
+  EXPECT_THAT(worker_args_["beta"], ElementsAre("plan", "exec", "fleet.yaml", "--fleet-worker", "--sut", "beta",
+                                                "--store", url(), "--cpus", "0"));
+  // Each worker's output under its SUT's heading, in the plan's order; each
+  // measured the whole plan: two sessions of each swprofile.
+  const auto alpha = run.out.find("== SUT alpha (class aws-m7g)\nA fingerprint\nA run selftest/sleep\n");
+  const auto beta = run.out.find("== SUT beta (class AmpereOne)\nA fingerprint\nA run selftest/sleep\n");
+  ASSERT_NE(alpha, std::string::npos) << run.out;
+  ASSERT_NE(beta, std::string::npos) << run.out;
+  EXPECT_LT(alpha, beta);
+  const std::string alpha_out = run.out.substr(alpha, beta - alpha);
+  EXPECT_EQ(std::count(alpha_out.begin(), alpha_out.end(), '\n'), 1 + 4 * 3) << alpha_out;
+  const auto by_sut = stored();
+  ASSERT_EQ(by_sut.size(), 2u);
+  EXPECT_EQ(by_sut.at("alpha").sessions, 4);
+  EXPECT_EQ(by_sut.at("alpha").complete, 4);
+  EXPECT_THAT(by_sut.at("alpha").classes, ElementsAre("aws-m7g"));
+  EXPECT_THAT(by_sut.at("alpha").plan_keys, ElementsAre("/plans/fleet.yaml#sut=alpha"));
+  EXPECT_EQ(by_sut.at("beta").complete, 4);
+  EXPECT_THAT(by_sut.at("beta").classes, ElementsAre("AmpereOne"));
+  EXPECT_THAT(by_sut.at("beta").plan_keys, ElementsAre("/plans/fleet.yaml#sut=beta"));
+  // Progress off a terminal: every line named by its SUT. The summary counts
+  // each SUT's sessions from the store.
+  EXPECT_THAT(run.err, HasSubstr("kbench: 2 SUTs in parallel, one worker each: alpha, beta\n"));
+  EXPECT_THAT(run.err, HasSubstr("\nbeta: [1/"));
+  EXPECT_THAT(run.err, HasSubstr("SUT    class      status       complete  failed  resumable\n"
+                                 "alpha  aws-m7g    ok                4/4       0          0\n"
+                                 "beta   AmpereOne  ok                4/4       0          0\n"));
+}
+
+TEST_F(FleetDriver, ASutThatFailsFailsAloneAndIsNamedWithTheCommandThatContinuesIt) {
+  // beta's SUT goes away at the 5th start: its first session done (a
+  // fingerprint, the benchmark, a fingerprint), the second begun.
+  fail_at_["beta"] = 5;
+  const FleetRun run = execute();
+  EXPECT_EQ(run.status, kExitFailure);
+  const auto by_sut = stored();
+  EXPECT_EQ(by_sut.at("alpha").complete, 4);
+  EXPECT_EQ(by_sut.at("beta").sessions, 2);
+  EXPECT_EQ(by_sut.at("beta").complete, 1);
+  EXPECT_THAT(run.out, HasSubstr("== SUT alpha (class aws-m7g)\n"));
+  EXPECT_THAT(run.err, HasSubstr("alpha  aws-m7g    ok                4/4       0          0\n"
+                                 "beta   AmpereOne  FAILED            1/4       0          3\n"));
+  EXPECT_THAT(run.err, HasSubstr("kbench: SUT beta: exit status 1: worker: recording: the SUT went away at start 5\n"));
+  EXPECT_THAT(run.err, HasSubstr("kbench: 1 of 2 SUTs failed: beta; the others went on. Continue the failed ones "
+                                 "with: kbench plan exec 'fleet.yaml' --resume --sut 'beta' --cpus '0' --store '" +
+                                 url() + "'\n"));
+}
+
+TEST_F(FleetDriver, AResumeOfOneSutMeasuresOnlyWhatThatSutLacks) {
+  fail_at_["beta"] = 5;
+  ASSERT_EQ(execute().status, kExitFailure);
+  fail_at_.clear();
+  worker_args_.clear();
+  options_.resume = true;
+  const FleetRun run = execute({"beta"});
+  EXPECT_EQ(run.status, kExitOk) << run.err;
+  EXPECT_FALSE(worker_args_.contains("alpha"));
+  EXPECT_THAT(worker_args_["beta"], ElementsAre("plan", "exec", "fleet.yaml", "--fleet-worker", "--sut", "beta",
+                                                "--store", url(), "--resume", "--cpus", "0"));
+  // The begun session goes on with what it lacks; the finished one is not
+  // measured again.
+  EXPECT_THAT(run.out, HasSubstr("== SUT beta (class AmpereOne)\nB fingerprint\nB run selftest/sleep\n"));
+  EXPECT_THAT(run.out, Not(HasSubstr("== SUT alpha")));
+  const auto by_sut = stored();
+  EXPECT_EQ(by_sut.at("alpha").sessions, 4);
+  EXPECT_EQ(by_sut.at("beta").sessions, 4);
+  EXPECT_EQ(by_sut.at("beta").complete, 4);
+  EXPECT_THAT(run.err, HasSubstr("beta  AmpereOne  ok                4/4       0          0\n"));
+}
+
+}  // namespace
+}  // namespace kbench
