@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -155,6 +156,12 @@ class FakeLava {
     server_.Get("/api/v0.2/jobs/7/logs/", [this](const httplib::Request&, httplib::Response& response) {
       response.set_content(log_, "application/yaml");
     });
+    server_.Get("/api/v0.2/jobs/7/cancel/", [this](const httplib::Request&, httplib::Response&) { ++cancels_; });
+    server_.Get("/api/v0.2/devices/", [this](const httplib::Request& request, httplib::Response& response) {
+      devices_query_ = request.get_param_value("device_type");
+      response.set_content(R"({"count": 1, "results": [{"hostname": "q1", "state": "Idle", "health": "Maintenance"}]})",
+                           "application/json");
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
   }
@@ -169,6 +176,8 @@ class FakeLava {
   std::string log_;
   std::string authorization_;
   std::string definition_;
+  std::atomic<int> cancels_ = 0;
+  std::string devices_query_;
 
  private:
   httplib::Server server_;
@@ -255,6 +264,12 @@ TEST_F(LavaConnection, BadOnesAreOneLine) {
   params["job_timeout"] = "10";
   EXPECT_EQ(make_error(params),
             "sut.connection.params.job_timeout: expected an integer from 120 to 1000000000, got '10'");
+  for (const std::string bad : {"0", "20s", ""}) {
+    params = good();
+    params["queue_timeout"] = bad;
+    EXPECT_EQ(make_error(params), "sut.connection.params.queue_timeout: expected an integer from 1 to 1000000000, "
+                                  "got '" + bad + "'");
+  }
   params = good();
   params["priority"] = "urgent";
   EXPECT_EQ(make_error(params), "sut.connection.params.priority: expected one of high, medium, low, got 'urgent'");
@@ -264,6 +279,24 @@ TEST_F(LavaConnection, BadOnesAreOneLine) {
   for (const std::string& error : {make_error(params), make_error(good(), {"a b"})}) {
     EXPECT_EQ(error.find('\n'), std::string::npos) << error;
   }
+}
+
+TEST(LavaDevices, SaysHowManyCouldTakeAJobAndEachOnesStateAndHealth) {
+  EXPECT_EQ(lava::describe_devices(R"({"count": 2, "results": [
+                {"hostname": "q1", "state": "Idle", "health": "Maintenance"},
+                {"hostname": "q2", "state": "Running", "health": "Good"}]})"),
+            "2 devices, 0 Idle and Good: q1 Idle/Maintenance, q2 Running/Good");
+  EXPECT_EQ(lava::describe_devices(R"({"count": 1, "results": [{"hostname": "q1", "state": "Idle", "health": "Good"}]})"),
+            "1 device, 1 Idle and Good: q1 Idle/Good");
+  nlohmann::json many = {{"count", 30}, {"results", nlohmann::json::array()}};
+  for (int i = 0; i < 20; ++i) {
+    many["results"].push_back({{"hostname", "b" + std::to_string(i)}, {"state", "Idle"}, {"health", "Retired"}});
+  }
+  EXPECT_EQ(lava::describe_devices(many.dump()),
+            "30 devices, 0 Idle and Good of the first 20: b0 Idle/Retired, b1 Idle/Retired, b2 Idle/Retired, "
+            "b3 Idle/Retired, b4 Idle/Retired, ...");
+  EXPECT_EQ(lava::describe_devices(R"({"count": 0, "results": []})"), "no device");
+  EXPECT_EQ(lava::describe_devices("<html>"), "its devices not listed");
 }
 
 TEST_F(LavaConnection, ThePlanRefusesThemWithItsLine) {
@@ -317,6 +350,22 @@ TEST_F(LavaConnection, ACorruptedFrameFailsTheRelayEvenInACompleteJob) {
   EXPECT_EQ(relayed.out, "");
   EXPECT_THAT(relayed.err, HasSubstr("dropped a result line whose checksum does not match"));
   EXPECT_THAT(relayed.err, HasSubstr("kbench: lava: job 7 Finished/Complete: 1 result line(s) failed their checksum"));
+}
+
+// The job never leaves the queue here: the relay gives up on it after
+// queue_timeout, cancels it, and says what LAVA says of the device type.
+TEST_F(LavaConnection, AJobLeftInTheQueueIsCanceledAfterQueueTimeout) {
+  FakeLava lava;
+  lava.job_["state"] = "Submitted";
+  lava.job_["health"] = "Unknown";
+  const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}, {"queue_timeout", "1"}});
+  EXPECT_EQ(relayed.status, 1);
+  EXPECT_EQ(relayed.out, "");
+  EXPECT_EQ(relayed.err, "kbench: lava: job 7 waited in the queue for more than 1s (device type qemu: 1 device, "
+                         "0 Idle and Good: q1 Idle/Maintenance) (" +
+                             lava.url() + "scheduler/job/7)\n");
+  EXPECT_EQ(lava.cancels_, 1);
+  EXPECT_EQ(lava.devices_query_, "qemu");
 }
 
 }  // namespace

@@ -121,6 +121,32 @@ std::string yaml_unquote(const std::string& text) {
   return out;
 }
 
+std::string describe_devices(const std::string& devices_json) {
+  const nlohmann::json page = nlohmann::json::parse(devices_json, nullptr, /*allow_exceptions=*/false);
+  if (!page.is_object() || !page.contains("results") || !page["results"].is_array()) return "its devices not listed";
+  const nlohmann::json& devices = page["results"];
+  const std::size_t total = page.contains("count") && page["count"].is_number_unsigned()
+                                ? page["count"].get<std::size_t>()
+                                : devices.size();
+  constexpr std::size_t kNamed = 5;
+  std::size_t ready = 0;
+  std::string named;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const nlohmann::json& device = devices[i];
+    if (!device.is_object()) continue;
+    const std::string state = device.value("state", "?");
+    const std::string health = device.value("health", "?");
+    if (state == "Idle" && health == "Good") ++ready;
+    if (i < kNamed) {
+      named += fmt::format("{}{} {}/{}", named.empty() ? "" : ", ", device.value("hostname", "?"), state, health);
+    }
+  }
+  if (total == 0) return "no device";
+  if (total > std::min(devices.size(), kNamed)) named += ", ...";
+  return fmt::format("{} device{}, {} Idle and Good{}: {}", total, total == 1 ? "" : "s", ready,
+                     total > devices.size() ? fmt::format(" of the first {}", devices.size()) : "", named);
+}
+
 LogContents read_job_log(const std::string& log_yaml) {
   LogContents contents;
   std::istringstream lines(log_yaml);
@@ -236,6 +262,10 @@ const std::vector<ParamSpec>& lava_param_specs() {
       ParamSpec{"priority", "medium", "medium", "the jobs' priority"}.choice({"high", "medium", "low"}),
       ParamSpec{"job_timeout", "1800", "1800", "seconds one job (a boot and one agent run) may take once it runs"}
           .integer(120, 1e9),
+      ParamSpec{"queue_timeout", "3600", "3600",
+                "seconds one job may wait in LAVA's queue (state Submitted) before kbench cancels it and the agent "
+                "run fails"}
+          .integer(1, 1e9),
       ParamSpec{"extra_options", "-cpu max", "-cpu max",
                 "QEMU device types: options added to QEMU's command line as one string (LAVA's context "
                 "extra_options; QEMU's own commas stay); the default gives the guest every instruction TCG has, "
@@ -268,6 +298,7 @@ struct LavaParams {
   std::vector<std::string> extra_options{"-cpu max"};
   std::string priority = "medium";
   std::chrono::seconds job_timeout{1800};
+  std::chrono::seconds queue_timeout{3600};
   std::string busybox = "/bin/busybox";
   std::chrono::seconds poll_interval{2};
 };
@@ -300,9 +331,13 @@ LavaParams parse_lava_params(const Params& params) {
     if (!params.at("extra_options").empty()) parsed.extra_options.push_back(params.at("extra_options"));
   }
   if (params.count("priority")) parsed.priority = params.at("priority");
-  if (params.count("job_timeout")) parsed.job_timeout = std::chrono::seconds(std::stol(params.at("job_timeout")));
+  auto seconds = [&](const char* key, std::chrono::seconds& into) {
+    if (params.count(key)) into = std::chrono::seconds(std::stol(params.at(key)));
+  };
+  seconds("job_timeout", parsed.job_timeout);
+  seconds("queue_timeout", parsed.queue_timeout);
+  seconds("poll_interval", parsed.poll_interval);
   if (params.count("busybox")) parsed.busybox = params.at("busybox");
-  if (params.count("poll_interval")) parsed.poll_interval = std::chrono::seconds(std::stol(params.at("poll_interval")));
   return parsed;
 }
 
@@ -422,6 +457,7 @@ class LavaConnection final : public Connection {
     }
     const long id = submitted["job_ids"][0].get<long>();
     const std::string job_url = fmt::format("{}{}scheduler/job/{}", params_.origin, params_.base, id);
+    const auto queued_since = Clock::now();
     // Nothing is said while the job runs: the runner quotes a failed agent's
     // stderr, and the failure's own line names the job. The log is read once,
     // when the job has ended: it is small, and the runner needs the lines no
@@ -441,19 +477,31 @@ class LavaConnection final : public Connection {
       }
       state = info.value("state", "");
       if (state == "Finished") break;
+      // A job that never leaves the queue (no device of its type healthy, a
+      // busy farm) would otherwise hold the plan until the runner's timeout,
+      // with nothing said of why.
+      if (state == "Submitted" && Clock::now() - queued_since > params_.queue_timeout) {
+        const std::string canceled = cancel_job(rest, id);
+        std::string devices;
+        try {
+          devices = lava::describe_devices(rest.request("GET", "devices/?device_type=" + params_.device_type));
+        } catch (const std::exception& error) {
+          devices = std::string("its devices not listed: ") + error.what();
+        }
+        write_all(err_fd, fmt::format("kbench: lava: job {} waited in the queue for more than {}s{} (device type {}: "
+                                      "{}) ({})\n",
+                                      id, params_.queue_timeout.count(),
+                                      canceled == "canceled" ? "" : ", " + canceled, params_.device_type, devices,
+                                      job_url));
+        return 1;
+      }
       const auto next_poll = Clock::now() + params_.poll_interval;
       while (!relay_stop_requested && Clock::now() < next_poll) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
       if (relay_stop_requested) {
-        std::string outcome = "canceled";
-        try {
-          rest.request("GET", fmt::format("jobs/{}/cancel/", id));
-        } catch (const std::exception& error) {
-          outcome = std::string("not canceled: ") + error.what();
-        }
-        write_all(err_fd, fmt::format("kbench: lava: job {} {}: kbench stopped its agent ({})\n", id, outcome,
-                                      job_url));
+        write_all(err_fd, fmt::format("kbench: lava: job {} {}: kbench stopped its agent ({})\n", id,
+                                      cancel_job(rest, id), job_url));
         return 1;
       }
     }
@@ -518,6 +566,16 @@ class LavaConnection final : public Connection {
     write_all(err_fd, fmt::format("kbench: lava: job {} {}/{}: {}{} ({})\n", id, state, health, what,
                                   reason.empty() ? "" : ": " + reason, job_url));
     return agent_status && *agent_status != 0 ? *agent_status : 1;
+  }
+
+  // "canceled", or "not canceled: " and why.
+  static std::string cancel_job(RestClient& rest, long id) {
+    try {
+      rest.request("GET", fmt::format("jobs/{}/cancel/", id));
+    } catch (const std::exception& error) {
+      return std::string("not canceled: ") + error.what();
+    }
+    return "canceled";
   }
 
   // The fingerprint the agent takes on the device, plus the job that ran it.

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The lava connection's queue_timeout against the real LAVA server of
+# scripts/lava-test-server.sh: a job for a device type whose only device is
+# in Maintenance can never start. kbench must cancel it after queue_timeout
+# and fail the agent run with one line naming the job, the wait, what LAVA
+# says of the type's devices and the job's URL; the session is a failed boot
+# and the plan exits 1. A bad queue_timeout is a bad plan (exit 2, one line).
+# The device type and its device are this script's own, made and removed
+# through the REST API: the server's test device stays available to the
+# tests that share the server. Nothing waits on a duration: the job cannot
+# start, whatever the machine's load.
+# Needs root (the server's start installs packages and starts services):
+# labelled `check`.
+source "$(dirname "$0")/lib.bash"
+
+x86_test_kernel
+kernel=$KERNEL
+[ "$(id -u)" -eq 0 ] || skip "the LAVA test server needs root"
+command -v curl >/dev/null || skip "curl missing"
+
+server_out=$(nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" start) || {
+  echo "FAIL: the LAVA test server did not start" >&2
+  exit 1
+}
+eval "$server_out"
+echo "LAVA test server: $KBENCH_TEST_LAVA_URL"
+
+queue_type=kbench-queue-test
+queue_device=kbench-queue-01
+# api METHOD PATH [JSON]: the REST API as the test superuser; the body on stdout.
+api() {
+  curl -sS --max-time 30 -X "$1" -H "Authorization: Token $(cat "$KBENCH_TEST_LAVA_TOKEN_FILE")" \
+    -H 'Content-Type: application/json' ${3:+-d "$3"} "${KBENCH_TEST_LAVA_URL}api/v0.2/$2"
+}
+# Deleting the device type deletes its jobs too (a job kbench failed to
+# cancel included): the server is left as it was.
+remove_queue_device() {
+  api DELETE "devices/$queue_device/" >/dev/null 2>&1
+  api DELETE "devicetypes/$queue_type/" >/dev/null 2>&1
+}
+trap 'remove_queue_device; cleanup' EXIT
+remove_queue_device
+api POST devicetypes/ "{\"name\": \"$queue_type\", \"aliases\": []}" >"$WORK/type.json"
+api POST devices/ "{\"hostname\": \"$queue_device\", \"device_type\": \"$queue_type\",
+                    \"worker_host\": \"kbench-test-worker\", \"health\": \"Maintenance\"}" >"$WORK/device.json"
+grep -q '"health":"Maintenance"' "$WORK/device.json" || {
+  echo "FAIL: could not make the device $queue_device in Maintenance: $(cat "$WORK/type.json" "$WORK/device.json")" >&2
+  exit 1
+}
+
+plan() {  # plan QUEUE_TIMEOUT: the plan, on stdout
+  cat <<YAML
+sut:
+  name: farm
+  connection:
+    method: lava
+    params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$queue_type",
+             queue_timeout: "$1", job_timeout: "300"}
+swprofiles:
+  - {name: queued, kernel: $kernel}
+benchmarks:
+  - {name: syscall/getpid, size: quick}
+defaults: {benchmark: {warmups: 0, repeats: 1, sessions: 1, timeout: 10m}}
+YAML
+}
+
+for bad in 0 20s; do
+  plan "$bad" >"$WORK/bad-$bad.yaml"
+  expect_bad_input "queue_timeout $bad" "$KBENCH" plan check "$WORK/bad-$bad.yaml"
+  expect_contains "$WORK/err" "sut.connection.params.queue_timeout: expected an integer from 1 to 1000000000, got '$bad'"
+done
+
+plan 20 >"$WORK/queue-plan.yaml"
+nice -n 19 "$KBENCH" plan exec "$WORK/queue-plan.yaml" --store "sqlite://$WORK/queue.db" >"$WORK/plan.out" 2>"$WORK/plan.err"
+status=$?
+cat "$WORK/plan.err"
+[ "$status" -eq 1 ] && pass || fail "plan exec with a job that cannot leave the queue exited $status, expected 1"
+line_re="kbench: lava: job ([0-9]+) waited in the queue for more than 20s \(device type $queue_type: 1 device, 0 Idle and Good: $queue_device Idle/Maintenance\) \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)"
+if [[ "$(cat "$WORK/plan.err")" =~ $line_re ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
+  pass
+  job=${BASH_REMATCH[1]}
+  # kbench canceled it: LAVA ends a canceled job that never started at once.
+  api GET "jobs/$job/" >"$WORK/job.json"
+  grep -q '"state":"Finished"' "$WORK/job.json" && grep -q '"health":"Canceled"' "$WORK/job.json" && pass ||
+    fail "job $job was not canceled: $(cat "$WORK/job.json")"
+else
+  fail "no one line naming the queued job, the wait, the device type's devices and the job's URL"
+fi
+expect_contains "$WORK/plan.err" "session 1 of queued: its kernel did not come up by lava"
+"$KBENCH" list boots --store "sqlite://$WORK/queue.db" >"$WORK/boots.txt" 2>&1
+cat "$WORK/boots.txt"
+expect_contains "$WORK/boots.txt" "waited in the queue for more than 20s"
+
+# KBENCH_TEST_LAVA_KEEP=1 leaves the server running (as tests/e2e/lava.sh).
+[ -n "${KBENCH_TEST_LAVA_KEEP:-}" ] || nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" stop >/dev/null
+finish
