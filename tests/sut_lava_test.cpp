@@ -321,9 +321,36 @@ TEST_F(LavaConnection, TheRelaySubmitsFollowsAndPassesOnTheVerifiedLines) {
   EXPECT_EQ(fingerprint["data"]["lava_job_id"], 7);
   EXPECT_EQ(fingerprint["data"]["lava_device"], "qemu-01");
   EXPECT_EQ(fingerprint["data"]["lava_job_url"], lava.url() + "scheduler/job/7");
-  EXPECT_THAT(relayed.err, HasSubstr("a warning\n"));
+  EXPECT_EQ(relayed.err, "kbench: lava: job 7: init 6.12 reached /init on qemu-01 (" + lava.url() +
+                            "scheduler/job/7)\na warning\nkbench: lava: job 7 Finished/Complete on qemu-01: the "
+                            "agent exited with status 0 (" +
+                            lava.url() + "scheduler/job/7)\n");
   EXPECT_EQ(lava.authorization_, "Token abc123");
   EXPECT_THAT(lava.definition_, HasSubstr("mitigations=off"));
+}
+
+// The runner keeps a relay's last line with the benchmark's outcome: a
+// failed agent's run, too, ends with its job's.
+TEST_F(LavaConnection, AnAgentThatFailsInACompleteJobEndsWithALineNamingTheJob) {
+  FakeLava lava;
+  Params params = good();
+  params["url"] = lava.url();
+  const SwprofileKernel swprofile{"A", kernel_, "", "", {}, ""};
+  auto connection = make_connection("lava", params, &swprofile);
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) + log_entry("target", frame("KBE1", "it broke")) +
+              log_entry("target", frame("KBX1", "3"));
+  Relayed relayed = relay_through(*connection);
+  EXPECT_EQ(relayed.status, 3);
+  EXPECT_THAT(relayed.err, ::testing::EndsWith("\nit broke\nkbench: lava: job 7 Finished/Complete on qemu-01: the "
+                                               "agent exited with status 3 (" +
+                                               lava.url() + "scheduler/job/7)\n"));
+  // A refusal of its input is quoted from the agent's own last line.
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
+              log_entry("target", frame("KBE1", "kbench-agent: no such benchmark")) +
+              log_entry("target", frame("KBX1", "2"));
+  relayed = relay_through(*connection);
+  EXPECT_EQ(relayed.status, 2);
+  EXPECT_THAT(relayed.err, ::testing::EndsWith("\nkbench-agent: no such benchmark\n"));
 }
 
 TEST_F(LavaConnection, AnIncompleteJobIsOneLineNamingItsJobAndReason) {

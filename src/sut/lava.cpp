@@ -411,6 +411,10 @@ class LavaConnection final : public Connection {
                        cmdline.empty() ? "" : ", cmdline: " + cmdline);
   }
 
+  // Every line the relay ends a run with: its failure, its cancellation, or
+  // the job's end.
+  std::string run_account_prefix() const override { return "kbench: lava: job "; }
+
   AgentProcess start_agent(const std::vector<std::string>& args) override {
     if (!wrapper_.empty()) throw InputError("a swprofile wrapper cannot run inside a lava SUT");
     if (base_archive_.empty()) {
@@ -528,8 +532,8 @@ class LavaConnection final : public Connection {
                               frame.payload.substr(0, 120) + "\n");
       } else if (frame.tag == "KBS1") {
         init_started = true;
-        write_all(err_fd, fmt::format("kbench: lava: job {}: {} reached /init on {}\n", id, frame.payload,
-                                      device_.empty() ? "?" : device_));
+        write_all(err_fd, fmt::format("kbench: lava: job {}: {} reached /init on {} ({})\n", id, frame.payload,
+                                      device_.empty() ? "?" : device_, job_url));
       } else if (frame.tag == "KBO1") {
         write_all(out_fd, with_job(frame.payload) + "\n");
       } else if (frame.tag == "KBE1") {
@@ -538,7 +542,16 @@ class LavaConnection final : public Connection {
         agent_status = std::atoi(frame.payload.c_str());
       }
     }
-    if (agent_status && corrupted == 0) return *agent_status;
+    if (agent_status && corrupted == 0) {
+      // The run's last line names its job: the runner keeps it with the
+      // benchmark's outcome. Not after a refusal of the agent's input
+      // (kExitUsage), which the runner quotes from the agent's own last line.
+      if (*agent_status != kExitUsage) {
+        write_all(err_fd, fmt::format("kbench: lava: job {} {}/{} on {}: the agent exited with status {} ({})\n", id,
+                                      state, health, device_.empty() ? "?" : device_, *agent_status, job_url));
+      }
+      return *agent_status;
+    }
 
     // One line: the job, its state and health, and LAVA's own reason. The
     // failure comment is often LAVA's generic "InfrastructureError: ...";

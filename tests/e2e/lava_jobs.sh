@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# The lava connection's queue_timeout against the real LAVA server of
-# scripts/lava-test-server.sh: a job for a device type whose only device is
-# in Maintenance can never start. kbench must cancel it after queue_timeout
+# What the lava connection says of its jobs, against the real LAVA server of
+# scripts/lava-test-server.sh.
+#
+# Each benchmark's job must be in the store, as `kbench session show` prints
+# it: a benchmark that fails (selftest/exit, which the guest's agent has
+# through KBENCH_SELFTEST=1 on the kernel's command line: the kernel hands it
+# to /init's environment) with a reason naming its job and the job's URL, one
+# that succeeds (selftest/sleep) with its job in place of a reason.
+#
+# queue_timeout: a job for a device type whose only device is in
+# Maintenance can never start. kbench must cancel it after queue_timeout
 # and fail the agent run with one line naming the job, the wait, what LAVA
 # says of the type's devices and the job's URL; the session is a failed boot
 # and the plan exits 1. A bad queue_timeout is a bad plan (exit 2, one line).
@@ -17,6 +25,7 @@ x86_test_kernel
 kernel=$KERNEL
 [ "$(id -u)" -eq 0 ] || skip "the LAVA test server needs root"
 command -v curl >/dev/null || skip "curl missing"
+command -v sqlite3 >/dev/null || skip "sqlite3 missing"
 
 server_out=$(nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" start) || {
   echo "FAIL: the LAVA test server did not start" >&2
@@ -24,6 +33,43 @@ server_out=$(nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" start) 
 }
 eval "$server_out"
 echo "LAVA test server: $KBENCH_TEST_LAVA_URL"
+
+# The benchmark's job: on the server's test device, like tests/e2e/lava.sh's.
+cat >"$WORK/fails-plan.yaml" <<YAML
+sut:
+  name: farm
+  connection:
+    method: lava
+    params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$KBENCH_TEST_LAVA_DEVICE_TYPE", job_timeout: "300"}
+swprofiles:
+  - {name: jobs, kernel: $kernel, cmdline: [KBENCH_SELFTEST=1]}
+benchmarks:
+  - {name: selftest/sleep, params: {ms: "1"}}
+  - {name: selftest/exit, params: {ms: "1", at: "0"}}
+defaults: {benchmark: {warmups: 0, repeats: 1, sessions: 1, timeout: 10m}}
+YAML
+KBENCH_SELFTEST=1 nice -n 19 "$KBENCH" plan exec "$WORK/fails-plan.yaml" --store "sqlite://$WORK/fails.db" \
+  >"$WORK/fails.out" 2>"$WORK/fails.err"
+status=$?
+cat "$WORK/fails.err"
+[ "$status" -eq 1 ] && pass || fail "plan exec with a benchmark that fails exited $status, expected 1"
+"$KBENCH" session show --store "sqlite://$WORK/fails.db" jobs 1 >"$WORK/show.txt" 2>&1
+cat "$WORK/show.txt"
+job_re="^selftest/exit +failed .*agent exited with status 3 \(kbench: lava: job ([0-9]+) Finished/Complete on $KBENCH_TEST_LAVA_DEVICE: the agent exited with status 3 \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)\)"
+ok_re="^selftest/sleep +ok .*; kbench: lava: job ([0-9]+) Finished/Complete on $KBENCH_TEST_LAVA_DEVICE: the agent exited with status 0 \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)$"
+jobs=$(sqlite3 "$WORK/fails.db" "select json_extract(fingerprint, '$.lava_job_id') from session")
+for benchmark in exit sleep; do
+  re=$job_re
+  [ "$benchmark" = sleep ] && re=$ok_re
+  if [[ "$(grep "^selftest/$benchmark" "$WORK/show.txt")" =~ $re ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
+    pass
+    jobs="$jobs ${BASH_REMATCH[1]}"
+  else
+    fail "kbench session show: selftest/$benchmark does not name its job and the job's URL"
+  fi
+done
+[ "$(echo "$jobs" | tr ' ' '\n' | sort -u | wc -l)" -eq 3 ] && pass ||
+  fail "expected three jobs (the fingerprint's and one a benchmark), found: $jobs"
 
 queue_type=kbench-queue-test
 queue_device=kbench-queue-01
