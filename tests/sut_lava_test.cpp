@@ -270,6 +270,12 @@ TEST_F(LavaConnection, BadOnesAreOneLine) {
     EXPECT_EQ(make_error(params), "sut.connection.params.queue_timeout: expected an integer from 1 to 1000000000, "
                                   "got '" + bad + "'");
   }
+  for (const std::string bad : {"localhost", "0.0.0.0:70000", ":80", "host:"}) {
+    params = good();
+    params["serve_files"] = bad;
+    EXPECT_EQ(make_error(params), "sut.connection.params.serve_files: expected ADDRESS:PORT, e.g. 0.0.0.0:0 (port 0: "
+                                  "any free one), got '" + bad + "'");
+  }
   params = good();
   params["priority"] = "urgent";
   EXPECT_EQ(make_error(params), "sut.connection.params.priority: expected one of high, medium, low, got 'urgent'");
@@ -333,13 +339,9 @@ TEST_F(LavaConnection, TheRelaySubmitsFollowsAndPassesOnTheVerifiedLines) {
 // failed agent's run, too, ends with its job's.
 TEST_F(LavaConnection, AnAgentThatFailsInACompleteJobEndsWithALineNamingTheJob) {
   FakeLava lava;
-  Params params = good();
-  params["url"] = lava.url();
-  const SwprofileKernel swprofile{"A", kernel_, "", "", {}, ""};
-  auto connection = make_connection("lava", params, &swprofile);
   lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) + log_entry("target", frame("KBE1", "it broke")) +
               log_entry("target", frame("KBX1", "3"));
-  Relayed relayed = relay_through(*connection);
+  Relayed relayed = relay_job(lava);
   EXPECT_EQ(relayed.status, 3);
   EXPECT_THAT(relayed.err, ::testing::EndsWith("\nit broke\nkbench: lava: job 7 Finished/Complete on qemu-01: the "
                                                "agent exited with status 3 (" +
@@ -348,7 +350,7 @@ TEST_F(LavaConnection, AnAgentThatFailsInACompleteJobEndsWithALineNamingTheJob) 
   lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
               log_entry("target", frame("KBE1", "kbench-agent: no such benchmark")) +
               log_entry("target", frame("KBX1", "2"));
-  relayed = relay_through(*connection);
+  relayed = relay_job(lava);
   EXPECT_EQ(relayed.status, 2);
   EXPECT_THAT(relayed.err, ::testing::EndsWith("\nkbench-agent: no such benchmark\n"));
 }
@@ -393,6 +395,52 @@ TEST_F(LavaConnection, AJobLeftInTheQueueIsCanceledAfterQueueTimeout) {
                              lava.url() + "scheduler/job/7)\n");
   EXPECT_EQ(lava.cancels_, 1);
   EXPECT_EQ(lava.devices_query_, "qemu");
+}
+
+// The URL of `image` ("kernel", "initrd") in a job definition.
+std::string image_url(const std::string& definition, const std::string& image) {
+  const auto at = definition.find("      " + image + ":\n");
+  const auto url = definition.find("url: '", at);
+  if (at == std::string::npos || url == std::string::npos) return "";
+  const auto start = url + 6;
+  return definition.substr(start, definition.find('\'', start) - start);
+}
+
+// serve_files: the dispatcher gets the kernel and the initramfs from
+// kbench's own HTTP server, which lasts as long as the connection.
+TEST_F(LavaConnection, ServeFilesPutsHttpUrlsOfItsOwnServerIntoTheJob) {
+  FakeLava lava;
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
+              log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
+              log_entry("target", frame("KBX1", "0"));
+  Params params = good();
+  params["url"] = lava.url();
+  params["serve_files"] = "127.0.0.1:0";
+  const SwprofileKernel kernel = swprofile();
+  // Made here, not by relay_job: the files are fetched after the job.
+  auto connection = make_connection("lava", params, &kernel);
+  ASSERT_EQ(relay_through(*connection).status, 0);
+  const std::string kernel_url = image_url(lava.definition_, "kernel");
+  const std::string initrd_url = image_url(lava.definition_, "initrd");
+  ASSERT_THAT(kernel_url, StartsWith("http://127.0.0.1:")) << lava.definition_;
+  ASSERT_THAT(initrd_url, StartsWith(kernel_url.substr(0, kernel_url.rfind('/') + 1)));
+  const auto origin_end = kernel_url.find('/', 7);
+  httplib::Client files(kernel_url.substr(0, origin_end));
+  const auto image = files.Get(kernel_url.substr(origin_end));
+  ASSERT_TRUE(image);
+  EXPECT_EQ(image->status, 200);
+  EXPECT_EQ(image->body, "not a kernel");
+  const auto initrd = files.Get(initrd_url.substr(origin_end));
+  ASSERT_TRUE(initrd);
+  EXPECT_EQ(initrd->status, 200);
+  EXPECT_THAT(initrd->body, StartsWith("070701")) << "a newc cpio archive";
+  // Nothing else: the path's first part is a secret of the connection's.
+  const auto guessed = files.Get("/vmlinuz");
+  ASSERT_TRUE(guessed);
+  EXPECT_EQ(guessed->status, 404);
+
+  relay_job(lava, {}, {{"serve_files", "127.0.0.1:0"}, {"files_host", "farm-gateway.example"}});
+  EXPECT_THAT(image_url(lava.definition_, "kernel"), StartsWith("http://farm-gateway.example:"));
 }
 
 }  // namespace

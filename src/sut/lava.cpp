@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -270,10 +271,32 @@ const std::vector<ParamSpec>& lava_param_specs() {
                 "QEMU device types: options added to QEMU's command line as one string (LAVA's context "
                 "extra_options; QEMU's own commas stay); the default gives the guest every instruction TCG has, "
                 "as the qemu connection does; empty: none"},
+      ParamSpec{"serve_files", "", "",
+                "ADDRESS:PORT on which kbench serves the kernel and initramfs to the dispatcher over HTTP while the "
+                "connection lasts, e.g. 0.0.0.0:0 (port 0: any free one); empty: file:// URLs, for a worker on this "
+                "machine"},
+      ParamSpec{"files_host", "", "",
+                "the host name or address in the files' http:// URLs, the one the dispatcher reaches this machine "
+                "by; default: serve_files' address, or this machine's host name when that is 0.0.0.0 or ::"},
       ParamSpec{"busybox", "/bin/busybox", "/bin/busybox", "a static busybox built for the device, its /init"},
       ParamSpec{"poll_interval", "2", "2", "seconds between two looks at a job's state"}.integer(1, 3600),
   };
   return specs;
+}
+
+// "HOST:PORT" ("[V6]:PORT") split; nullopt unless the port is 0-65535.
+std::optional<std::pair<std::string, int>> host_and_port(const std::string& address) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size() || colon + 6 < address.size()) {
+    return std::nullopt;
+  }
+  const std::string port = address.substr(colon + 1);
+  if (!std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c); })) return std::nullopt;
+  const int number = std::stoi(port);
+  if (number > 65535) return std::nullopt;
+  std::string host = address.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return std::pair{host, number};
 }
 
 std::optional<ParamProblem> check_lava_params(const Params& params) {
@@ -285,6 +308,10 @@ std::optional<ParamProblem> check_lava_params(const Params& params) {
   const std::string& url = params.at("url");
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
     return ParamProblem{"url", "an http:// or https:// URL, got '" + url + "'"};
+  }
+  if (params.count("serve_files") && !params.at("serve_files").empty() && !host_and_port(params.at("serve_files"))) {
+    return ParamProblem{"serve_files", "ADDRESS:PORT, e.g. 0.0.0.0:0 (port 0: any free one), got '" +
+                                           params.at("serve_files") + "'"};
   }
   return std::nullopt;
 }
@@ -301,6 +328,8 @@ struct LavaParams {
   std::chrono::seconds queue_timeout{3600};
   std::string busybox = "/bin/busybox";
   std::chrono::seconds poll_interval{2};
+  std::string serve_files;  // empty: file:// URLs
+  std::string files_host;
 };
 
 LavaParams parse_lava_params(const Params& params) {
@@ -338,6 +367,8 @@ LavaParams parse_lava_params(const Params& params) {
   seconds("queue_timeout", parsed.queue_timeout);
   seconds("poll_interval", parsed.poll_interval);
   if (params.count("busybox")) parsed.busybox = params.at("busybox");
+  if (params.count("serve_files")) parsed.serve_files = params.at("serve_files");
+  if (params.count("files_host")) parsed.files_host = params.at("files_host");
   return parsed;
 }
 
@@ -392,14 +423,28 @@ class LavaConnection final : public Connection {
                          "': expected no quotes, braces, backslashes or blanks with the lava connection");
       }
     }
-    // The worker reads the files as file:// URLs: it runs on this machine.
+    // Without serve_files the worker reads the files as file:// URLs: it
+    // runs on this machine.
     char pattern[] = "/tmp/kbench-lava.XXXXXX";
     if (!mkdtemp(pattern)) throw RunError(std::string("mkdtemp: ") + std::strerror(errno));
     work_dir_ = pattern;
     chmod(work_dir_.c_str(), 0755);
+    if (!params_.serve_files.empty()) {
+      try {
+        serve_files();
+      } catch (...) {
+        std::error_code ignored;
+        fs::remove_all(work_dir_, ignored);
+        throw;
+      }
+    }
   }
 
   ~LavaConnection() override {
+    if (files_server_) {
+      files_server_->stop();
+      files_thread_.join();
+    }
     std::error_code ignored;
     fs::remove_all(work_dir_, ignored);
   }
@@ -435,14 +480,54 @@ class LavaConnection final : public Connection {
     spec.extra_options = params_.extra_options;
     spec.priority = params_.priority;
     spec.arch = host_machine();
-    spec.kernel_url = "file://" + fs::absolute(swprofile_.image).string();
-    spec.initramfs_url = "file://" + initramfs;
+    if (files_url_.empty()) {
+      spec.kernel_url = "file://" + fs::absolute(swprofile_.image).string();
+      spec.initramfs_url = "file://" + initramfs;
+    } else {
+      spec.kernel_url = files_url_ + kServedKernel;
+      spec.initramfs_url = files_url_ + fs::path(initramfs).filename().string();
+    }
     spec.cmdline = swprofile_.cmdline;
     spec.job_timeout = params_.job_timeout;
     return start_relay(lava::job_yaml(spec));
   }
 
  private:
+  // The kernel's name in the served directory: a link to the swprofile's.
+  static constexpr const char* kServedKernel = "vmlinuz";
+
+  // The private directory, with a link to the kernel, served under a path
+  // no one can guess (the server may listen on every interface) by a thread
+  // of this process; the relays are processes of their own and serve nothing.
+  void serve_files() {
+    const auto address = host_and_port(params_.serve_files);
+    fs::create_symlink(fs::absolute(swprofile_.image), fs::path(work_dir_) / kServedKernel);
+    std::string token;
+    {
+      std::ifstream random("/dev/urandom", std::ios::binary);
+      for (int i = 0; i < 12; ++i) token += fmt::format("{:02x}", static_cast<unsigned char>(random.get()));
+    }
+    files_server_ = std::make_unique<httplib::Server>();
+    if (!files_server_->set_mount_point("/" + token, work_dir_)) throw RunError("cannot serve " + work_dir_);
+    const int port = address->second == 0 ? files_server_->bind_to_any_port(address->first)
+                     : files_server_->bind_to_port(address->first, address->second) ? address->second
+                                                                                      : -1;
+    if (port < 0) {
+      throw InputError("sut.connection.params.serve_files " + params_.serve_files +
+                       ": expected an address and port kbench can listen on");
+    }
+    std::string host = params_.files_host;
+    if (host.empty()) host = address->first;
+    if (host == "0.0.0.0" || host == "::") {
+      char name[256] = {};
+      gethostname(name, sizeof name - 1);
+      host = name;
+    }
+    if (host.find(':') != std::string::npos) host = "[" + host + "]";
+    files_url_ = fmt::format("http://{}:{}/{}/", host, port, token);
+    files_thread_ = std::thread([server = files_server_.get()] { server->listen_after_bind(); });
+  }
+
   AgentProcess start_relay(const std::string& job) {
     return process::fork_relay(
         [&](int out_fd, int err_fd) {
@@ -606,6 +691,9 @@ class LavaConnection final : public Connection {
   SwprofileKernel swprofile_;
   std::string agent_path_;
   std::string work_dir_;
+  std::unique_ptr<httplib::Server> files_server_;
+  std::thread files_thread_;
+  std::string files_url_;  // ending in '/'; empty: file:// URLs
   std::string base_archive_;
   int jobs_ = 0;
   // Set in the relay process once its job has ended.

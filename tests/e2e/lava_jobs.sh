@@ -6,7 +6,9 @@
 # it: a benchmark that fails (selftest/exit, which the guest's agent has
 # through KBENCH_SELFTEST=1 on the kernel's command line: the kernel hands it
 # to /init's environment) with a reason naming its job and the job's URL, one
-# that succeeds (selftest/sleep) with its job in place of a reason.
+# that succeeds (selftest/sleep) with its job in place of a reason. These
+# jobs get their kernel and initramfs over HTTP from kbench (serve_files),
+# not as file:// URLs.
 #
 # queue_timeout: a job for a device type whose only device is in
 # Maintenance can never start. kbench must cancel it after queue_timeout
@@ -34,13 +36,20 @@ server_out=$(nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" start) 
 eval "$server_out"
 echo "LAVA test server: $KBENCH_TEST_LAVA_URL"
 
-# The benchmark's job: on the server's test device, like tests/e2e/lava.sh's.
+# api METHOD PATH [JSON]: the REST API as the test superuser; the body on stdout.
+api() {
+  curl -sS --max-time 30 -X "$1" -H "Authorization: Token $(cat "$KBENCH_TEST_LAVA_TOKEN_FILE")" \
+    -H 'Content-Type: application/json' ${3:+-d "$3"} "${KBENCH_TEST_LAVA_URL}api/v0.2/$2"
+}
+
+# The session's jobs: on the server's test device, like tests/e2e/lava.sh's.
 cat >"$WORK/fails-plan.yaml" <<YAML
 sut:
   name: farm
   connection:
     method: lava
-    params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$KBENCH_TEST_LAVA_DEVICE_TYPE", job_timeout: "300"}
+    params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$KBENCH_TEST_LAVA_DEVICE_TYPE", job_timeout: "300",
+             serve_files: "127.0.0.1:0"}
 swprofiles:
   - {name: jobs, kernel: $kernel, cmdline: [KBENCH_SELFTEST=1]}
 benchmarks:
@@ -70,14 +79,16 @@ for benchmark in exit sleep; do
 done
 [ "$(echo "$jobs" | tr ' ' '\n' | sort -u | wc -l)" -eq 3 ] && pass ||
   fail "expected three jobs (the fingerprint's and one a benchmark), found: $jobs"
+for job in $jobs; do
+  definition=$(api GET "jobs/$job/" | python3 -c 'import json, sys; print(json.load(sys.stdin)["definition"])')
+  for image in vmlinuz 'initramfs-[0-9]+\.cpio'; do
+    grep -qE "url: '?http://127\.0\.0\.1:[0-9]+/[0-9a-f]{24}/$image'?\$" <<<"$definition" && pass ||
+      fail "job $job does not get $image from kbench over HTTP: $definition"
+  done
+done
 
 queue_type=kbench-queue-test
 queue_device=kbench-queue-01
-# api METHOD PATH [JSON]: the REST API as the test superuser; the body on stdout.
-api() {
-  curl -sS --max-time 30 -X "$1" -H "Authorization: Token $(cat "$KBENCH_TEST_LAVA_TOKEN_FILE")" \
-    -H 'Content-Type: application/json' ${3:+-d "$3"} "${KBENCH_TEST_LAVA_URL}api/v0.2/$2"
-}
 # Deleting the device type deletes its jobs too (a job kbench failed to
 # cancel included): the server is left as it was.
 remove_queue_device() {
