@@ -25,16 +25,9 @@ source "$(dirname "$0")/lib.bash"
 
 x86_test_kernel
 kernel=$KERNEL
-[ "$(id -u)" -eq 0 ] || skip "the LAVA test server needs root"
 command -v curl >/dev/null || skip "curl missing"
 command -v sqlite3 >/dev/null || skip "sqlite3 missing"
-
-server_out=$(nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" start) || {
-  echo "FAIL: the LAVA test server did not start" >&2
-  exit 1
-}
-eval "$server_out"
-echo "LAVA test server: $KBENCH_TEST_LAVA_URL"
+lava_test_server
 
 # api METHOD PATH [JSON]: the REST API as the test superuser; the body on stdout.
 api() {
@@ -148,6 +141,5 @@ expect_contains "$WORK/plan.err" "session 1 of queued: its kernel did not come u
 cat "$WORK/boots.txt"
 expect_contains "$WORK/boots.txt" "waited in the queue for more than 20s"
 
-# KBENCH_TEST_LAVA_KEEP=1 leaves the server running (as tests/e2e/lava.sh).
-[ -n "${KBENCH_TEST_LAVA_KEEP:-}" ] || nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" stop >/dev/null
+stop_lava_test_server
 finish
