@@ -116,6 +116,35 @@ TEST_F(PlanExecutor, AFailingBenchmarkIsCountedAndTheRestOfThePlanRuns) {
   }
 }
 
+// A connection whose relay ends a run's stderr with its own line (lava's:
+// the job and its URL): the stored reason keeps it, since the stderr tail is
+// not shown. Stood in for by a wrapper that writes one; a connection that
+// declares no such line has its stderr's last line left alone.
+TEST_F(PlanExecutor, AnOutcomesReasonKeepsTheRelaysLastLine) {
+  connection_.account_prefix = "kbench: relay: job ";
+  for (auto& profile : plan_.swprofiles) {
+    profile.wrapper.insert(profile.wrapper.end(),
+                           {"sh", "-c", "\"$@\"; s=$?; echo 'kbench: relay: job 9 (http://farm/job/9)' >&2; exit $s", "sh"});
+  }
+  const auto result = execute();
+  ASSERT_FALSE(result.sessions.empty());
+  for (const auto& summary : result.sessions) {
+    ASSERT_EQ(summary.outcomes.size(), 2u);
+    EXPECT_EQ(summary.outcomes[0].outcome.status, store::OutcomeStatus::Ok);
+    EXPECT_EQ(summary.outcomes[0].outcome.reason, "kbench: relay: job 9 (http://farm/job/9)");
+    EXPECT_EQ(summary.outcomes[1].outcome.reason,
+              "agent exited with status 3 (kbench: relay: job 9 (http://farm/job/9))");
+    const auto stored = store_->outcome_of(summary.session, {"selftest/exit", benchmarks_[1].params});
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(stored->reason, summary.outcomes[1].outcome.reason);
+  }
+  connection_.account_prefix = "";
+  for (const auto& summary : execute(/*resume=*/false).sessions) {
+    EXPECT_EQ(summary.outcomes[0].outcome.reason, "");
+    EXPECT_EQ(summary.outcomes[1].outcome.reason, "agent exited with status 3");
+  }
+}
+
 TEST_F(PlanExecutor, AResumeRunsOnlyWhatTheBrokenRunLeftUndone) {
   // The SUT goes away at the 11th start: round 0 done (4 starts a session),
   // round 1's first session has its fingerprint and selftest/sleep, not

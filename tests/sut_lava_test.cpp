@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -155,6 +156,12 @@ class FakeLava {
     server_.Get("/api/v0.2/jobs/7/logs/", [this](const httplib::Request&, httplib::Response& response) {
       response.set_content(log_, "application/yaml");
     });
+    server_.Get("/api/v0.2/jobs/7/cancel/", [this](const httplib::Request&, httplib::Response&) { ++cancels_; });
+    server_.Get("/api/v0.2/devices/", [this](const httplib::Request& request, httplib::Response& response) {
+      devices_query_ = request.get_param_value("device_type");
+      response.set_content(R"({"count": 1, "results": [{"hostname": "q1", "state": "Idle", "health": "Maintenance"}]})",
+                           "application/json");
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
   }
@@ -169,6 +176,8 @@ class FakeLava {
   std::string log_;
   std::string authorization_;
   std::string definition_;
+  std::atomic<int> cancels_ = 0;
+  std::string devices_query_;
 
  private:
   httplib::Server server_;
@@ -255,6 +264,18 @@ TEST_F(LavaConnection, BadOnesAreOneLine) {
   params["job_timeout"] = "10";
   EXPECT_EQ(make_error(params),
             "sut.connection.params.job_timeout: expected an integer from 120 to 1000000000, got '10'");
+  for (const std::string bad : {"0", "20s", ""}) {
+    params = good();
+    params["queue_timeout"] = bad;
+    EXPECT_EQ(make_error(params), "sut.connection.params.queue_timeout: expected an integer from 1 to 1000000000, "
+                                  "got '" + bad + "'");
+  }
+  for (const std::string bad : {"localhost", "0.0.0.0:70000", ":80", "host:"}) {
+    params = good();
+    params["serve_files"] = bad;
+    EXPECT_EQ(make_error(params), "sut.connection.params.serve_files: expected ADDRESS:PORT, e.g. 0.0.0.0:0 (port 0: "
+                                  "any free one), got '" + bad + "'");
+  }
   params = good();
   params["priority"] = "urgent";
   EXPECT_EQ(make_error(params), "sut.connection.params.priority: expected one of high, medium, low, got 'urgent'");
@@ -264,6 +285,24 @@ TEST_F(LavaConnection, BadOnesAreOneLine) {
   for (const std::string& error : {make_error(params), make_error(good(), {"a b"})}) {
     EXPECT_EQ(error.find('\n'), std::string::npos) << error;
   }
+}
+
+TEST(LavaDevices, SaysHowManyCouldTakeAJobAndEachOnesStateAndHealth) {
+  EXPECT_EQ(lava::describe_devices(R"({"count": 2, "results": [
+                {"hostname": "q1", "state": "Idle", "health": "Maintenance"},
+                {"hostname": "q2", "state": "Running", "health": "Good"}]})"),
+            "2 devices, 0 Idle and Good: q1 Idle/Maintenance, q2 Running/Good");
+  EXPECT_EQ(lava::describe_devices(R"({"count": 1, "results": [{"hostname": "q1", "state": "Idle", "health": "Good"}]})"),
+            "1 device, 1 Idle and Good: q1 Idle/Good");
+  nlohmann::json many = {{"count", 30}, {"results", nlohmann::json::array()}};
+  for (int i = 0; i < 20; ++i) {
+    many["results"].push_back({{"hostname", "b" + std::to_string(i)}, {"state", "Idle"}, {"health", "Retired"}});
+  }
+  EXPECT_EQ(lava::describe_devices(many.dump()),
+            "30 devices, 0 Idle and Good of the first 20: b0 Idle/Retired, b1 Idle/Retired, b2 Idle/Retired, "
+            "b3 Idle/Retired, b4 Idle/Retired, ...");
+  EXPECT_EQ(lava::describe_devices(R"({"count": 0, "results": []})"), "no device");
+  EXPECT_EQ(lava::describe_devices("<html>"), "its devices not listed");
 }
 
 TEST_F(LavaConnection, ThePlanRefusesThemWithItsLine) {
@@ -288,9 +327,32 @@ TEST_F(LavaConnection, TheRelaySubmitsFollowsAndPassesOnTheVerifiedLines) {
   EXPECT_EQ(fingerprint["data"]["lava_job_id"], 7);
   EXPECT_EQ(fingerprint["data"]["lava_device"], "qemu-01");
   EXPECT_EQ(fingerprint["data"]["lava_job_url"], lava.url() + "scheduler/job/7");
-  EXPECT_THAT(relayed.err, HasSubstr("a warning\n"));
+  EXPECT_EQ(relayed.err, "kbench: lava: job 7: init 6.12 reached /init on qemu-01 (" + lava.url() +
+                            "scheduler/job/7)\na warning\nkbench: lava: job 7 Finished/Complete on qemu-01: the "
+                            "agent exited with status 0 (" +
+                            lava.url() + "scheduler/job/7)\n");
   EXPECT_EQ(lava.authorization_, "Token abc123");
   EXPECT_THAT(lava.definition_, HasSubstr("mitigations=off"));
+}
+
+// The runner keeps a relay's last line with the benchmark's outcome: a
+// failed agent's run, too, ends with its job's.
+TEST_F(LavaConnection, AnAgentThatFailsInACompleteJobEndsWithALineNamingTheJob) {
+  FakeLava lava;
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) + log_entry("target", frame("KBE1", "it broke")) +
+              log_entry("target", frame("KBX1", "3"));
+  Relayed relayed = relay_job(lava);
+  EXPECT_EQ(relayed.status, 3);
+  EXPECT_THAT(relayed.err, ::testing::EndsWith("\nit broke\nkbench: lava: job 7 Finished/Complete on qemu-01: the "
+                                               "agent exited with status 3 (" +
+                                               lava.url() + "scheduler/job/7)\n"));
+  // A refusal of its input is quoted from the agent's own last line.
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
+              log_entry("target", frame("KBE1", "kbench-agent: no such benchmark")) +
+              log_entry("target", frame("KBX1", "2"));
+  relayed = relay_job(lava);
+  EXPECT_EQ(relayed.status, 2);
+  EXPECT_THAT(relayed.err, ::testing::EndsWith("\nkbench-agent: no such benchmark\n"));
 }
 
 TEST_F(LavaConnection, AnIncompleteJobIsOneLineNamingItsJobAndReason) {
@@ -317,6 +379,68 @@ TEST_F(LavaConnection, ACorruptedFrameFailsTheRelayEvenInACompleteJob) {
   EXPECT_EQ(relayed.out, "");
   EXPECT_THAT(relayed.err, HasSubstr("dropped a result line whose checksum does not match"));
   EXPECT_THAT(relayed.err, HasSubstr("kbench: lava: job 7 Finished/Complete: 1 result line(s) failed their checksum"));
+}
+
+// The job never leaves the queue here: the relay gives up on it after
+// queue_timeout, cancels it, and says what LAVA says of the device type.
+TEST_F(LavaConnection, AJobLeftInTheQueueIsCanceledAfterQueueTimeout) {
+  FakeLava lava;
+  lava.job_["state"] = "Submitted";
+  lava.job_["health"] = "Unknown";
+  const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}, {"queue_timeout", "1"}});
+  EXPECT_EQ(relayed.status, 1);
+  EXPECT_EQ(relayed.out, "");
+  EXPECT_EQ(relayed.err, "kbench: lava: job 7 waited in the queue for more than 1s (device type qemu: 1 device, "
+                         "0 Idle and Good: q1 Idle/Maintenance) (" +
+                             lava.url() + "scheduler/job/7)\n");
+  EXPECT_EQ(lava.cancels_, 1);
+  EXPECT_EQ(lava.devices_query_, "qemu");
+}
+
+// The URL of `image` ("kernel", "initrd") in a job definition.
+std::string image_url(const std::string& definition, const std::string& image) {
+  const auto at = definition.find("      " + image + ":\n");
+  const auto url = definition.find("url: '", at);
+  if (at == std::string::npos || url == std::string::npos) return "";
+  const auto start = url + 6;
+  return definition.substr(start, definition.find('\'', start) - start);
+}
+
+// serve_files: the dispatcher gets the kernel and the initramfs from
+// kbench's own HTTP server, which lasts as long as the connection.
+TEST_F(LavaConnection, ServeFilesPutsHttpUrlsOfItsOwnServerIntoTheJob) {
+  FakeLava lava;
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
+              log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
+              log_entry("target", frame("KBX1", "0"));
+  Params params = good();
+  params["url"] = lava.url();
+  params["serve_files"] = "127.0.0.1:0";
+  const SwprofileKernel kernel = swprofile();
+  // Made here, not by relay_job: the files are fetched after the job.
+  auto connection = make_connection("lava", params, &kernel);
+  ASSERT_EQ(relay_through(*connection).status, 0);
+  const std::string kernel_url = image_url(lava.definition_, "kernel");
+  const std::string initrd_url = image_url(lava.definition_, "initrd");
+  ASSERT_THAT(kernel_url, StartsWith("http://127.0.0.1:")) << lava.definition_;
+  ASSERT_THAT(initrd_url, StartsWith(kernel_url.substr(0, kernel_url.rfind('/') + 1)));
+  const auto origin_end = kernel_url.find('/', 7);
+  httplib::Client files(kernel_url.substr(0, origin_end));
+  const auto image = files.Get(kernel_url.substr(origin_end));
+  ASSERT_TRUE(image);
+  EXPECT_EQ(image->status, 200);
+  EXPECT_EQ(image->body, "not a kernel");
+  const auto initrd = files.Get(initrd_url.substr(origin_end));
+  ASSERT_TRUE(initrd);
+  EXPECT_EQ(initrd->status, 200);
+  EXPECT_THAT(initrd->body, StartsWith("070701")) << "a newc cpio archive";
+  // Nothing else: the path's first part is a secret of the connection's.
+  const auto guessed = files.Get("/vmlinuz");
+  ASSERT_TRUE(guessed);
+  EXPECT_EQ(guessed->status, 404);
+
+  relay_job(lava, {}, {{"serve_files", "127.0.0.1:0"}, {"files_host", "farm-gateway.example"}});
+  EXPECT_THAT(image_url(lava.definition_, "kernel"), StartsWith("http://farm-gateway.example:"));
 }
 
 }  // namespace

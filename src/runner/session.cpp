@@ -48,6 +48,18 @@ std::string refusal_message(const RunStream& stream, const InvocationResult& inv
   return tail;
 }
 
+// The connection's own last word on the run (lava's: the job it was, its
+// URL), when it ended the agent's stderr. The stored reason is what
+// `session show` prints; the stderr tail is not shown, nor kept for a run
+// that did not fail.
+std::string run_account(const sut::Connection& connection, const std::string& stderr_tail) {
+  const std::string prefix = connection.run_account_prefix();
+  if (prefix.empty()) return "";
+  const auto newline = stderr_tail.rfind('\n');
+  std::string last = newline == std::string::npos ? stderr_tail : stderr_tail.substr(newline + 1);
+  return last.starts_with(prefix) ? last : std::string();
+}
+
 }  // namespace
 
 nlohmann::json fetch_fingerprint(sut::Connection& connection) {
@@ -121,13 +133,19 @@ BenchmarkOutcome run_benchmark(sut::Connection& connection, store::ResultStore& 
   } else if (reason && !failure.empty() && failure != *reason) {
     *reason += " (" + failure + ")";
   }
+  const std::string account = run_account(connection, invocation.stderr_tail);
   if (reason) {
+    if (!account.empty() && reason->find(account) == std::string::npos) *reason += " (" + account + ")";
     outcome.outcome.status = store::OutcomeStatus::Failed;
     outcome.outcome.reason = *reason;
     outcome.outcome.stderr_tail = invocation.stderr_tail;
   } else if (stream.skip_reason()) {
+    // Not the account: a skip's reason is the same in every session.
     outcome.outcome.status = store::OutcomeStatus::Skipped;
     outcome.outcome.reason = *stream.skip_reason();
+  } else {
+    // An ok outcome has no reason of its own: where the run was, if said.
+    outcome.outcome.reason = account;
   }
   store.record_outcome(session, key, outcome.outcome);
   return outcome;

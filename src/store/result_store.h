@@ -57,7 +57,7 @@ std::optional<OutcomeStatus> parse_outcome_status(std::string_view text);
 
 struct Outcome {
   OutcomeStatus status = OutcomeStatus::Ok;
-  std::string reason;       // skip reason or failure reason
+  std::string reason;       // skip or failure reason; ok: where the run was, if its connection says (lava: its job)
   std::string stderr_tail;  // last lines of the agent's stderr on failure
 };
 

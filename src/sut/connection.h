@@ -28,6 +28,11 @@ class Connection {
   // `taskset -c 1` or a sandbox): `wrapper... kbench-agent args...`. Empty:
   // the agent alone. Connections that cannot run one refuse it in start_agent.
   void set_wrapper(std::vector<std::string> words) { wrapper_ = std::move(words); }
+  // How the line begins with which this connection ends an agent's stderr to
+  // say where the run was (lava: "kbench: lava: job ", its job and URL), or
+  // "" for a connection that says nothing of the kind. The runner keeps that
+  // line with the benchmark's outcome.
+  virtual std::string run_account_prefix() const { return ""; }
 
  protected:
   std::vector<std::string> wrapper_;

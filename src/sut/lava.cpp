@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -119,6 +120,32 @@ std::string yaml_unquote(const std::string& text) {
     }
   }
   return out;
+}
+
+std::string describe_devices(const std::string& devices_json) {
+  const nlohmann::json page = nlohmann::json::parse(devices_json, nullptr, /*allow_exceptions=*/false);
+  if (!page.is_object() || !page.contains("results") || !page["results"].is_array()) return "its devices not listed";
+  const nlohmann::json& devices = page["results"];
+  const std::size_t total = page.contains("count") && page["count"].is_number_unsigned()
+                                ? page["count"].get<std::size_t>()
+                                : devices.size();
+  constexpr std::size_t kNamed = 5;
+  std::size_t ready = 0;
+  std::string named;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const nlohmann::json& device = devices[i];
+    if (!device.is_object()) continue;
+    const std::string state = device.value("state", "?");
+    const std::string health = device.value("health", "?");
+    if (state == "Idle" && health == "Good") ++ready;
+    if (i < kNamed) {
+      named += fmt::format("{}{} {}/{}", named.empty() ? "" : ", ", device.value("hostname", "?"), state, health);
+    }
+  }
+  if (total == 0) return "no device";
+  if (total > std::min(devices.size(), kNamed)) named += ", ...";
+  return fmt::format("{} device{}, {} Idle and Good{}: {}", total, total == 1 ? "" : "s", ready,
+                     total > devices.size() ? fmt::format(" of the first {}", devices.size()) : "", named);
 }
 
 LogContents read_job_log(const std::string& log_yaml) {
@@ -236,14 +263,40 @@ const std::vector<ParamSpec>& lava_param_specs() {
       ParamSpec{"priority", "medium", "medium", "the jobs' priority"}.choice({"high", "medium", "low"}),
       ParamSpec{"job_timeout", "1800", "1800", "seconds one job (a boot and one agent run) may take once it runs"}
           .integer(120, 1e9),
+      ParamSpec{"queue_timeout", "3600", "3600",
+                "seconds one job may wait in LAVA's queue (state Submitted) before kbench cancels it and the agent "
+                "run fails"}
+          .integer(1, 1e9),
       ParamSpec{"extra_options", "-cpu max", "-cpu max",
                 "QEMU device types: options added to QEMU's command line as one string (LAVA's context "
                 "extra_options; QEMU's own commas stay); the default gives the guest every instruction TCG has, "
                 "as the qemu connection does; empty: none"},
+      ParamSpec{"serve_files", "", "",
+                "ADDRESS:PORT on which kbench serves the kernel and initramfs to the dispatcher over HTTP while the "
+                "connection lasts, e.g. 0.0.0.0:0 (port 0: any free one); empty: file:// URLs, for a worker on this "
+                "machine"},
+      ParamSpec{"files_host", "", "",
+                "the host name or address in the files' http:// URLs, the one the dispatcher reaches this machine "
+                "by; default: serve_files' address, or this machine's host name when that is 0.0.0.0 or ::"},
       ParamSpec{"busybox", "/bin/busybox", "/bin/busybox", "a static busybox built for the device, its /init"},
       ParamSpec{"poll_interval", "2", "2", "seconds between two looks at a job's state"}.integer(1, 3600),
   };
   return specs;
+}
+
+// "HOST:PORT" ("[V6]:PORT") split; nullopt unless the port is 0-65535.
+std::optional<std::pair<std::string, int>> host_and_port(const std::string& address) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size() || colon + 6 < address.size()) {
+    return std::nullopt;
+  }
+  const std::string port = address.substr(colon + 1);
+  if (!std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c); })) return std::nullopt;
+  const int number = std::stoi(port);
+  if (number > 65535) return std::nullopt;
+  std::string host = address.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return std::pair{host, number};
 }
 
 std::optional<ParamProblem> check_lava_params(const Params& params) {
@@ -255,6 +308,10 @@ std::optional<ParamProblem> check_lava_params(const Params& params) {
   const std::string& url = params.at("url");
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
     return ParamProblem{"url", "an http:// or https:// URL, got '" + url + "'"};
+  }
+  if (params.count("serve_files") && !params.at("serve_files").empty() && !host_and_port(params.at("serve_files"))) {
+    return ParamProblem{"serve_files", "ADDRESS:PORT, e.g. 0.0.0.0:0 (port 0: any free one), got '" +
+                                           params.at("serve_files") + "'"};
   }
   return std::nullopt;
 }
@@ -268,8 +325,11 @@ struct LavaParams {
   std::vector<std::string> extra_options{"-cpu max"};
   std::string priority = "medium";
   std::chrono::seconds job_timeout{1800};
+  std::chrono::seconds queue_timeout{3600};
   std::string busybox = "/bin/busybox";
   std::chrono::seconds poll_interval{2};
+  std::string serve_files;  // empty: file:// URLs
+  std::string files_host;
 };
 
 LavaParams parse_lava_params(const Params& params) {
@@ -300,9 +360,15 @@ LavaParams parse_lava_params(const Params& params) {
     if (!params.at("extra_options").empty()) parsed.extra_options.push_back(params.at("extra_options"));
   }
   if (params.count("priority")) parsed.priority = params.at("priority");
-  if (params.count("job_timeout")) parsed.job_timeout = std::chrono::seconds(std::stol(params.at("job_timeout")));
+  auto seconds = [&](const char* key, std::chrono::seconds& into) {
+    if (params.count(key)) into = std::chrono::seconds(std::stol(params.at(key)));
+  };
+  seconds("job_timeout", parsed.job_timeout);
+  seconds("queue_timeout", parsed.queue_timeout);
+  seconds("poll_interval", parsed.poll_interval);
   if (params.count("busybox")) parsed.busybox = params.at("busybox");
-  if (params.count("poll_interval")) parsed.poll_interval = std::chrono::seconds(std::stol(params.at("poll_interval")));
+  if (params.count("serve_files")) parsed.serve_files = params.at("serve_files");
+  if (params.count("files_host")) parsed.files_host = params.at("files_host");
   return parsed;
 }
 
@@ -357,14 +423,28 @@ class LavaConnection final : public Connection {
                          "': expected no quotes, braces, backslashes or blanks with the lava connection");
       }
     }
-    // The worker reads the files as file:// URLs: it runs on this machine.
+    // Without serve_files the worker reads the files as file:// URLs: it
+    // runs on this machine.
     char pattern[] = "/tmp/kbench-lava.XXXXXX";
     if (!mkdtemp(pattern)) throw RunError(std::string("mkdtemp: ") + std::strerror(errno));
     work_dir_ = pattern;
     chmod(work_dir_.c_str(), 0755);
+    if (!params_.serve_files.empty()) {
+      try {
+        serve_files();
+      } catch (...) {
+        std::error_code ignored;
+        fs::remove_all(work_dir_, ignored);
+        throw;
+      }
+    }
   }
 
   ~LavaConnection() override {
+    if (files_server_) {
+      files_server_->stop();
+      files_thread_.join();
+    }
     std::error_code ignored;
     fs::remove_all(work_dir_, ignored);
   }
@@ -375,6 +455,10 @@ class LavaConnection final : public Connection {
     return fmt::format("lava {}{} (device type {}{})", params_.origin, params_.base, params_.device_type,
                        cmdline.empty() ? "" : ", cmdline: " + cmdline);
   }
+
+  // Every line the relay ends a run with: its failure, its cancellation, or
+  // the job's end.
+  std::string run_account_prefix() const override { return "kbench: lava: job "; }
 
   AgentProcess start_agent(const std::vector<std::string>& args) override {
     if (!wrapper_.empty()) throw InputError("a swprofile wrapper cannot run inside a lava SUT");
@@ -396,14 +480,54 @@ class LavaConnection final : public Connection {
     spec.extra_options = params_.extra_options;
     spec.priority = params_.priority;
     spec.arch = host_machine();
-    spec.kernel_url = "file://" + fs::absolute(swprofile_.image).string();
-    spec.initramfs_url = "file://" + initramfs;
+    if (files_url_.empty()) {
+      spec.kernel_url = "file://" + fs::absolute(swprofile_.image).string();
+      spec.initramfs_url = "file://" + initramfs;
+    } else {
+      spec.kernel_url = files_url_ + kServedKernel;
+      spec.initramfs_url = files_url_ + fs::path(initramfs).filename().string();
+    }
     spec.cmdline = swprofile_.cmdline;
     spec.job_timeout = params_.job_timeout;
     return start_relay(lava::job_yaml(spec));
   }
 
  private:
+  // The kernel's name in the served directory: a link to the swprofile's.
+  static constexpr const char* kServedKernel = "vmlinuz";
+
+  // The private directory, with a link to the kernel, served under a path
+  // no one can guess (the server may listen on every interface) by a thread
+  // of this process; the relays are processes of their own and serve nothing.
+  void serve_files() {
+    const auto address = host_and_port(params_.serve_files);
+    fs::create_symlink(fs::absolute(swprofile_.image), fs::path(work_dir_) / kServedKernel);
+    std::string token;
+    {
+      std::ifstream random("/dev/urandom", std::ios::binary);
+      for (int i = 0; i < 12; ++i) token += fmt::format("{:02x}", static_cast<unsigned char>(random.get()));
+    }
+    files_server_ = std::make_unique<httplib::Server>();
+    if (!files_server_->set_mount_point("/" + token, work_dir_)) throw RunError("cannot serve " + work_dir_);
+    const int port = address->second == 0 ? files_server_->bind_to_any_port(address->first)
+                     : files_server_->bind_to_port(address->first, address->second) ? address->second
+                                                                                      : -1;
+    if (port < 0) {
+      throw InputError("sut.connection.params.serve_files " + params_.serve_files +
+                       ": expected an address and port kbench can listen on");
+    }
+    std::string host = params_.files_host;
+    if (host.empty()) host = address->first;
+    if (host == "0.0.0.0" || host == "::") {
+      char name[256] = {};
+      gethostname(name, sizeof name - 1);
+      host = name;
+    }
+    if (host.find(':') != std::string::npos) host = "[" + host + "]";
+    files_url_ = fmt::format("http://{}:{}/{}/", host, port, token);
+    files_thread_ = std::thread([server = files_server_.get()] { server->listen_after_bind(); });
+  }
+
   AgentProcess start_relay(const std::string& job) {
     return process::fork_relay(
         [&](int out_fd, int err_fd) {
@@ -422,6 +546,7 @@ class LavaConnection final : public Connection {
     }
     const long id = submitted["job_ids"][0].get<long>();
     const std::string job_url = fmt::format("{}{}scheduler/job/{}", params_.origin, params_.base, id);
+    const auto queued_since = Clock::now();
     // Nothing is said while the job runs: the runner quotes a failed agent's
     // stderr, and the failure's own line names the job. The log is read once,
     // when the job has ended: it is small, and the runner needs the lines no
@@ -441,19 +566,31 @@ class LavaConnection final : public Connection {
       }
       state = info.value("state", "");
       if (state == "Finished") break;
+      // A job that never leaves the queue (no device of its type healthy, a
+      // busy farm) would otherwise hold the plan until the runner's timeout,
+      // with nothing said of why.
+      if (state == "Submitted" && Clock::now() - queued_since > params_.queue_timeout) {
+        const std::string canceled = cancel_job(rest, id);
+        std::string devices;
+        try {
+          devices = lava::describe_devices(rest.request("GET", "devices/?device_type=" + params_.device_type));
+        } catch (const std::exception& error) {
+          devices = std::string("its devices not listed: ") + error.what();
+        }
+        write_all(err_fd, fmt::format("kbench: lava: job {} waited in the queue for more than {}s{} (device type {}: "
+                                      "{}) ({})\n",
+                                      id, params_.queue_timeout.count(),
+                                      canceled == "canceled" ? "" : ", " + canceled, params_.device_type, devices,
+                                      job_url));
+        return 1;
+      }
       const auto next_poll = Clock::now() + params_.poll_interval;
       while (!relay_stop_requested && Clock::now() < next_poll) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
       if (relay_stop_requested) {
-        std::string outcome = "canceled";
-        try {
-          rest.request("GET", fmt::format("jobs/{}/cancel/", id));
-        } catch (const std::exception& error) {
-          outcome = std::string("not canceled: ") + error.what();
-        }
-        write_all(err_fd, fmt::format("kbench: lava: job {} {}: kbench stopped its agent ({})\n", id, outcome,
-                                      job_url));
+        write_all(err_fd, fmt::format("kbench: lava: job {} {}: kbench stopped its agent ({})\n", id,
+                                      cancel_job(rest, id), job_url));
         return 1;
       }
     }
@@ -480,8 +617,8 @@ class LavaConnection final : public Connection {
                               frame.payload.substr(0, 120) + "\n");
       } else if (frame.tag == "KBS1") {
         init_started = true;
-        write_all(err_fd, fmt::format("kbench: lava: job {}: {} reached /init on {}\n", id, frame.payload,
-                                      device_.empty() ? "?" : device_));
+        write_all(err_fd, fmt::format("kbench: lava: job {}: {} reached /init on {} ({})\n", id, frame.payload,
+                                      device_.empty() ? "?" : device_, job_url));
       } else if (frame.tag == "KBO1") {
         write_all(out_fd, with_job(frame.payload) + "\n");
       } else if (frame.tag == "KBE1") {
@@ -490,7 +627,16 @@ class LavaConnection final : public Connection {
         agent_status = std::atoi(frame.payload.c_str());
       }
     }
-    if (agent_status && corrupted == 0) return *agent_status;
+    if (agent_status && corrupted == 0) {
+      // The run's last line names its job: the runner keeps it with the
+      // benchmark's outcome. Not after a refusal of the agent's input
+      // (kExitUsage), which the runner quotes from the agent's own last line.
+      if (*agent_status != kExitUsage) {
+        write_all(err_fd, fmt::format("kbench: lava: job {} {}/{} on {}: the agent exited with status {} ({})\n", id,
+                                      state, health, device_.empty() ? "?" : device_, *agent_status, job_url));
+      }
+      return *agent_status;
+    }
 
     // One line: the job, its state and health, and LAVA's own reason. The
     // failure comment is often LAVA's generic "InfrastructureError: ...";
@@ -520,6 +666,16 @@ class LavaConnection final : public Connection {
     return agent_status && *agent_status != 0 ? *agent_status : 1;
   }
 
+  // "canceled", or "not canceled: " and why.
+  static std::string cancel_job(RestClient& rest, long id) {
+    try {
+      rest.request("GET", fmt::format("jobs/{}/cancel/", id));
+    } catch (const std::exception& error) {
+      return std::string("not canceled: ") + error.what();
+    }
+    return "canceled";
+  }
+
   // The fingerprint the agent takes on the device, plus the job that ran it.
   std::string with_job(const std::string& line) const {
     nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -535,6 +691,9 @@ class LavaConnection final : public Connection {
   SwprofileKernel swprofile_;
   std::string agent_path_;
   std::string work_dir_;
+  std::unique_ptr<httplib::Server> files_server_;
+  std::thread files_thread_;
+  std::string files_url_;  // ending in '/'; empty: file:// URLs
   std::string base_archive_;
   int jobs_ = 0;
   // Set in the relay process once its job has ended.

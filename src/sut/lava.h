@@ -41,6 +41,11 @@ struct LogContents {
 };
 LogContents read_job_log(const std::string& log_yaml);
 
+// What api/v0.2/devices/?device_type=X says of a device type's devices, in
+// a few words: how many, how many could take a job now, each one's state
+// and health ("2 devices, 0 Idle and Good: a Idle/Maintenance, b Running/Good").
+std::string describe_devices(const std::string& devices_json);
+
 // A YAML double-quoted scalar's text (without its quotes) unescaped.
 std::string yaml_unquote(const std::string& text);
 

@@ -15,15 +15,8 @@ source "$(dirname "$0")/lib.bash"
 started=$(date +%s)
 x86_test_kernel
 kernel=$KERNEL
-[ "$(id -u)" -eq 0 ] || skip "the LAVA test server needs root"
 command -v sqlite3 >/dev/null || skip "sqlite3 missing"
-
-server_out=$(nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" start) || {
-  echo "FAIL: the LAVA test server did not start" >&2
-  exit 1
-}
-eval "$server_out"
-echo "LAVA test server: $KBENCH_TEST_LAVA_URL"
+lava_test_server
 
 store="sqlite://$WORK/lava.db"
 cat >"$WORK/lava-plan.yaml" <<YAML
@@ -102,6 +95,5 @@ cat "$WORK/boots.txt"
   fail "list boots: expected the two sessions of boots, each with its session"
 
 echo "lava e2e took $(($(date +%s) - started))s"
-# KBENCH_TEST_LAVA_KEEP=1 leaves the server running, to look at its jobs.
-[ -n "${KBENCH_TEST_LAVA_KEEP:-}" ] || nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" stop >/dev/null
+stop_lava_test_server
 finish

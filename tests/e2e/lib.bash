@@ -130,3 +130,22 @@ x86_test_kernel() {
   [ -f "$KERNEL" ] || { echo "FAIL: KBENCH_TEST_KERNEL=$KERNEL is not a file" >&2; exit 1; }
   echo "kernel: $KERNEL (found in $(( $(date +%s) - started ))s)"
 }
+
+# lava_test_server: the LAVA test server of scripts/lava-test-server.sh,
+# started or found running, its KBENCH_TEST_LAVA_* variables exported; skips
+# the script without root. stop_lava_test_server at the script's end stops it
+# unless KBENCH_TEST_LAVA_KEEP=1 (to look at its jobs); tests/CMakeLists.txt
+# keeps the scripts that use it from running beside each other.
+lava_test_server() {
+  [ "$(id -u)" -eq 0 ] || skip "the LAVA test server needs root"
+  local exports
+  exports=$(nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" start) || {
+    echo "FAIL: the LAVA test server did not start" >&2
+    exit 1
+  }
+  eval "$exports"
+  echo "LAVA test server: $KBENCH_TEST_LAVA_URL"
+}
+stop_lava_test_server() {
+  [ -n "${KBENCH_TEST_LAVA_KEEP:-}" ] || nice -n 19 "$KBENCH_SOURCE_DIR/scripts/lava-test-server.sh" stop >/dev/null
+}

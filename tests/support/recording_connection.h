@@ -33,7 +33,10 @@ class RecordingConnection final : public sut::Connection {
   // the agent.
   void fail_at(int n) { fail_at_start_ = starts_ + n; }
 
+  std::string run_account_prefix() const override { return account_prefix; }
+
   std::vector<std::string> starts;
+  std::string account_prefix;  // as a relay that names its runs (lava) has
 
  private:
   std::string side() const {

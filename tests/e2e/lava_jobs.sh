@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# What the lava connection says of its jobs, against the real LAVA server of
+# scripts/lava-test-server.sh.
+#
+# Each benchmark's job must be in the store, as `kbench session show` prints
+# it: a benchmark that fails (selftest/exit, which the guest's agent has
+# through KBENCH_SELFTEST=1 on the kernel's command line: the kernel hands it
+# to /init's environment) with a reason naming its job and the job's URL, one
+# that succeeds (selftest/sleep) with its job in place of a reason. These
+# jobs get their kernel and initramfs over HTTP from kbench (serve_files),
+# not as file:// URLs.
+#
+# queue_timeout: a job for a device type whose only device is in
+# Maintenance can never start. kbench must cancel it after queue_timeout
+# and fail the agent run with one line naming the job, the wait, what LAVA
+# says of the type's devices and the job's URL; the session is a failed boot
+# and the plan exits 1. A bad queue_timeout is a bad plan (exit 2, one line).
+# The device type and its device are this script's own, made and removed
+# through the REST API: the server's test device stays available to the
+# tests that share the server. Nothing waits on a duration: the job cannot
+# start, whatever the machine's load.
+# Needs root (the server's start installs packages and starts services):
+# labelled `check`.
+source "$(dirname "$0")/lib.bash"
+
+x86_test_kernel
+kernel=$KERNEL
+command -v curl >/dev/null || skip "curl missing"
+command -v sqlite3 >/dev/null || skip "sqlite3 missing"
+lava_test_server
+
+# api METHOD PATH [JSON]: the REST API as the test superuser; the body on stdout.
+api() {
+  curl -sS --max-time 30 -X "$1" -H "Authorization: Token $(cat "$KBENCH_TEST_LAVA_TOKEN_FILE")" \
+    -H 'Content-Type: application/json' ${3:+-d "$3"} "${KBENCH_TEST_LAVA_URL}api/v0.2/$2"
+}
+
+# The session's jobs: on the server's test device, like tests/e2e/lava.sh's.
+cat >"$WORK/fails-plan.yaml" <<YAML
+sut:
+  name: farm
+  connection:
+    method: lava
+    params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$KBENCH_TEST_LAVA_DEVICE_TYPE", job_timeout: "300",
+             serve_files: "127.0.0.1:0"}
+swprofiles:
+  - {name: jobs, kernel: $kernel, cmdline: [KBENCH_SELFTEST=1]}
+benchmarks:
+  - {name: selftest/sleep, params: {ms: "1"}}
+  - {name: selftest/exit, params: {ms: "1", at: "0"}}
+defaults: {benchmark: {warmups: 0, repeats: 1, sessions: 1, timeout: 10m}}
+YAML
+KBENCH_SELFTEST=1 nice -n 19 "$KBENCH" plan exec "$WORK/fails-plan.yaml" --store "sqlite://$WORK/fails.db" \
+  >"$WORK/fails.out" 2>"$WORK/fails.err"
+status=$?
+cat "$WORK/fails.err"
+[ "$status" -eq 1 ] && pass || fail "plan exec with a benchmark that fails exited $status, expected 1"
+"$KBENCH" session show --store "sqlite://$WORK/fails.db" jobs 1 >"$WORK/show.txt" 2>&1
+cat "$WORK/show.txt"
+job_re="^selftest/exit +failed .*agent exited with status 3 \(kbench: lava: job ([0-9]+) Finished/Complete on $KBENCH_TEST_LAVA_DEVICE: the agent exited with status 3 \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)\)"
+ok_re="^selftest/sleep +ok .*; kbench: lava: job ([0-9]+) Finished/Complete on $KBENCH_TEST_LAVA_DEVICE: the agent exited with status 0 \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)$"
+jobs=$(sqlite3 "$WORK/fails.db" "select json_extract(fingerprint, '$.lava_job_id') from session")
+for benchmark in exit sleep; do
+  re=$job_re
+  [ "$benchmark" = sleep ] && re=$ok_re
+  if [[ "$(grep "^selftest/$benchmark" "$WORK/show.txt")" =~ $re ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
+    pass
+    jobs="$jobs ${BASH_REMATCH[1]}"
+  else
+    fail "kbench session show: selftest/$benchmark does not name its job and the job's URL"
+  fi
+done
+[ "$(echo "$jobs" | tr ' ' '\n' | sort -u | wc -l)" -eq 3 ] && pass ||
+  fail "expected three jobs (the fingerprint's and one a benchmark), found: $jobs"
+for job in $jobs; do
+  definition=$(api GET "jobs/$job/" | python3 -c 'import json, sys; print(json.load(sys.stdin)["definition"])')
+  for image in vmlinuz 'initramfs-[0-9]+\.cpio'; do
+    grep -qE "url: '?http://127\.0\.0\.1:[0-9]+/[0-9a-f]{24}/$image'?\$" <<<"$definition" && pass ||
+      fail "job $job does not get $image from kbench over HTTP: $definition"
+  done
+done
+
+queue_type=kbench-queue-test
+queue_device=kbench-queue-01
+# Deleting the device type deletes its jobs too (a job kbench failed to
+# cancel included): the server is left as it was.
+remove_queue_device() {
+  api DELETE "devices/$queue_device/" >/dev/null 2>&1
+  api DELETE "devicetypes/$queue_type/" >/dev/null 2>&1
+}
+trap 'remove_queue_device; cleanup' EXIT
+remove_queue_device
+api POST devicetypes/ "{\"name\": \"$queue_type\", \"aliases\": []}" >"$WORK/type.json"
+api POST devices/ "{\"hostname\": \"$queue_device\", \"device_type\": \"$queue_type\",
+                    \"worker_host\": \"kbench-test-worker\", \"health\": \"Maintenance\"}" >"$WORK/device.json"
+grep -q '"health":"Maintenance"' "$WORK/device.json" || {
+  echo "FAIL: could not make the device $queue_device in Maintenance: $(cat "$WORK/type.json" "$WORK/device.json")" >&2
+  exit 1
+}
+
+plan() {  # plan QUEUE_TIMEOUT: the plan, on stdout
+  cat <<YAML
+sut:
+  name: farm
+  connection:
+    method: lava
+    params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$queue_type",
+             queue_timeout: "$1", job_timeout: "300"}
+swprofiles:
+  - {name: queued, kernel: $kernel}
+benchmarks:
+  - {name: syscall/getpid, size: quick}
+defaults: {benchmark: {warmups: 0, repeats: 1, sessions: 1, timeout: 10m}}
+YAML
+}
+
+for bad in 0 20s; do
+  plan "$bad" >"$WORK/bad-$bad.yaml"
+  expect_bad_input "queue_timeout $bad" "$KBENCH" plan check "$WORK/bad-$bad.yaml"
+  expect_contains "$WORK/err" "sut.connection.params.queue_timeout: expected an integer from 1 to 1000000000, got '$bad'"
+done
+
+plan 20 >"$WORK/queue-plan.yaml"
+nice -n 19 "$KBENCH" plan exec "$WORK/queue-plan.yaml" --store "sqlite://$WORK/queue.db" >"$WORK/plan.out" 2>"$WORK/plan.err"
+status=$?
+cat "$WORK/plan.err"
+[ "$status" -eq 1 ] && pass || fail "plan exec with a job that cannot leave the queue exited $status, expected 1"
+line_re="kbench: lava: job ([0-9]+) waited in the queue for more than 20s \(device type $queue_type: 1 device, 0 Idle and Good: $queue_device Idle/Maintenance\) \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)"
+if [[ "$(cat "$WORK/plan.err")" =~ $line_re ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
+  pass
+  job=${BASH_REMATCH[1]}
+  # kbench canceled it: LAVA ends a canceled job that never started at once.
+  api GET "jobs/$job/" >"$WORK/job.json"
+  grep -q '"state":"Finished"' "$WORK/job.json" && grep -q '"health":"Canceled"' "$WORK/job.json" && pass ||
+    fail "job $job was not canceled: $(cat "$WORK/job.json")"
+else
+  fail "no one line naming the queued job, the wait, the device type's devices and the job's URL"
+fi
+expect_contains "$WORK/plan.err" "session 1 of queued: its kernel did not come up by lava"
+"$KBENCH" list boots --store "sqlite://$WORK/queue.db" >"$WORK/boots.txt" 2>&1
+cat "$WORK/boots.txt"
+expect_contains "$WORK/boots.txt" "waited in the queue for more than 20s"
+
+stop_lava_test_server
+finish
