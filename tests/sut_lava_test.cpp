@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -163,7 +164,14 @@ class FakeLava {
                            "application/json");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    if (port_ <= 0) throw std::runtime_error("FakeLava: cannot bind a port on 127.0.0.1");
+    thread_ = std::thread([this] {
+      server_.listen_after_bind();
+      listen_returned_ = true;
+    });
+    // stop() before the server runs does nothing, and the destructor's join
+    // would then wait for a server nobody stops: a test failing early hangs.
+    while (!server_.is_running() && !listen_returned_) std::this_thread::yield();
   }
   ~FakeLava() {
     server_.stop();
@@ -182,6 +190,7 @@ class FakeLava {
  private:
   httplib::Server server_;
   int port_ = 0;
+  std::atomic<bool> listen_returned_ = false;
   std::thread thread_;
 };
 
@@ -206,7 +215,11 @@ Relayed relay_through(Connection& connection) {
 class LavaConnection : public ::testing::Test {
  protected:
   void SetUp() override {
-    setenv("KBENCH_AGENT", (std::string(KBENCH_BINARY_DIR) + "/kbench-agent").c_str(), 1);
+    const std::string agent = std::string(KBENCH_BINARY_DIR) + "/kbench-agent";
+    // Every lava connection carries the agent: without it each test fails
+    // on this one line rather than on its own.
+    ASSERT_EQ(access(agent.c_str(), X_OK), 0) << agent << " is not built (cmake --build ... --target kbench-agent)";
+    setenv("KBENCH_AGENT", agent.c_str(), 1);
     dir_ = std::filesystem::temp_directory_path() / ("kbench-lava-test-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir_);
     token_ = (dir_ / "token").string();

@@ -213,8 +213,9 @@ std::vector<analysis::RowIdentity> select_rows(const std::vector<RowSelector>& s
 
 class Bisector::Search {
  public:
-  explicit Search(const BisectRequest& request)
+  Search(const BisectRequest& request, ConnectSut connect)
       : request_(request),
+        connect_(std::move(connect)),
         plan_(request.plan),
         source_(request.source),
         first_sessions_(request.first_sessions),
@@ -227,7 +228,7 @@ class Bisector::Search {
     local_ = sut::make_local_connection(sut::find_agent_binary());
     runs_ = runner::resolve_benchmarks(plan_, runner::fetch_catalogue(*local_));
     for (auto& run : runs_) run.settings.sessions = 1;
-    if (plan_.sut && !per_profile_connection_) shared_connection_ = plan::connect(*plan_.sut, nullptr);
+    if (plan_.sut && !per_profile_connection_) shared_connection_ = connect_(*plan_.sut, nullptr);
     build_options_.cache_dir = request.build_cache;
     build_options_.progress = [this](const std::string& line) {
       if (line.find("(incremental") != std::string::npos) build_incremental_ = true;
@@ -360,7 +361,7 @@ class Bisector::Search {
         return false;
       }
       commit.spec = spec;
-      if (per_profile_connection_) connections_[spec.name] = plan::connect(*plan_.sut, &spec);
+      if (per_profile_connection_) connections_[spec.name] = connect_(*plan_.sut, &spec);
     }
     const std::string tree = tree_for_(commit.sha);
     setenv("KBENCH_BISECT_TREE", tree.c_str(), 1);
@@ -789,6 +790,7 @@ class Bisector::Search {
   }
 
   const BisectRequest request_;
+  ConnectSut connect_;
   plan::Plan plan_;
   std::string source_;
   int first_sessions_ = 3;
@@ -818,7 +820,8 @@ class Bisector::Search {
   std::ostringstream text_;
 };
 
-Bisector::Bisector(const BisectRequest& request) : search_(std::make_unique<Search>(request)) {}
+Bisector::Bisector(const BisectRequest& request, ConnectSut connect)
+    : search_(std::make_unique<Search>(request, std::move(connect))) {}
 Bisector::~Bisector() = default;
 int Bisector::run() { return search_->run(); }
 int Bisector::step() { return search_->step(); }

@@ -4,6 +4,7 @@
 // distributions and measuring more sessions until that is settled
 // (src/analysis/bisect.h, docs/bisect.md).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -13,6 +14,7 @@
 #include "analysis/row_identity.h"
 #include "plan/plan.h"
 #include "store/result_store.h"
+#include "sut/connection.h"
 
 namespace kbench::app {
 
@@ -77,10 +79,15 @@ std::map<analysis::RowIdentity, std::vector<double>> session_means_by_row(const 
 std::vector<analysis::RowIdentity> select_rows(const std::vector<RowSelector>& selectors,
                                                const std::map<analysis::RowIdentity, std::vector<double>>& measured);
 
+// How a bisect reaches the plan's SUT, as plan::connect: one connection
+// for every commit, or one per commit's swprofile when the SUT boots
+// kernels. Tests pass connections of their own.
+using ConnectSut = std::function<std::unique_ptr<sut::Connection>(const plan::SutSpec&, const plan::SwprofileSpec*)>;
+
 class Bisector {
  public:
   // Connects to the plan's SUT and opens (creates) the store.
-  explicit Bisector(const BisectRequest& request);
+  explicit Bisector(const BisectRequest& request, ConnectSut connect = plan::connect);
   ~Bisector();
   Bisector(const Bisector&) = delete;
   Bisector& operator=(const Bisector&) = delete;
