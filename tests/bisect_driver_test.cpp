@@ -4,10 +4,11 @@
 // DELAY_MS holds from 20 to 200 ms. The plan's SUT boots a kernel per agent
 // run (method qemu); the test connects it through recording connections, one
 // per commit's swprofile, which run the real agent on this machine
-// (selftest/sleep-file reads DELAY_MS from the commit's checkout,
-// $KBENCH_BISECT_TREE) and can refuse their first start as a kernel that
-// does not come up would. The effect is ten times the delay, so no decision
-// depends on the machine being quiet. What the driver promises: the commits
+// (selftest/value-file reports DELAY_MS from the commit's checkout,
+// $KBENCH_BISECT_TREE, spread by at most 1 %, no timing in it) and can
+// refuse their first start as a kernel that does not come up would. Nothing
+// measured is a time, so no decision depends on the machine being quiet: a
+// sleep's wake-up delays on a loaded machine leave commits unsettled. What the driver promises: the commits
 // measured and their order, the first bad commit named and confirmed (or
 // not) by the A/B/A sandwich, and a commit whose kernel does not boot
 // skipped, not fatal.
@@ -40,7 +41,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr const char* kRow = "selftest/sleep-file:sleep (ms)";
+constexpr const char* kRow = "selftest/value-file:value (ms)";
 
 // A commit's kernel as the driver reaches it: the test's recording
 // connection, which outlives the driver for the test to read. With `tree`
@@ -99,7 +100,7 @@ class BisectDriver : public ::testing::Test {
                                                   "  - name: fake\n"
                                                   "    build: {source: " << tree_.string() << ", config: tinyconfig}\n"
                                                   "benchmarks:\n"
-                                                  "  - {name: selftest/sleep-file, params: {file: DELAY_MS}}\n"
+                                                  "  - {name: selftest/value-file, params: {file: DELAY_MS}}\n"
                                                   "defaults: {benchmark: {warmups: 0, repeats: 4, timeout: 1m}}\n";
   }
 
@@ -235,7 +236,7 @@ TEST_F(BisectDriver, MeasuresTheEndpointsAlternatedThenGitsCommitsAndConfirmsThe
   // come from a boot of its own).
   std::vector<std::string> per_session;
   for (auto n = std::count(sessions.begin(), sessions.end(), "c2"); n > 0; --n) {
-    per_session.insert(per_session.end(), {"- fingerprint", "- run selftest/sleep-file"});
+    per_session.insert(per_session.end(), {"- fingerprint", "- run selftest/value-file"});
   }
   EXPECT_EQ(recorded_.at(profile_of("c2"))->starts, per_session);
 
@@ -284,7 +285,7 @@ TEST_F(BisectDriver, ACommitWhoseKernelDoesNotComeUpIsSkippedAndTheSearchGoesOn)
 
 TEST_F(BisectDriver, ACulpritWhoseSlowdownDoesNotComeBackInTheSandwichIsNotConfirmed) {
   make_history(3);
-  // The sandwich's boots of c3 sleep 2 ms, a tenth of its parent's: the
+  // The sandwich's boots of c3 report 2 ms, a tenth of its parent's: the
   // fresh sessions contradict the search.
   fs::create_directories(dir_.path() / "fast");
   std::ofstream(dir_.path() / "fast" / "DELAY_MS") << "2\n";

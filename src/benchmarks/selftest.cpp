@@ -99,33 +99,45 @@ class SelfTest final : public Benchmark {
   int repeat_ = 0;
 };
 
-// selftest/sleep-file: sleeps the milliseconds written in a file, read at
-// every repeat. A relative path is taken from $KBENCH_BISECT_TREE (the
-// checkout of the commit kbench bisect measures): on a local SUT the value
-// then depends on the commit as a kernel's cost would, which is what the
-// bisect end-to-end test needs without building a kernel (docs/bisect.md).
-class SleepFile final : public Benchmark {
+// The number in the file `file` names, read at every repeat. A relative path
+// is taken from $KBENCH_BISECT_TREE (the checkout of the commit kbench
+// bisect measures): on a local SUT the value then depends on the commit as a
+// kernel's cost would, which is what the bisect tests need without building
+// a kernel (docs/bisect.md).
+long number_in_file(const std::string& benchmark, const Params& params) {
+  std::string path = param_string(params, "file");
+  const char* tree = std::getenv("KBENCH_BISECT_TREE");
+  if (!path.empty() && path.front() != '/' && tree && *tree) path = std::string(tree) + "/" + path;
+  std::ifstream in(path);
+  long ms = -1;
+  if (!(in >> ms) || ms < 0 || ms > 3600000) throw RunError(benchmark + ": " + path + ": expected a number of milliseconds");
+  return ms;
+}
+
+// selftest/value-file: no measurement at all, a fixture for the tests of
+// drivers (bisect) whose decisions must not depend on the machine's load:
+// the file's number, spread by at most 1 % by the process id and the repeat
+// (so that sessions, each a process of its own, differ a little, as a
+// statistic on session means needs).
+class ValueFile final : public Benchmark {
  public:
-  std::string name() const override { return "selftest/sleep-file"; }
+  std::string name() const override { return "selftest/value-file"; }
   std::string description() const override {
-    return "self-test: sleeps the milliseconds a file holds (relative: in $KBENCH_BISECT_TREE) (KBENCH_SELFTEST=1)";
+    return "self-test: reports the number a file holds (relative: in $KBENCH_BISECT_TREE), spread by at most 1 % "
+           "(KBENCH_SELFTEST=1)";
   }
   std::vector<ParamSpec> params() const override {
-    return {ParamSpec{"file", "DELAY_MS", "DELAY_MS", "file holding the milliseconds to sleep"}};
+    return {ParamSpec{"file", "DELAY_MS", "DELAY_MS", "file holding the milliseconds"}};
   }
-  std::vector<ResultClass> result_classes(const Params&) const override { return {{"sleep", "ms", Better::Lower}}; }
+  std::vector<ResultClass> result_classes(const Params&) const override { return {{"value", "ms", Better::Lower}}; }
   std::vector<Measurement> run_repeat(const Params& params, const Placement&) override {
-    std::string path = param_string(params, "file");
-    const char* tree = std::getenv("KBENCH_BISECT_TREE");
-    if (!path.empty() && path.front() != '/' && tree && *tree) path = std::string(tree) + "/" + path;
-    std::ifstream in(path);
-    long ms = -1;
-    if (!(in >> ms) || ms < 0 || ms > 3600000) throw RunError("selftest/sleep-file: " + path + ": expected a number of milliseconds");
-    const auto start = std::chrono::steady_clock::now();
-    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-    const double slept = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return {{result_classes(params).front(), slept}};
+    const long ms = number_in_file(name(), params);
+    const double spread = static_cast<double>((getpid() + 3 * repeat_++) % 21 - 10) / 1000.0;
+    return {{result_classes(params).front(), static_cast<double>(ms) * (1.0 + spread)}};
   }
+
+ private:
+  int repeat_ = 0;
 };
 
 struct RegisterSelfTests {
@@ -137,7 +149,7 @@ struct RegisterSelfTests {
         {"selftest/hang", Misbehaviour::Hang},          {"selftest/hang-child", Misbehaviour::HangWithChild},
         {"selftest/escape-setsid", Misbehaviour::EscapeSetsid},
     };
-    Registry::instance().add("selftest/sleep-file", [] { return std::make_unique<SleepFile>(); });
+    Registry::instance().add("selftest/value-file", [] { return std::make_unique<ValueFile>(); });
     for (const auto& [name, misbehaviour] : all) {
       Registry::instance().add(name, [name = std::string(name), misbehaviour = misbehaviour] {
         return std::make_unique<SelfTest>(name, misbehaviour);

@@ -2,10 +2,11 @@
 # kbench bisect without a kernel build: a fake kernel tree
 # (tests/data/fake-kernel-tree, whose Makefile "builds" by copying files)
 # in a git history of 6 commits, measured on a local SUT with
-# selftest/sleep-file, which sleeps the milliseconds the commit's DELAY_MS
-# holds ($KBENCH_BISECT_TREE is the commit's checkout). One commit raises the
-# delay from 20 to 200 ms, ten times, so that the wake-up delays of a busy
-# machine (tens of milliseconds at a load of 6) cannot blur the step: bisect
+# selftest/value-file, which reports the milliseconds the commit's DELAY_MS
+# holds ($KBENCH_BISECT_TREE is the commit's checkout), spread by at most
+# 1 %, with no timing in it: a sleep's wake-up delays on a busy machine (tens
+# of milliseconds at a load of 6) leave commits unsettled.
+# One commit raises the value from 20 to 200 ms, ten times: bisect
 # run and git bisect run ... bisect step must both name it, and bisect run's
 # A/B/A sandwich must confirm it; a planted delay that does not last must
 # not be confirmed. Covers the build calls, git bisect in a kbench-owned
@@ -36,10 +37,10 @@ swprofiles:
   - name: fake
     build: {source: $tree, config: tinyconfig}
 benchmarks:
-  - {name: selftest/sleep-file, params: {file: DELAY_MS}}
+  - {name: selftest/value-file, params: {file: DELAY_MS}}
 defaults: {benchmark: {warmups: 0, repeats: 4, timeout: 1m}}
 YAML
-ROW='selftest/sleep-file:sleep (ms)'
+ROW='selftest/value-file:value (ms)'
 
 # Bad input: one line, exit 2, nothing stored.
 expect_bad_input "--row without a class" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last --row nocolon --store "$S"
@@ -57,14 +58,14 @@ cat >"$WORK/two.yaml" <<YAML
 swprofiles:
   - {name: a, build: {source: $tree, config: tinyconfig}}
   - {name: b, build: {source: $tree, config: tinyconfig}}
-benchmarks: [{name: selftest/sleep-file}]
+benchmarks: [{name: selftest/value-file}]
 YAML
 expect_bad_input "two swprofiles" "$KBENCH" bisect run "$WORK/two.yaml" --good base --bad last --store "$S"
 [ -e "$WORK/store.db" ] && fail "refused bisects wrote the store" || pass
 
 # Endpoints that do not differ: exit 1 with why. At --alpha 0.001: two equal
-# sleeps on a busy machine must not be called different by chance (at 0.05
-# one run in twenty would be).
+# values, each session's spread by its process id, must not be called
+# different by chance (at 0.05 one run in twenty would be).
 expect_bad_input "--good and --bad one commit" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad 'last~5' --store "$S"
 "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad 'planted~1' --row "$ROW" --alpha 0.001 --store "$S" \
   >"$WORK/same.out" 2>"$WORK/same.err"
@@ -115,17 +116,15 @@ expect_contains "$WORK/rows.out" "rows marked (R) by compare: $ROW"
 expect_contains "$WORK/rows.out" "first bad commit: $planted three: the planted delay — unconfirmed: --confirm-sessions 0 skipped the A/B/A sandwich"
 grep -q "confirmation:" "$WORK/rows.out" && fail "--confirm-sessions 0 measured a sandwich" || pass
 
-# A delay that does not last: the planted commit sleeps its 200 ms in its
+# A delay that does not last: the planted commit reports its 200 ms in its
 # first 3 sessions only (all the search measures of it, --max-sessions 3) and
 # 2 ms afterwards, as a kernel whose cost was a transient would. The wrapper
 # counts the planted commit's benchmark runs (one a session), so what changes
 # is the session's rank, never a time. Git still names it; the sandwich's
 # fresh sessions do not confirm it: exit 1, and the report never calls it
 # found. 2 ms, ten times below the parent's 20, and not the parent's own
-# value: two equal sleeps could be marked (R) by chance on a loaded machine,
-# a tenfold drop cannot, so the default alpha serves (a tighter one, with 3
-# sessions a side, made the endpoint check's interval so wide under load
-# that it found nothing to bisect).
+# value: two equal values could be marked (R) by chance, a tenfold drop
+# cannot, so the default alpha serves.
 mkdir -p "$WORK/calm" && echo 2 >"$WORK/calm/DELAY_MS"
 cat >"$WORK/transient.sh" <<SH
 #!/bin/sh
@@ -143,7 +142,7 @@ swprofiles:
     build: {source: $tree, config: tinyconfig}
     wrapper: [$WORK/transient.sh]
 benchmarks:
-  - {name: selftest/sleep-file, params: {file: DELAY_MS}}
+  - {name: selftest/value-file, params: {file: DELAY_MS}}
 defaults: {benchmark: {warmups: 0, repeats: 4, timeout: 1m}}
 YAML
 "$KBENCH" bisect run "$WORK/transient.yaml" --good base --bad last --row "$ROW" --alpha 0.05 --sessions 3 \
