@@ -227,7 +227,9 @@ TEST(PlanExecutorBootsPerRun, AKernelThatDoesNotComeUpIsAFailedBootAndThePlanGoe
   for (const auto& boot : store->list_boots("vm.yaml", "")) {
     listed.push_back(boot.swprofile + " " + std::to_string(boot.plan_session) + " " + boot.method + " " +
                      (boot.ok ? "ok" : "failed") + (boot.session ? " with its session" : ""));
-    if (!boot.ok) EXPECT_THAT(boot.reason, ::testing::HasSubstr("the SUT went away at start 1"));
+    if (!boot.ok) {
+      EXPECT_THAT(boot.reason, ::testing::HasSubstr("the SUT went away at start 1"));
+    }
   }
   EXPECT_THAT(listed, ElementsAre("panics 0 qemu failed", "boots 0 qemu ok with its session",
                                   "boots 1 qemu ok with its session"));
