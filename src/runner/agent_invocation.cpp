@@ -63,10 +63,11 @@ InvocationResult run_agent(sut::Connection& connection, const std::vector<std::s
   sut::AgentProcess agent = connection.start_agent(args);
   track_agent(agent.pid);
   InvocationResult result;
+  result.allowed = timeout + connection.start_allowance();
   auto keep_tail = [&](const char* data, std::size_t size) { append_tail(result.stderr_tail, data, size); };
 
   process::PumpFds fds{agent.stdout_fd, agent.stderr_fd, -1, {}};
-  const auto end = process::pump_output(fds, process::Clock::now() + timeout,
+  const auto end = process::pump_output(fds, process::Clock::now() + result.allowed,
                                     {on_stdout, keep_tail, [] { return !interrupted(); }});
   if (end == process::PumpEnd::Deadline) result.timed_out = true;
   if (end != process::PumpEnd::Eof) {
@@ -153,9 +154,9 @@ InvocationResult capture_agent_output(sut::Connection& connection, const std::ve
                    [&](const char* data, std::size_t size) { output.append(data, size); });
 }
 
-std::string describe_failure(const InvocationResult& result, std::chrono::milliseconds timeout) {
+std::string describe_failure(const InvocationResult& result) {
   if (result.timed_out) {
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout).count();
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(result.allowed).count();
     return fmt::format("timed out after {}s", seconds);
   }
   if (result.signal != 0) return fmt::format("killed by signal {} ({})", result.signal, strsignal(result.signal));

@@ -17,6 +17,9 @@ struct InvocationResult {
   int exit_status = -1;   // exit code, or -1 when killed by a signal
   int signal = 0;         // the signal that ended it, 0 when it exited
   bool timed_out = false;
+  // The time the run was given: its own timeout and the connection's
+  // start allowance.
+  std::chrono::milliseconds allowed{0};
   std::string stderr_tail;  // the last lines the agent wrote to stderr
   // The first stdout line that was not a record, described in one short line
   // (never the line itself: it may be megabytes). No record after it was
@@ -59,6 +62,6 @@ InvocationResult capture_agent_output(sut::Connection& connection, const std::ve
                                       std::chrono::milliseconds timeout, std::string& output);
 
 // Human-readable reason for a failed invocation, e.g. "timed out after 10m0s".
-std::string describe_failure(const InvocationResult& result, std::chrono::milliseconds timeout);
+std::string describe_failure(const InvocationResult& result);
 
 }  // namespace kbench::runner

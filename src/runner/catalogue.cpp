@@ -80,7 +80,7 @@ Catalogue fetch_catalogue(sut::Connection& connection) {
   std::string output;
   const auto result = capture_agent_output(connection, {"list"}, std::chrono::seconds(60), output);
   const nlohmann::json document = nlohmann::json::parse(output, nullptr, /*allow_exceptions=*/false);
-  std::string reason = describe_failure(result, std::chrono::seconds(60));
+  std::string reason = describe_failure(result);
   if (result.exit_status == 0) {
     try {
       return parse_catalogue(document);

@@ -78,7 +78,7 @@ nlohmann::json fetch_fingerprint(sut::Connection& connection) {
       fault = std::string("agent wrote a bad record: ") + bad.what();
     }
   });
-  std::string reason = describe_failure(result, timeout);
+  std::string reason = describe_failure(result);
   if (reason.empty() && fault) reason = *fault;
   if (reason.empty() && (!fingerprint || fingerprint->empty())) reason = "no fingerprint record";
   if (!reason.empty()) {
@@ -127,7 +127,7 @@ BenchmarkOutcome run_benchmark(sut::Connection& connection, store::ResultStore& 
   // wrote before a line that was not one came first.
   std::optional<std::string> reason = stream.fault();
   if (!reason && invocation.stream_fault) reason = invocation.stream_fault;
-  const std::string failure = describe_failure(invocation, timeout);
+  const std::string failure = describe_failure(invocation);
   if (!reason && !failure.empty()) {
     reason = stream.agent_error() ? *stream.agent_error() + " (" + failure + ")" : failure;
   } else if (reason && !failure.empty() && failure != *reason) {

@@ -33,6 +33,10 @@ class Connection {
   // "" for a connection that says nothing of the kind. The runner keeps that
   // line with the benchmark's outcome.
   virtual std::string run_account_prefix() const { return ""; }
+  // How long a run may take on this connection before the agent itself
+  // starts: a VM's boot, a LAVA job's wait in the queue and its boot. The
+  // runner adds it to each agent run's own timeout.
+  virtual std::chrono::seconds start_allowance() const { return std::chrono::seconds{0}; }
 
  protected:
   std::vector<std::string> wrapper_;

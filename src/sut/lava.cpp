@@ -459,6 +459,10 @@ class LavaConnection final : public Connection {
   // Every line the relay ends a run with: its failure, its cancellation, or
   // the job's end.
   std::string run_account_prefix() const override { return "kbench: lava: job "; }
+  // A job may wait in the queue up to queue_timeout (the relay cancels it
+  // then) and, once it runs, LAVA holds it to job_timeout: those are the
+  // limits a job has, and the runner's deadline only backs them up.
+  std::chrono::seconds start_allowance() const override { return params_.queue_timeout + params_.job_timeout; }
 
   AgentProcess start_agent(const std::vector<std::string>& args) override {
     if (!wrapper_.empty()) throw InputError("a swprofile wrapper cannot run inside a lava SUT");

@@ -180,6 +180,9 @@ class QemuConnection final : public Connection {
     fs::remove_all(work_dir_, ignored);
   }
 
+  // The boot before the agent starts, which the relay bounds itself.
+  std::chrono::seconds start_allowance() const override { return params_.boot_timeout; }
+
   std::string describe() const override {
     return fmt::format("qemu {}{} ({}{})", params_.arch == host_machine() ? "" : params_.arch + " ", boot_.kernel,
                        accel_.empty() ? params_.accel : accel_,
