@@ -238,5 +238,50 @@ TEST(PlanExecutorBootsPerRun, AKernelThatDoesNotComeUpIsAFailedBootAndThePlanGoe
   EXPECT_EQ(sessions, (std::map<std::string, int>{{"boots", 2}}));
 }
 
+// A relay whose lab failed the fingerprint's run (a LAVA Infrastructure
+// error on every try) exits with kExitInfrastructure: the session is not
+// measured, but that is not the kernel's failure, so no failed boot is
+// recorded and the kernel's next session boots it again.
+TEST(PlanExecutorBootsPerRun, ASessionTheLabFailsIsNotAFailedBootOfItsKernel) {
+  testing::ScopedEnv selftest{"KBENCH_SELFTEST", "1"};
+  testing::TempDir dir;
+  const std::string kernel = (dir.path() / "vmlinuz").string();
+  std::ofstream(kernel) << "not booted: the connections are the test's";
+  const plan::Plan plan = plan::parse_plan("sut: {name: vm, connection: {method: qemu}}\n"
+                                           "order: listed\n"
+                                           "swprofiles:\n"
+                                           "  - {name: flaky, kernel: " + kernel + "}\n"
+                                           "  - {name: boots, kernel: " + kernel + "}\n"
+                                           "benchmarks: [{name: selftest/sleep, params: {ms: \"1\"}}]\n"
+                                           "defaults: {benchmark: {warmups: 0, repeats: 2, sessions: 2, timeout: 30s}}\n",
+                                           "vm.yaml");
+  auto store = store::open_store((dir.path() / "store.db").string(), store::OpenMode::CreateIfMissing);
+  testing::RecordingConnection flaky;
+  testing::RecordingConnection boots;
+  flaky.exit_at(1, kExitInfrastructure);
+  runner::ExecOptions options;
+  options.plan_key = "vm.yaml";
+  const auto benchmarks = runner::resolve_benchmarks(plan, runner::fetch_catalogue(boots));
+  std::FILE* quiet = std::fopen("/dev/null", "w");
+  runner::Progress progress(quiet, false, 0);
+  const runner::ExecResult result = runner::execute_plan(
+      plan, benchmarks,
+      [&](const plan::SwprofileSpec& profile) -> sut::Connection& { return profile.name == "flaky" ? flaky : boots; },
+      *store, options, progress);
+  std::fclose(quiet);
+
+  EXPECT_EQ(result.failed, 1);
+  EXPECT_EQ(result.failed_boots, 0) << "the lab's failure was taken for the kernel's";
+  EXPECT_EQ(flaky.starts.size(), 3u) << "flaky's second session: a fingerprint and its benchmark";
+  std::vector<std::string> listed;
+  for (const auto& boot : store->list_boots("vm.yaml", "")) {
+    listed.push_back(boot.swprofile + " " + std::to_string(boot.plan_session) + " " + (boot.ok ? "ok" : "failed"));
+  }
+  EXPECT_THAT(listed, ::testing::UnorderedElementsAre("boots 0 ok", "boots 1 ok", "flaky 1 ok"));
+  std::map<std::string, int> sessions;
+  for (const auto& listing : store->list_sessions({})) ++sessions[listing.swprofile];
+  EXPECT_EQ(sessions, (std::map<std::string, int>{{"boots", 2}, {"flaky", 1}}));
+}
+
 }  // namespace
 }  // namespace kbench

@@ -148,6 +148,7 @@ class FakeLava {
     server_.Post("/api/v0.2/jobs/", [this](const httplib::Request& request, httplib::Response& response) {
       authorization_ = request.get_header_value("Authorization");
       definition_ = nlohmann::json::parse(request.body).value("definition", "");
+      ++submits_;
       response.status = 201;
       response.set_content(R"({"message": "job(s) successfully submitted", "job_ids": [7]})", "application/json");
     });
@@ -155,7 +156,7 @@ class FakeLava {
       response.set_content(job_.dump(), "application/json");
     });
     server_.Get("/api/v0.2/jobs/7/logs/", [this](const httplib::Request&, httplib::Response& response) {
-      response.set_content(log_, "application/yaml");
+      response.set_content(submits_ == 1 && !first_log_.empty() ? first_log_ : log_, "application/yaml");
     });
     server_.Get("/api/v0.2/jobs/7/cancel/", [this](const httplib::Request&, httplib::Response&) { ++cancels_; });
     server_.Get("/api/v0.2/devices/", [this](const httplib::Request& request, httplib::Response& response) {
@@ -182,6 +183,8 @@ class FakeLava {
   nlohmann::json job_ = {{"id", 7}, {"state", "Finished"}, {"health", "Complete"}, {"actual_device", "qemu-01"},
                          {"failure_comment", nullptr}};
   std::string log_;
+  std::string first_log_;  // the first submission's log, when set; log_ for the later ones
+  std::atomic<int> submits_ = 0;
   std::string authorization_;
   std::string definition_;
   std::atomic<int> cancels_ = 0;
@@ -392,6 +395,73 @@ TEST_F(LavaConnection, ACorruptedFrameFailsTheRelayEvenInACompleteJob) {
   EXPECT_EQ(relayed.out, "");
   EXPECT_THAT(relayed.err, HasSubstr("dropped a result line whose checksum does not match"));
   EXPECT_THAT(relayed.err, HasSubstr("kbench: lava: job 7 Finished/Complete: 1 result line(s) failed their checksum"));
+}
+
+// lava-run's closing results line for a job that failed with `type`.
+std::string job_result(const std::string& type, const std::string& message) {
+  return "- {\"dt\": \"2026-12-05T11:20:09\", \"lvl\": \"results\", \"msg\": {\"case\": \"job\", \"definition\": "
+         "\"lava\", \"error_msg\": \"" + message + "\", \"error_type\": \"" + type + "\", \"result\": \"fail\"}}\n";
+}
+
+TEST(LavaLog, TakesHowLavaClassedTheJobsFailure) {
+  const std::string log = log_entry("exception", "Connection closed") +
+                          "- {\"dt\": \"2026-12-05T11:20:08\", \"lvl\": \"results\", \"msg\": {\"case\": "
+                          "\"validate\", \"definition\": \"lava\", \"result\": \"pass\"}}\n" +
+                          job_result("Infrastructure", "Connection closed");
+  const lava::LogContents contents = lava::read_job_log(log);
+  EXPECT_EQ(contents.job_error_type, "Infrastructure");
+  EXPECT_THAT(contents.errors, ::testing::ElementsAre("Connection closed"));
+  EXPECT_EQ(lava::read_job_log(log_entry("exception", "x")).job_error_type, "");
+}
+
+// A device or dispatcher failing before the agent started is the lab's
+// failure: the job goes in again, up to infra_retries times; when each try
+// fails so, the relay's status says it was the lab's.
+TEST_F(LavaConnection, AJobTheLabFailsBeforeTheAgentStartsIsSubmittedAgain) {
+  FakeLava lava;
+  lava.job_["health"] = "Incomplete";
+  lava.log_ = log_entry("error", "ConnectionClosedError: connection closed") +
+              job_result("Infrastructure", "Connection closed");
+  const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}, {"infra_retries", "2"}});
+  EXPECT_EQ(relayed.status, kExitInfrastructure);
+  EXPECT_EQ(lava.submits_, 3);
+  EXPECT_EQ(relayed.out, "");
+  EXPECT_THAT(relayed.err, HasSubstr("kbench: lava: job 7 Finished/Incomplete: LAVA ended it on an Infrastructure "
+                                     "error before the agent started: ConnectionClosedError: connection closed; "
+                                     "submitting the job again (retry 1 of 2)"));
+  EXPECT_THAT(relayed.err, HasSubstr("(retry 2 of 2)"));
+  EXPECT_THAT(relayed.err, HasSubstr("kbench: lava: job 7 Finished/Incomplete: the agent never started: "
+                                     "ConnectionClosedError: connection closed (LAVA: Infrastructure error); after "
+                                     "the lab failed job 7: ConnectionClosedError: connection closed; job 7: "));
+}
+
+TEST_F(LavaConnection, AJobThatRunsAfterTheLabFailedItOnceSaysSo) {
+  FakeLava lava;
+  lava.first_log_ = job_result("Infrastructure", "Connection closed");
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
+              log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
+              log_entry("target", frame("KBX1", "0"));
+  const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}});
+  EXPECT_EQ(relayed.status, 0) << relayed.err;
+  EXPECT_EQ(lava.submits_, 2);
+  EXPECT_EQ(nlohmann::json::parse(relayed.out)["data"]["kernel"], "6.12");
+  EXPECT_THAT(relayed.err, HasSubstr("(retry 1 of 1)"));
+  EXPECT_THAT(relayed.err, HasSubstr("the agent exited with status 0; after the lab failed job 7"));
+}
+
+// A kernel that panics is the job's failure (LAVA's error type Job): never
+// submitted again, and the relay's status is a plain failure.
+TEST_F(LavaConnection, AJobTheKernelFailsIsNotSubmittedAgain) {
+  FakeLava lava;
+  lava.job_["health"] = "Incomplete";
+  lava.log_ = log_entry("target", "Kernel panic - not syncing: VFS: Unable to mount root fs") +
+              log_entry("error", "login-action kernel 'panic'") + job_result("Job", "login-action kernel 'panic'");
+  const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}, {"infra_retries", "3"}});
+  EXPECT_EQ(relayed.status, 1);
+  EXPECT_EQ(lava.submits_, 1);
+  EXPECT_THAT(relayed.err, HasSubstr("the agent never started: login-action kernel 'panic'; last console line: "
+                                     "Kernel panic - not syncing: VFS: Unable to mount root fs (LAVA: Job error)"));
+  EXPECT_EQ(relayed.err.find("again"), std::string::npos) << relayed.err;
 }
 
 // The job never leaves the queue here: the relay gives up on it after

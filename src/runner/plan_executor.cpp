@@ -813,6 +813,16 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         const auto started = std::chrono::steady_clock::now();
         try {
           fingerprint = fetch_fingerprint(connection);
+        } catch (const InfrastructureError& error) {
+          // The lab failed the session, not the kernel: no failed boot, and
+          // the kernel's next session boots it again.
+          if (interrupted()) break;
+          progress.message(fmt::format("kbench: session {} of {} not measured: the lab failed its run (an "
+                                       "infrastructure error, not counted against the kernel: its next session "
+                                       "boots it again): {}",
+                                       s + 1, profile.name, error.what()));
+          ++result.failed;
+          continue;
         } catch (const RunError& error) {
           // The first line says why; the rest is the console's tail.
           const std::string text = error.what();

@@ -82,8 +82,10 @@ nlohmann::json fetch_fingerprint(sut::Connection& connection) {
   if (reason.empty() && fault) reason = *fault;
   if (reason.empty() && (!fingerprint || fingerprint->empty())) reason = "no fingerprint record";
   if (!reason.empty()) {
-    throw RunError("kbench-agent fingerprint on " + connection.describe() + " failed: " + reason +
-                   (result.stderr_tail.empty() ? "" : " (" + result.stderr_tail + ")"));
+    const std::string text = "kbench-agent fingerprint on " + connection.describe() + " failed: " + reason +
+                             (result.stderr_tail.empty() ? "" : " (" + result.stderr_tail + ")");
+    if (result.exit_status == kExitInfrastructure) throw InfrastructureError(text);
+    throw RunError(text);
   }
   return *fingerprint;
 }

@@ -155,6 +155,13 @@ LogContents read_job_log(const std::string& log_yaml) {
     ++contents.lines;
     const auto level = quoted_value(line, "lvl");
     if (!level) continue;
+    // lava-run's last word on the job, a mapping: {"case": "job",
+    // "definition": "lava", "error_msg": ..., "error_type": ..., "result": ...}.
+    if (*level == "results" && line.find("\"case\": \"job\"") != std::string::npos &&
+        line.find("\"definition\": \"lava\"") != std::string::npos) {
+      contents.job_error_type = quoted_value(line, "error_type").value_or("");
+      continue;
+    }
     auto message = quoted_value(line, "msg");
     if (!message) continue;
     if (*level == "target") {
@@ -280,6 +287,11 @@ const std::vector<ParamSpec>& lava_param_specs() {
                 "by; default: serve_files' address, or this machine's host name when that is 0.0.0.0 or ::"},
       ParamSpec{"busybox", "/bin/busybox", "/bin/busybox", "a static busybox built for the device, its /init"},
       ParamSpec{"poll_interval", "2", "2", "seconds between two looks at a job's state"}.integer(1, 3600),
+      ParamSpec{"infra_retries", "1", "1",
+                "times a job that LAVA ends with an Infrastructure error before the agent started is submitted "
+                "again; when the last one fails too, the session fails as the lab's, not as a failed boot of its "
+                "kernel"}
+          .integer(0, 100),
   };
   return specs;
 }
@@ -328,6 +340,7 @@ struct LavaParams {
   std::chrono::seconds queue_timeout{3600};
   std::string busybox = "/bin/busybox";
   std::chrono::seconds poll_interval{2};
+  int infra_retries = 1;
   std::string serve_files;  // empty: file:// URLs
   std::string files_host;
 };
@@ -366,6 +379,7 @@ LavaParams parse_lava_params(const Params& params) {
   seconds("job_timeout", parsed.job_timeout);
   seconds("queue_timeout", parsed.queue_timeout);
   seconds("poll_interval", parsed.poll_interval);
+  if (params.count("infra_retries")) parsed.infra_retries = std::stoi(params.at("infra_retries"));
   if (params.count("busybox")) parsed.busybox = params.at("busybox");
   if (params.count("serve_files")) parsed.serve_files = params.at("serve_files");
   if (params.count("files_host")) parsed.files_host = params.at("files_host");
@@ -541,8 +555,23 @@ class LavaConnection final : public Connection {
         "kbench: lava");
   }
 
+  // Submits the job again while LAVA ends it with an Infrastructure error
+  // before the agent started, up to infra_retries times: a device or a
+  // dispatcher failing is not the kernel's failure. Returns the agent's
+  // status, or the relay's own when no agent status came back.
   int relay(const std::string& job, int out_fd, int err_fd) {
     RestClient rest(params_);
+    std::vector<std::string> lab_failures;  // "job N: why", one per try the lab failed
+    for (;;) {
+      if (const auto status = run_job(rest, job, out_fd, err_fd, lab_failures)) return *status;
+    }
+  }
+
+  // One try: submit, follow, read the log. nullopt: the lab failed it before
+  // the agent started and a retry is left (said on err_fd, added to
+  // lab_failures).
+  std::optional<int> run_job(RestClient& rest, const std::string& job, int out_fd, int err_fd,
+                             std::vector<std::string>& lab_failures) {
     const nlohmann::json submitted =
         nlohmann::json::parse(rest.request("POST", "jobs/", nlohmann::json{{"definition", job}}.dump(), 201));
     if (!submitted.contains("job_ids") || submitted["job_ids"].empty()) {
@@ -611,6 +640,20 @@ class LavaConnection final : public Connection {
                                                                                    : "";
     job_id_ = id;
     job_url_ = job_url;
+    const bool lab_failed = contents.job_error_type == "Infrastructure";
+    const bool any_frame = std::any_of(contents.frames.begin(), contents.frames.end(),
+                                       [](const ResultFrame& frame) { return frame.valid; });
+    if (lab_failed && !any_frame && static_cast<int>(lab_failures.size()) < params_.infra_retries) {
+      const std::string reason = failure_reason(info, contents, false);
+      lab_failures.push_back(fmt::format("job {}: {}", id, reason));
+      write_all(err_fd, fmt::format("kbench: lava: job {} {}/{}: LAVA ended it on an Infrastructure error before the "
+                                    "agent started: {}; submitting the job again (retry {} of {}) ({})\n",
+                                    id, state, health, reason, lab_failures.size(), params_.infra_retries, job_url));
+      return std::nullopt;
+    }
+    std::string earlier;
+    for (const auto& failure : lab_failures) earlier += (earlier.empty() ? "" : "; ") + failure;
+    if (!earlier.empty()) earlier = "; after the lab failed " + earlier;
     std::optional<int> agent_status;
     bool init_started = false;
     int corrupted = 0;
@@ -636,16 +679,35 @@ class LavaConnection final : public Connection {
       // benchmark's outcome. Not after a refusal of the agent's input
       // (kExitUsage), which the runner quotes from the agent's own last line.
       if (*agent_status != kExitUsage) {
-        write_all(err_fd, fmt::format("kbench: lava: job {} {}/{} on {}: the agent exited with status {} ({})\n", id,
-                                      state, health, device_.empty() ? "?" : device_, *agent_status, job_url));
+        write_all(err_fd, fmt::format("kbench: lava: job {} {}/{} on {}: the agent exited with status {}{} ({})\n", id,
+                                      state, health, device_.empty() ? "?" : device_, *agent_status, earlier, job_url));
       }
       return *agent_status;
     }
 
-    // One line: the job, its state and health, and LAVA's own reason. The
-    // failure comment is often LAVA's generic "InfrastructureError: ...";
-    // the log's first error or exception says what went wrong, and the last
-    // console line what the device said (e.g. QEMU refusing the kernel).
+    const std::string reason = failure_reason(info, contents, init_started);
+    std::string what;
+    if (corrupted > 0) {
+      what = fmt::format("{} result line(s) failed their checksum", corrupted);
+    } else if (!init_started) {
+      what = "the agent never started";
+    } else {
+      what = "the agent did not finish";
+    }
+    const std::string classed =
+        contents.job_error_type.empty() ? "" : fmt::format(" (LAVA: {} error)", contents.job_error_type);
+    write_all(err_fd, fmt::format("kbench: lava: job {} {}/{}: {}{}{}{} ({})\n", id, state, health, what,
+                                  reason.empty() ? "" : ": " + reason, classed, earlier, job_url));
+    if (agent_status && *agent_status != 0) return *agent_status;
+    return lab_failed && !init_started ? kExitInfrastructure : 1;
+  }
+
+  // One line: LAVA's own reason for a job's failure. The failure comment is
+  // often LAVA's generic "InfrastructureError: ..."; the log's first error
+  // or exception says what went wrong, and, before the agent started, the
+  // last console line what the device said (e.g. QEMU refusing the kernel).
+  static std::string failure_reason(const nlohmann::json& info, const lava::LogContents& contents,
+                                    bool init_started) {
     std::string reason;
     if (info.contains("failure_comment") && info["failure_comment"].is_string()) {
       reason = info["failure_comment"].get<std::string>();
@@ -656,18 +718,8 @@ class LavaConnection final : public Connection {
     if (!init_started && !contents.last_console_line.empty()) {
       reason += (reason.empty() ? "" : "; ") + std::string("last console line: ") + contents.last_console_line;
     }
-    std::string what;
-    if (corrupted > 0) {
-      what = fmt::format("{} result line(s) failed their checksum", corrupted);
-    } else if (!init_started) {
-      what = "the agent never started";
-    } else {
-      what = "the agent did not finish";
-    }
     std::replace(reason.begin(), reason.end(), '\n', ' ');
-    write_all(err_fd, fmt::format("kbench: lava: job {} {}/{}: {}{} ({})\n", id, state, health, what,
-                                  reason.empty() ? "" : ": " + reason, job_url));
-    return agent_status && *agent_status != 0 ? *agent_status : 1;
+    return reason;
   }
 
   // "canceled", or "not canceled: " and why.

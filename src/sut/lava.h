@@ -37,6 +37,10 @@ struct LogContents {
   std::vector<ResultFrame> frames;
   std::vector<std::string> errors;  // LAVA's error and exception lines
   std::string last_console_line;     // of those that hold no frame
+  // How LAVA classed the job's failure (lava-run's error_type: Infrastructure,
+  // Job, Test, Bug, Configuration, Canceled, LAVATimeout, ...); empty when the
+  // job passed or the log does not say.
+  std::string job_error_type;
   std::size_t lines = 0;
 };
 LogContents read_job_log(const std::string& log_yaml);

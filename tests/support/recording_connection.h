@@ -4,7 +4,8 @@
 // down as "<side> <agent command>", where the side is the value the
 // swprofile's wrapper `env KBENCH_TEST_SIDE=<side>` sets. It can also refuse
 // its n-th start as an unreachable SUT would, so a test can leave a plan
-// half done and resume it. Header-only, shared by the test binaries.
+// half done and resume it, or end it with a chosen exit status. Header-only,
+// shared by the test binaries.
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,13 +26,24 @@ class RecordingConnection final : public sut::Connection {
     if (++starts_ == fail_at_start_) throw RunError("recording: the SUT went away at start " + std::to_string(starts_));
     starts.push_back(side() + " " + (args.empty() ? std::string() : args.front()) +
                      (args.size() > 2 && args.front() == "run" ? " " + args[2] : ""));
-    inner_->set_wrapper(wrapper_);
+    if (starts_ == exit_at_start_) {
+      // The agent's words become arguments of a shell that ignores them.
+      inner_->set_wrapper({"sh", "-c", "exit " + std::to_string(exit_status_), "sh"});
+    } else {
+      inner_->set_wrapper(wrapper_);
+    }
     return inner_->start_agent(args);
   }
 
   // The `n`-th start from now (1-based) throws RunError instead of starting
   // the agent.
   void fail_at(int n) { fail_at_start_ = starts_ + n; }
+  // The `n`-th start from now runs no agent and exits with `status`, as a
+  // relay does whose lab failed the run (kExitInfrastructure).
+  void exit_at(int n, int status) {
+    exit_at_start_ = starts_ + n;
+    exit_status_ = status;
+  }
 
   std::string run_account_prefix() const override { return account_prefix; }
 
@@ -49,6 +61,8 @@ class RecordingConnection final : public sut::Connection {
   std::unique_ptr<sut::Connection> inner_;
   int starts_ = 0;
   int fail_at_start_ = 0;
+  int exit_at_start_ = 0;
+  int exit_status_ = 0;
 };
 
 }  // namespace kbench::testing
