@@ -19,8 +19,11 @@
 #include "runner/interrupt.h"
 #include "runner/local_boot.h"
 #include "runner/sysctl.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::runner {
+
+namespace fingerprint_key = sysinfo::fingerprint_key;
 
 namespace {
 
@@ -113,27 +116,31 @@ void describe_new_session(nlohmann::json& fingerprint, const PlanContext& contex
                           const nlohmann::json& order_names, const plan::SwprofileSpec& profile,
                           const std::optional<deploy::BootReport>& boot) {
   const plan::Plan& plan = context.plan;
-  fingerprint["plan"] = {{"path", plan.path},
-                         {"key", context.options.plan_key},
-                         {"identity", context.identity},
-                         {"run", context.run_id},
-                         {"session", round},
-                         {"benchmarks", context.description},
-                         {"ordering", plan.order == plan::Order::Listed ? "listed" : "shuffled"},
-                         {"order", order_names}};
+  namespace in_plan = fingerprint_key::plan;
+  namespace in_swprofile = fingerprint_key::swprofile;
+  nlohmann::json& recorded_plan = fingerprint[fingerprint_key::kPlan];
+  recorded_plan = {{in_plan::kPath, plan.path},
+                   {in_plan::kKey, context.options.plan_key},
+                   {in_plan::kIdentity, context.identity},
+                   {in_plan::kRun, context.run_id},
+                   {in_plan::kSession, round},
+                   {in_plan::kBenchmarks, context.description},
+                   {in_plan::kOrdering, plan.order == plan::Order::Listed ? "listed" : "shuffled"},
+                   {in_plan::kOrder, order_names}};
   // Sessions paused apart (calibrate --spread) are runs of their own:
   // the machine may drift during the pause as it does between runs.
   if (context.options.session_gap.count() > 0) {
-    fingerprint["plan"]["block"] = fmt::format("{}/{}", context.run_id, round);
+    recorded_plan[in_plan::kBlock] = fmt::format("{}/{}", context.run_id, round);
   }
-  fingerprint["sysctl"] = profile.sysctl;
+  fingerprint[fingerprint_key::kSysctl] = profile.sysctl;
   // What the swprofile sets on purpose, so compare does not list it as an
   // undeclared environment difference (analysis/environment.h).
-  fingerprint["swprofile"] = {{"kernel", profile.kernel.describe()}, {"cmdline", profile.cmdline}};
-  if (!profile.wrapper.empty()) fingerprint["swprofile"]["wrapper"] = profile.wrapper;
+  nlohmann::json& declared = fingerprint[fingerprint_key::kSwprofile];
+  declared = {{in_swprofile::kKernel, profile.kernel.describe()}, {in_swprofile::kCmdline, profile.cmdline}};
+  if (!profile.wrapper.empty()) declared[in_swprofile::kWrapper] = profile.wrapper;
   // A kernel kbench built: how (commit, config hash, compiler version, ...).
-  if (!profile.build_info.is_null()) fingerprint["swprofile"]["build"] = profile.build_info;
-  if (boot) fingerprint["boot"] = boot->to_json();
+  if (!profile.build_info.is_null()) declared[in_swprofile::kBuild] = profile.build_info;
+  if (boot) fingerprint[fingerprint_key::kBoot] = boot->to_json();
 }
 
 // Runs session `round`'s benchmarks in `order` (a resumed session only those
@@ -182,11 +189,12 @@ bool run_session_benchmarks(sut::Connection& connection, store::ResultStore& sto
 // A method that boots a kernel for each agent would answer from a VM booted
 // for the question, whose load says nothing of the session: not asked.
 nlohmann::json state_at_end(sut::Connection& connection, const sut::Method& method) {
-  nlohmann::json state = {{"loadavg_end", nullptr}};
+  nlohmann::json state = {{fingerprint_key::kLoadavgEnd, nullptr}};
   if (method.has(Capability::BootsKernel)) return state;
   try {
     const nlohmann::json fingerprint = fetch_fingerprint(connection);
-    if (fingerprint.contains("loadavg")) state["loadavg_end"] = fingerprint["loadavg"];
+    if (const nlohmann::json* loadavg = sysinfo::FingerprintView(fingerprint).member(fingerprint_key::kLoadavg))
+      state[fingerprint_key::kLoadavgEnd] = *loadavg;
   } catch (const std::exception&) {
   }
   return state;
@@ -353,9 +361,9 @@ bool sleep_unless_interrupted(std::chrono::milliseconds duration) {
 
 void declare_sut_class(nlohmann::json& fingerprint, const std::string& declared) {
   if (declared.empty()) return;
-  const auto derived = fingerprint.find("sut_class");
-  fingerprint["sut_class_derived"] = derived != fingerprint.end() ? *derived : nlohmann::json();
-  fingerprint["sut_class"] = declared;
+  const nlohmann::json* derived = sysinfo::FingerprintView(fingerprint).member(fingerprint_key::kSutClass);
+  fingerprint[fingerprint_key::kSutClassDerived] = derived ? *derived : nlohmann::json();
+  fingerprint[fingerprint_key::kSutClass] = declared;
 }
 
 MachineLoad machine_load() {
@@ -832,10 +840,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           continue;
         }
         vm_boot.ok = true;
-        if (const auto release = fingerprint.find("kernel_release");
-            release != fingerprint.end() && release->is_string()) {
-          vm_boot.release = release->get<std::string>();
-        }
+        vm_boot.release = sysinfo::FingerprintView(fingerprint).kernel_release().value_or("");
         boot = std::move(vm_boot);
       } else {
         fingerprint = fetch_fingerprint(connection);
