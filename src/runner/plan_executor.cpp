@@ -524,13 +524,14 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     std::vector<std::string> names;
     for (const auto& profile : profiles) names.push_back(profile.name);
     if (const auto latest = store.latest_plan(options.plan_key, names)) {
-      if (latest->value("identity", std::string()) != identity) {
-        auto changes = plan_changes(latest->value("benchmarks", nlohmann::json::array()), description);
+      if (latest->value(fingerprint_key::plan::kIdentity, std::string()) != identity) {
+        auto changes = plan_changes(latest->value(fingerprint_key::plan::kBenchmarks, nlohmann::json::array()),
+                                    description);
         throw InputError(fmt::format("plan changed since the interrupted run: {}; undo the change to resume, or "
                                      "run without --resume to start new sessions",
                                      fmt::join(changes, "; ")));
       }
-      run_id = latest->value("run", std::string());
+      run_id = latest->value(fingerprint_key::plan::kRun, std::string());
     } else {
       progress.message("kbench: nothing to resume in " + store.location() + "; starting new sessions");
     }
