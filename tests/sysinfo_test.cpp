@@ -83,32 +83,38 @@ TEST(FingerprintView, ReadsWhatTheAgentWrites) {
   EXPECT_EQ(*view.member("mitigations"), data["mitigations"]);
 }
 
+namespace {
+
+// Every typed accessor finds nothing in `document`.
+void expect_no_typed_member(const json& document) {
+  const FingerprintView view(document);
+  EXPECT_FALSE(view.kernel_release()) << document;
+  EXPECT_FALSE(view.hostname()) << document;
+  EXPECT_FALSE(view.cmdline()) << document;
+  EXPECT_FALSE(view.sut_class()) << document;
+  EXPECT_FALSE(view.cpus_allowed()) << document;
+  EXPECT_FALSE(view.cpu_count()) << document;
+  EXPECT_FALSE(view.memory_gib()) << document;
+  EXPECT_FALSE(view.load_one_minute()) << document;
+  EXPECT_FALSE(view.plan()) << document;
+  EXPECT_FALSE(view.swprofile()) << document;
+  EXPECT_TRUE(view.sysctl().empty()) << document;
+}
+
+}  // namespace
+
 TEST(FingerprintView, MissingMembersAreNullopt) {
   const json empty = json::object();
-  const FingerprintView view(empty);
-  EXPECT_EQ(view.member("cmdline"), nullptr);
-  EXPECT_EQ(view.member("mitigations", "meltdown"), nullptr);
-  EXPECT_FALSE(view.kernel_release());
-  EXPECT_FALSE(view.hostname());
-  EXPECT_FALSE(view.sut_class());
-  EXPECT_FALSE(view.cpus_allowed());
-  EXPECT_FALSE(view.cpu_count());
-  EXPECT_FALSE(view.memory_gib());
-  EXPECT_FALSE(view.load_one_minute());
-  EXPECT_FALSE(view.plan());
-  EXPECT_FALSE(view.swprofile());
-  EXPECT_TRUE(view.sysctl().empty());
+  EXPECT_EQ(FingerprintView(empty).member("cmdline"), nullptr);
+  EXPECT_EQ(FingerprintView(empty).member("mitigations", "meltdown"), nullptr);
+  expect_no_typed_member(empty);
 }
 
 TEST(FingerprintView, ADocumentThatIsNoObjectHasNoMembers) {
   // What a store's unparsable fingerprint text parses to, and odd JSON.
   for (const json& document : {json(), json::array({1, 2}), json("kernel_release"), json(3)}) {
-    const FingerprintView view(document);
-    EXPECT_EQ(view.member("kernel_release"), nullptr) << document;
-    EXPECT_FALSE(view.kernel_release()) << document;
-    EXPECT_FALSE(view.cpu_count()) << document;
-    EXPECT_FALSE(view.plan()) << document;
-    EXPECT_TRUE(view.sysctl().empty()) << document;
+    EXPECT_EQ(FingerprintView(document).member("kernel_release"), nullptr) << document;
+    expect_no_typed_member(document);
   }
 }
 
@@ -124,25 +130,17 @@ TEST(FingerprintView, NullIsAStoredValueButNoTypedOne) {
 }
 
 TEST(FingerprintView, WrongTypesAreNullopt) {
-  const json document = {{"kernel_release", 6},
-                         {"cpu_count", "4"},
-                         {"memory_gib", 7.5},
-                         {"sut_class", json::array()},
-                         {"cpus_allowed", 3},
-                         {"loadavg", "0.1 0.2 0.3"},
-                         {"plan", "plans/x.yaml"},
-                         {"swprofile", json::array()},
-                         {"sysctl", "vm.swappiness=10"}};
-  const FingerprintView view(document);
-  EXPECT_FALSE(view.kernel_release());
-  EXPECT_FALSE(view.cpu_count());
-  EXPECT_FALSE(view.memory_gib());
-  EXPECT_FALSE(view.sut_class());
-  EXPECT_FALSE(view.cpus_allowed());
-  EXPECT_FALSE(view.load_one_minute());
-  EXPECT_FALSE(view.plan());
-  EXPECT_FALSE(view.swprofile());
-  EXPECT_TRUE(view.sysctl().empty());
+  expect_no_typed_member({{"kernel_release", 6},
+                          {"hostname", false},
+                          {"cmdline", json::object()},
+                          {"cpu_count", "4"},
+                          {"memory_gib", 7.5},
+                          {"sut_class", json::array()},
+                          {"cpus_allowed", 3},
+                          {"loadavg", "0.1 0.2 0.3"},
+                          {"plan", "plans/x.yaml"},
+                          {"swprofile", json::array()},
+                          {"sysctl", "vm.swappiness=10"}});
 }
 
 TEST(FingerprintView, KernelReleaseOfTheFirstStores) {
