@@ -239,6 +239,75 @@ std::optional<bool> booted_before(store::ResultStore& store, const std::vector<s
   return false;
 }
 
+// With a method that boots the swprofile's kernel for every agent run (a
+// VM, a LAVA job), asking the agent for the fingerprint is the boot: the
+// report is ok, with the release the fingerprint names, when the agent
+// answered, and says why not (the console's tail after the first line of
+// the error) when it did not.
+deploy::BootReport boot_for_fingerprint(sut::Connection& connection, const sut::Method& method,
+                                        const std::string& swprofile, int number, nlohmann::json& fingerprint) {
+  deploy::BootReport boot;
+  boot.number = number;
+  boot.swprofile = swprofile;
+  boot.method = method.name;
+  boot.started_at = utc_now_iso8601();
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    fingerprint = fetch_fingerprint(connection);
+  } catch (const RunError& error) {
+    const std::string text = error.what();
+    const auto newline = text.find('\n');
+    boot.reason = text.substr(0, newline);
+    if (newline != std::string::npos) boot.console_tail = text.substr(newline + 1);
+  }
+  boot.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!boot.reason.empty()) return boot;
+  boot.ok = true;
+  boot.release = sysinfo::FingerprintView(fingerprint).kernel_release().value_or("");
+  return boot;
+}
+
+// The run this execution belongs to: the one a plan between boots of this
+// machine carries in its state, the newest one of the store on --resume,
+// else a new one. A run is one execution of the plan and its resumptions:
+// --resume continues the sessions of the newest run, never those of an
+// older one.
+std::string choose_run_id(const plan::Plan& plan, const std::vector<plan::SwprofileSpec>& profiles,
+                          const nlohmann::json& description, const std::string& identity,
+                          const std::optional<LocalBootState>& local_state, const std::string& state_path,
+                          store::ResultStore& store, const ExecOptions& options, Progress& progress) {
+  std::string run_id;
+  if (local_state) {
+    if (!options.resume) {
+      throw InputError(fmt::format("plan {} is between boots of this machine ({}): `kbench plan status {}` shows "
+                                   "where it stands; its resume unit {} continues it after the boot",
+                                   plan.path, state_path, plan.path, local_state->unit));
+    }
+    if (local_state->identity != identity) {
+      throw InputError(fmt::format("plan changed since its boots began (state {}); undo the change to resume",
+                                   state_path));
+    }
+    run_id = local_state->run;
+  } else if (options.resume) {
+    std::vector<std::string> names;
+    for (const auto& profile : profiles) names.push_back(profile.name);
+    if (const auto latest = store.latest_plan(options.plan_key, names)) {
+      if (latest->value(fingerprint_key::plan::kIdentity, std::string()) != identity) {
+        auto changes = plan_changes(latest->value(fingerprint_key::plan::kBenchmarks, nlohmann::json::array()),
+                                    description);
+        throw InputError(fmt::format("plan changed since the interrupted run: {}; undo the change to resume, or "
+                                     "run without --resume to start new sessions",
+                                     fmt::join(changes, "; ")));
+      }
+      run_id = latest->value(fingerprint_key::plan::kRun, std::string());
+    } else {
+      progress.message("kbench: nothing to resume in " + store.location() + "; starting new sessions");
+    }
+  }
+  if (run_id.empty()) run_id = fmt::format("{}-{}", utc_now_iso8601(), getpid());
+  return run_id;
+}
+
 }  // namespace
 
 nlohmann::json plan_description(const std::vector<BenchmarkRun>& benchmarks) {
@@ -500,43 +569,14 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   const auto profiles = select_swprofiles(plan, options);
   const nlohmann::json description = plan_description(benchmarks);
   const std::string identity = plan_identity(description);
-  // A run is one execution of the plan (and its resumptions): --resume
-  // continues the sessions of the newest run, never those of an older one.
-  std::string run_id;
   // A plan booting this machine keeps its run and the boot in flight in a
   // state file between its boots.
   const bool local_boots = boots_this_machine(plan);
   const std::string state_path = local_boots ? local_boot_state_path(options.plan_key) : "";
   std::optional<LocalBootState> local_state;
   if (local_boots) local_state = read_local_boot_state(state_path);
-  if (local_state) {
-    if (!options.resume) {
-      throw InputError(fmt::format("plan {} is between boots of this machine ({}): `kbench plan status {}` shows "
-                                   "where it stands; its resume unit {} continues it after the boot",
-                                   plan.path, state_path, plan.path, local_state->unit));
-    }
-    if (local_state->identity != identity) {
-      throw InputError(fmt::format("plan changed since its boots began (state {}); undo the change to resume",
-                                   state_path));
-    }
-    run_id = local_state->run;
-  } else if (options.resume) {
-    std::vector<std::string> names;
-    for (const auto& profile : profiles) names.push_back(profile.name);
-    if (const auto latest = store.latest_plan(options.plan_key, names)) {
-      if (latest->value(fingerprint_key::plan::kIdentity, std::string()) != identity) {
-        auto changes = plan_changes(latest->value(fingerprint_key::plan::kBenchmarks, nlohmann::json::array()),
-                                    description);
-        throw InputError(fmt::format("plan changed since the interrupted run: {}; undo the change to resume, or "
-                                     "run without --resume to start new sessions",
-                                     fmt::join(changes, "; ")));
-      }
-      run_id = latest->value(fingerprint_key::plan::kRun, std::string());
-    } else {
-      progress.message("kbench: nothing to resume in " + store.location() + "; starting new sessions");
-    }
-  }
-  if (run_id.empty()) run_id = fmt::format("{}-{}", utc_now_iso8601(), getpid());
+  const std::string run_id =
+      choose_run_id(plan, profiles, description, identity, local_state, state_path, store, options, progress);
 
   if (const std::string warning = check_machine_load(options.strict); !warning.empty()) {
     progress.message("kbench: warning: " + warning + "; results will be noisier");
@@ -814,23 +854,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       connection.set_wrapper(profile.wrapper);
       nlohmann::json fingerprint;
       if (boots_per_run) {
-        deploy::BootReport vm_boot;
-        vm_boot.number = ++vm_boots;
-        vm_boot.swprofile = profile.name;
-        vm_boot.method = method.name;
-        vm_boot.started_at = utc_now_iso8601();
-        const auto started = std::chrono::steady_clock::now();
-        try {
-          fingerprint = fetch_fingerprint(connection);
-        } catch (const RunError& error) {
-          // The first line says why; the rest is the console's tail.
-          const std::string text = error.what();
-          const auto newline = text.find('\n');
-          vm_boot.reason = text.substr(0, newline);
-          if (newline != std::string::npos) vm_boot.console_tail = text.substr(newline + 1);
-        }
-        vm_boot.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        if (!vm_boot.reason.empty()) {
+        deploy::BootReport vm_boot = boot_for_fingerprint(connection, method, profile.name, ++vm_boots, fingerprint);
+        if (!vm_boot.ok) {
           if (interrupted()) break;
           progress.message(fmt::format("kbench: session {} of {}: its kernel did not come up by {}: {}", s + 1,
                                        profile.name, method.name, vm_boot.reason));
@@ -840,8 +865,6 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           ++result.failed_boots;
           continue;
         }
-        vm_boot.ok = true;
-        vm_boot.release = sysinfo::FingerprintView(fingerprint).kernel_release().value_or("");
         boot = std::move(vm_boot);
       } else {
         fingerprint = fetch_fingerprint(connection);
