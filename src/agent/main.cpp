@@ -21,6 +21,7 @@
 #include "common/params.h"
 #include "common/records.h"
 #include "sysinfo/fingerprint.h"
+#include "sysinfo/fingerprint_view.h"
 #include "timing/affinity.h"
 #include "timing/clock.h"
 #include "timing/cycle_counter.h"
@@ -76,30 +77,31 @@ int list_catalogue() {
 }
 
 int print_fingerprint() {
+  namespace key = kbench::sysinfo::fingerprint_key;
   json data = kbench::sysinfo::fingerprint();
   try {
     const auto& calibration = kbench::timing::calibration();
     // Fewer brackets than a benchmark's prepare() takes: a fingerprint is
     // asked for at every session's start and end.
     const auto overhead = kbench::timing::measure_timer_overhead(50000);
-    data["timer"] = {{"counter", kbench::timing::counter::kName},
-                     {"ticks_per_second", calibration.ticks_per_second},
-                     {"nominal_hz", calibration.nominal_hz > 0 ? json(calibration.nominal_hz) : json(nullptr)},
-                     // How far the calibration is from CNTFRQ_EL0: firmware that
-                     // programs a wrong frequency shows here.
-                     {"nominal_deviation", calibration.nominal_hz > 0
-                                               ? json(calibration.ticks_per_second / calibration.nominal_hz - 1)
-                                               : json(nullptr)},
-                     {"overhead_ticks", overhead.cost_ticks},
-                     {"overhead_ns", calibration.ticks_to_ns(overhead.cost_ticks)},
-                     {"overhead_statistic", overhead.statistic}};
+    data[key::kTimer] = {{"counter", kbench::timing::counter::kName},
+                      {"ticks_per_second", calibration.ticks_per_second},
+                      {"nominal_hz", calibration.nominal_hz > 0 ? json(calibration.nominal_hz) : json(nullptr)},
+                      // How far the calibration is from CNTFRQ_EL0: firmware that
+                      // programs a wrong frequency shows here.
+                      {"nominal_deviation", calibration.nominal_hz > 0
+                                                ? json(calibration.ticks_per_second / calibration.nominal_hz - 1)
+                                                : json(nullptr)},
+                      {"overhead_ticks", overhead.cost_ticks},
+                      {"overhead_ns", calibration.ticks_to_ns(overhead.cost_ticks)},
+                      {"overhead_statistic", overhead.statistic}};
   } catch (const std::exception&) {
-    data["timer"] = nullptr;  // an unusable counter is a fact, not a failure
+    data[key::kTimer] = nullptr;  // an unusable counter is a fact, not a failure
   }
   // What the controller checks --cpus against before a session begins, also
   // on a remote SUT.
-  data["cpus_allowed"] = kbench::format_cpu_list(kbench::timing::current_affinity());
-  data["containment"] = kbench::agent::containment_method();
+  data[key::kCpusAllowed] = kbench::format_cpu_list(kbench::timing::current_affinity());
+  data[key::kContainment] = kbench::agent::containment_method();
   write_record(records::Fingerprint{data});
   return kbench::kExitOk;
 }

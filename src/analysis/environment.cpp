@@ -5,49 +5,57 @@
 #include <set>
 #include <sstream>
 
+#include "sysinfo/fingerprint_view.h"
+
 namespace kbench::analysis {
 
 namespace {
 
 using nlohmann::json;
+using sysinfo::FingerprintView;
+namespace fingerprint_key = sysinfo::fingerprint_key;
 
 // The fingerprint keys compared value by value, in the order they are listed.
-constexpr const char* kKeys[] = {"kernel_release", "thp",      "governor", "smt",  "mitigations",
-                                 "microcode",      "clocksource", "no_turbo", "boost", "aslr", "seccomp"};
+constexpr const char* kKeys[] = {fingerprint_key::kKernelRelease, fingerprint_key::kThp,
+                                 fingerprint_key::kGovernor,      fingerprint_key::kSmt,
+                                 fingerprint_key::kMitigations,   fingerprint_key::kMicrocode,
+                                 fingerprint_key::kClocksource,   fingerprint_key::kNoTurbo,
+                                 fingerprint_key::kBoost,         fingerprint_key::kAslr,
+                                 fingerprint_key::kSeccomp};
 
 // Kernel parameters and the fingerprint keys they set: a swprofile that puts
 // one on the command line declares what the fingerprint shows for that key.
 const std::map<std::string, std::vector<std::string>>& cmdline_effects() {
   static const std::map<std::string, std::vector<std::string>> effects{
-      {"mitigations", {"mitigations", "smt"}},
-      {"nospectre_v1", {"mitigations"}},
-      {"nospectre_v2", {"mitigations"}},
-      {"spectre_v2", {"mitigations"}},
-      {"spectre_v2_user", {"mitigations"}},
-      {"spectre_bhi", {"mitigations"}},
-      {"spec_store_bypass_disable", {"mitigations"}},
-      {"nospec_store_bypass_disable", {"mitigations"}},
-      {"ssbd", {"mitigations"}},
-      {"spec_rstack_overflow", {"mitigations"}},
-      {"pti", {"mitigations"}},
-      {"nopti", {"mitigations"}},
-      {"kpti", {"mitigations"}},
-      {"mds", {"mitigations"}},
-      {"tsx_async_abort", {"mitigations"}},
-      {"l1tf", {"mitigations"}},
-      {"retbleed", {"mitigations"}},
-      {"srbds", {"mitigations"}},
-      {"mmio_stale_data", {"mitigations"}},
-      {"gather_data_sampling", {"mitigations"}},
-      {"reg_file_data_sampling", {"mitigations"}},
-      {"nosmt", {"smt", "mitigations"}},
-      {"transparent_hugepage", {"thp"}},
-      {"clocksource", {"clocksource"}},
-      {"cpufreq.default_governor", {"governor"}},
-      {"intel_pstate", {"governor", "no_turbo"}},
-      {"amd_pstate", {"governor", "boost"}},
-      {"norandmaps", {"aslr"}},
-      {"dis_ucode_ldr", {"microcode"}},
+      {"mitigations", {fingerprint_key::kMitigations, fingerprint_key::kSmt}},
+      {"nospectre_v1", {fingerprint_key::kMitigations}},
+      {"nospectre_v2", {fingerprint_key::kMitigations}},
+      {"spectre_v2", {fingerprint_key::kMitigations}},
+      {"spectre_v2_user", {fingerprint_key::kMitigations}},
+      {"spectre_bhi", {fingerprint_key::kMitigations}},
+      {"spec_store_bypass_disable", {fingerprint_key::kMitigations}},
+      {"nospec_store_bypass_disable", {fingerprint_key::kMitigations}},
+      {"ssbd", {fingerprint_key::kMitigations}},
+      {"spec_rstack_overflow", {fingerprint_key::kMitigations}},
+      {"pti", {fingerprint_key::kMitigations}},
+      {"nopti", {fingerprint_key::kMitigations}},
+      {"kpti", {fingerprint_key::kMitigations}},
+      {"mds", {fingerprint_key::kMitigations}},
+      {"tsx_async_abort", {fingerprint_key::kMitigations}},
+      {"l1tf", {fingerprint_key::kMitigations}},
+      {"retbleed", {fingerprint_key::kMitigations}},
+      {"srbds", {fingerprint_key::kMitigations}},
+      {"mmio_stale_data", {fingerprint_key::kMitigations}},
+      {"gather_data_sampling", {fingerprint_key::kMitigations}},
+      {"reg_file_data_sampling", {fingerprint_key::kMitigations}},
+      {"nosmt", {fingerprint_key::kSmt, fingerprint_key::kMitigations}},
+      {"transparent_hugepage", {fingerprint_key::kThp}},
+      {"clocksource", {fingerprint_key::kClocksource}},
+      {"cpufreq.default_governor", {fingerprint_key::kGovernor}},
+      {"intel_pstate", {fingerprint_key::kGovernor, fingerprint_key::kNoTurbo}},
+      {"amd_pstate", {fingerprint_key::kGovernor, fingerprint_key::kBoost}},
+      {"norandmaps", {fingerprint_key::kAslr}},
+      {"dis_ucode_ldr", {fingerprint_key::kMicrocode}},
   };
   return effects;
 }
@@ -65,7 +73,7 @@ std::vector<std::string> words_of(const std::string& cmdline) {
 std::set<std::string> declared_keys(const Declarations& a, const Declarations& b) {
   std::set<std::string> keys;
   for (const Declarations* declared : {&a, &b}) {
-    if (declared->kernel) keys.insert("kernel_release");
+    if (declared->kernel) keys.insert(fingerprint_key::kKernelRelease);
     for (const std::string& word : declared->cmdline) {
       keys.insert("cmdline:" + word);
       const auto effect = cmdline_effects().find(parameter_name(word));
@@ -74,7 +82,7 @@ std::set<std::string> declared_keys(const Declarations& a, const Declarations& b
     for (const auto& [name, value] : declared->sysctl) {
       std::string dotted = name;
       std::replace(dotted.begin(), dotted.end(), '/', '.');
-      if (dotted == "kernel.randomize_va_space") keys.insert("aslr");
+      if (dotted == "kernel.randomize_va_space") keys.insert(fingerprint_key::kAslr);
     }
   }
   return keys;
@@ -110,12 +118,9 @@ std::string difference_line(const std::string& key, const ProfileSessions& base,
 SideValues values_of(const ProfileSessions& side, const std::string& key, const std::string& sub = "") {
   SideValues values;
   for (const json& fingerprint : side.fingerprints) {
-    if (!fingerprint.is_object() || !fingerprint.contains(key)) continue;
-    const json* value = &fingerprint.at(key);
-    if (!sub.empty()) {
-      if (!value->is_object() || !value->contains(sub)) continue;
-      value = &value->at(sub);
-    }
+    const FingerprintView view(fingerprint);
+    const json* value = sub.empty() ? view.member(key) : view.member(key, sub);
+    if (!value) continue;
     ++values.known;
     ++values.count[shown(*value)];
   }
@@ -136,16 +141,17 @@ void mitigation_lines(const ProfileSessions& base, const ProfileSessions& test, 
   std::set<std::string> names;
   for (const ProfileSessions* side : {&base, &test})
     for (const json& fingerprint : side->fingerprints)
-      if (fingerprint.is_object() && fingerprint.contains("mitigations") && fingerprint.at("mitigations").is_object())
-        for (const auto& [name, value] : fingerprint.at("mitigations").items()) names.insert(name);
+      if (const json* mitigations = FingerprintView(fingerprint).member(fingerprint_key::kMitigations);
+          mitigations && mitigations->is_object())
+        for (const auto& [name, value] : mitigations->items()) names.insert(name);
   std::vector<std::string> differing;
   std::vector<std::string> detail;
   for (const std::string& name : names) {
-    const SideValues a = values_of(base, "mitigations", name);
-    const SideValues b = values_of(test, "mitigations", name);
+    const SideValues a = values_of(base, fingerprint_key::kMitigations, name);
+    const SideValues b = values_of(test, fingerprint_key::kMitigations, name);
     if (!differ(a, b)) continue;
     differing.push_back(name);
-    detail.push_back(difference_line("mitigations/" + name, base, a, test, b));
+    detail.push_back(difference_line(std::string(fingerprint_key::kMitigations) + "/" + name, base, a, test, b));
   }
   constexpr std::size_t kMostListed = 3;
   if (differing.size() <= kMostListed) {
@@ -161,11 +167,12 @@ void cmdline_line(const ProfileSessions& base, const ProfileSessions& test, cons
   auto words = [](const ProfileSessions& side, bool& known) {
     std::set<std::string> all;
     for (const json& fingerprint : side.fingerprints) {
-      if (!fingerprint.is_object() || !fingerprint.contains("cmdline")) continue;
+      const FingerprintView view(fingerprint);
+      if (!view.member(fingerprint_key::kCmdline)) continue;
       known = true;
-      const json& cmdline = fingerprint.at("cmdline");
-      if (!cmdline.is_string()) continue;
-      for (std::string& word : words_of(cmdline.get<std::string>())) all.insert(std::move(word));
+      const auto cmdline = view.cmdline();
+      if (!cmdline) continue;
+      for (std::string& word : words_of(*cmdline)) all.insert(std::move(word));
     }
     return all;
   };
@@ -200,28 +207,25 @@ struct Load {
   int cpus = 0;        // of that session
 };
 
-bool starts_run(const json& fingerprint) {
-  if (!fingerprint.contains("plan") || !fingerprint.at("plan").is_object()) return true;
-  const json& plan = fingerprint.at("plan");
-  return !plan.contains("session") || !plan.at("session").is_number_integer() || plan.at("session").get<int>() == 0;
+bool starts_run(const FingerprintView& fingerprint) {
+  const auto plan = fingerprint.plan();
+  return !plan || !plan->session || *plan->session == 0;
 }
 
 Load load_of(const ProfileSessions& side) {
   Load load;
   for (const json& fingerprint : side.fingerprints) {
-    if (!fingerprint.is_object() || !starts_run(fingerprint)) continue;
-    const json loadavg = fingerprint.value("loadavg", json());
-    const json cpus = fingerprint.value("cpu_count", json());
-    if (!loadavg.is_array() || loadavg.empty() || !loadavg[0].is_number() || !cpus.is_number_integer() ||
-        cpus.get<int>() < 1)
-      continue;
+    const FingerprintView view(fingerprint);
+    if (!starts_run(view)) continue;
+    const auto one_minute = view.load_one_minute();
+    const auto cpus = view.cpu_count();
+    if (!one_minute || !cpus || *cpus < 1) continue;
     ++load.counted;
-    const double one_minute = loadavg[0].get<double>();
-    if (one_minute >= 0.5 * cpus.get<int>()) {
+    if (*one_minute >= 0.5 * static_cast<double>(*cpus)) {
       ++load.busy;
-      if (one_minute >= load.highest) {
-        load.highest = one_minute;
-        load.cpus = cpus.get<int>();
+      if (*one_minute >= load.highest) {
+        load.highest = *one_minute;
+        load.cpus = static_cast<int>(*cpus);
       }
     }
   }
@@ -241,17 +245,12 @@ Declarations declarations_of(const std::vector<json>& fingerprints) {
   Declarations declared;
   std::set<std::string> words;
   for (const json& fingerprint : fingerprints) {
-    if (!fingerprint.is_object()) continue;
-    if (auto sysctl = fingerprint.find("sysctl"); sysctl != fingerprint.end() && sysctl->is_object())
-      for (const auto& [name, value] : sysctl->items())
-        declared.sysctl[name] = value.is_string() ? value.get<std::string>() : value.dump();
-    auto profile = fingerprint.find("swprofile");
-    if (profile == fingerprint.end() || !profile->is_object()) continue;
-    if (auto kernel = profile->find("kernel"); kernel != profile->end() && kernel->is_string() && !kernel->get<std::string>().empty())
-      declared.kernel = true;
-    if (auto cmdline = profile->find("cmdline"); cmdline != profile->end() && cmdline->is_array())
-      for (const json& word : *cmdline)
-        if (word.is_string()) words.insert(word.get<std::string>());
+    const FingerprintView view(fingerprint);
+    for (auto& [name, value] : view.sysctl()) declared.sysctl[name] = std::move(value);
+    const auto profile = view.swprofile();
+    if (!profile) continue;
+    if (profile->kernel && !profile->kernel->empty()) declared.kernel = true;
+    words.insert(profile->cmdline.begin(), profile->cmdline.end());
   }
   declared.cmdline.assign(words.begin(), words.end());
   return declared;

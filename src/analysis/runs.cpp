@@ -1,33 +1,34 @@
 #include "analysis/runs.h"
 
+#include "sysinfo/fingerprint_view.h"
+
 namespace kbench::analysis {
 
+namespace fingerprint_key = sysinfo::fingerprint_key;
+
 std::string run_of(std::int64_t session, const nlohmann::json& fingerprint) {
-  const auto plan = fingerprint.find("plan");
-  if (plan != fingerprint.end() && plan->is_object()) {
-    for (const char* key : {"block", "run"}) {
-      const auto value = plan->find(key);
-      if (value != plan->end() && value->is_string() && !value->get_ref<const std::string&>().empty())
-        return value->get<std::string>();
-    }
+  if (const auto plan = sysinfo::FingerprintView(fingerprint).plan()) {
+    for (const auto& run : {plan->block, plan->run})
+      if (run && !run->empty()) return *run;
   }
   return "session:" + std::to_string(session);
 }
 
 std::string round_of(const nlohmann::json& fingerprint) {
-  const auto plan = fingerprint.find("plan");
-  if (plan == fingerprint.end() || !plan->is_object()) return {};
-  const auto number = plan->find("session");
-  if (number == plan->end() || !number->is_number_integer()) return {};
-  return std::to_string(number->get<std::int64_t>());
+  const auto plan = sysinfo::FingerprintView(fingerprint).plan();
+  if (!plan || !plan->session) return {};
+  return std::to_string(*plan->session);
 }
 
 std::string kernel_of(const nlohmann::json& fingerprint) {
+  const sysinfo::FingerprintView view(fingerprint);
   nlohmann::json identity = nlohmann::json::object();
-  for (const char* key : {"kernel_release", "kernel_version", "kernel_config_sha256", "kernel_config_gz_sha256",
-                          "cmdline", "sysctl", "swprofile", "seccomp"}) {
-    const auto value = fingerprint.find(key);
-    identity[key] = value == fingerprint.end() ? nlohmann::json() : *value;
+  for (const char* key : {fingerprint_key::kKernelRelease, fingerprint_key::kKernelVersion,
+                          fingerprint_key::kKernelConfigSha256, fingerprint_key::kKernelConfigGzSha256,
+                          fingerprint_key::kCmdline, fingerprint_key::kSysctl, fingerprint_key::kSwprofile,
+                          fingerprint_key::kSeccomp}) {
+    const nlohmann::json* value = view.member(key);
+    identity[key] = value ? *value : nlohmann::json();
   }
   return identity.dump();
 }

@@ -25,6 +25,7 @@
 #include "runner/interrupt.h"
 #include "runner/plan_executor.h"
 #include "sut/method.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::app {
 
@@ -56,7 +57,7 @@ SutTally tally(store::ResultStore& store, const std::string& key, const std::vec
   result.planned = sessions * static_cast<int>(profiles.size());
   const auto latest = store.latest_plan(key, profiles);
   if (!latest) return result;
-  const std::string run = latest->value("run", std::string());
+  const std::string run = latest->value(sysinfo::fingerprint_key::plan::kRun, std::string());
   for (const auto& profile : profiles) {
     for (int s = 0; s < sessions; ++s) {
       const auto id = store.find_plan_session(profile, key, run, s);

@@ -16,6 +16,7 @@
 #include "common/errors.h"
 #include "common/params.h"
 #include "store/result_store.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::cli {
 
@@ -66,11 +67,10 @@ store::SessionListing find_session(store::ResultStore& store, const std::string&
   return matches.front();
 }
 
-std::string fingerprint_field(const nlohmann::json& fingerprint, const char* key) {
-  if (!fingerprint.is_object()) return "";
-  const auto it = fingerprint.find(key);
-  if (it == fingerprint.end() || it->is_null()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
+std::string fingerprint_field(const sysinfo::FingerprintView& fingerprint, const char* key) {
+  const nlohmann::json* value = fingerprint.member(key);
+  if (!value || value->is_null()) return "";
+  return value->is_string() ? value->get<std::string>() : value->dump();
 }
 
 void show_command(const SessionOptions& options) {
@@ -83,24 +83,22 @@ void show_command(const SessionOptions& options) {
                                               : "incomplete: " + app::describe_incompleteness(listing));
   std::cout << fmt::format("  {:<12} {}\n", "started:", listing.started_at);
   std::cout << fmt::format("  {:<12} {}\n", "samples:", listing.samples);
-  const auto& fp = listing.fingerprint;
+  namespace key = sysinfo::fingerprint_key;
+  const sysinfo::FingerprintView fp(listing.fingerprint);
   const std::vector<std::pair<const char*, const char*>> fields = {
-      {"kernel:", "kernel_release"}, {"hostname:", "hostname"},       {"arch:", "arch"},
-      {"cpu model:", "cpu_model"},   {"cpus:", "cpu_count"},          {"memory GiB:", "memory_gib"},
-      {"cmdline:", "cmdline"},       {"governor:", "governor"},       {"clocksource:", "clocksource"}};
-  for (const auto& [label, key] : fields) {
-    std::string value = fingerprint_field(fp, key);
+      {"kernel:", key::kKernelRelease}, {"hostname:", key::kHostname}, {"arch:", key::kArch},
+      {"cpu model:", key::kCpuModel},   {"cpus:", key::kCpuCount},     {"memory GiB:", key::kMemoryGib},
+      {"cmdline:", key::kCmdline},      {"governor:", key::kGovernor}, {"clocksource:", key::kClocksource}};
+  for (const auto& [label, name] : fields) {
+    std::string value = fingerprint_field(fp, name);
     // The agent records a missing cpufreq directory (most VMs) as null: say
     // so, rather than leave out the line a reader looks for.
-    if (value.empty() && std::string_view(key) == "governor" && fp.is_object() && fp.contains(key) &&
-        fp[key].is_null()) {
+    if (value.empty() && std::string_view(name) == key::kGovernor && fp.member(name) && fp.member(name)->is_null()) {
       value = "none (the SUT has no cpufreq)";
     }
     if (!value.empty()) std::cout << fmt::format("  {:<12} {}\n", label, value);
   }
-  if (fp.is_object() && fp.contains("plan") && fp["plan"].is_object()) {
-    std::cout << fmt::format("  {:<12} {}\n", "plan:", fp["plan"].value("path", std::string()));
-  }
+  if (const auto plan = fp.plan()) std::cout << fmt::format("  {:<12} {}\n", "plan:", plan->path.value_or(""));
   std::cout << fmt::format("\n{:<32} {:<10} {:>7} {:>9}  {}\n", "benchmark", "outcome", "repeats", "samples",
                            "params / reason");
   for (const auto& benchmark : opened.store->session_benchmarks(session.id)) {

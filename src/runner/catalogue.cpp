@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/records.h"
 #include "runner/agent_invocation.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::runner {
 
@@ -95,11 +96,12 @@ Catalogue fetch_catalogue(sut::Connection& connection) {
 void check_cpus_on_sut(const std::string& cpus, const nlohmann::json& fingerprint, const std::string& sut) {
   if (cpus.empty()) return;
   const auto wanted = parse_cpu_list(cpus, "--cpus");
+  const sysinfo::FingerprintView view(fingerprint);
   std::vector<int> available;
-  if (const auto it = fingerprint.find("cpus_allowed"); it != fingerprint.end() && it->is_string()) {
-    available = parse_cpu_list(it->get<std::string>(), "the SUT's cpus_allowed");
-  } else if (const auto count = fingerprint.find("cpu_count"); count != fingerprint.end() && count->is_number_integer()) {
-    for (int cpu = 0; cpu < count->get<int>(); ++cpu) available.push_back(cpu);
+  if (const auto allowed = view.cpus_allowed()) {
+    available = parse_cpu_list(*allowed, "the SUT's cpus_allowed");
+  } else if (const auto count = view.cpu_count()) {
+    for (int cpu = 0; cpu < *count; ++cpu) available.push_back(cpu);
   } else {
     return;  // an agent that says neither checks --cpus itself
   }

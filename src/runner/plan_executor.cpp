@@ -19,8 +19,11 @@
 #include "runner/interrupt.h"
 #include "runner/local_boot.h"
 #include "runner/sysctl.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::runner {
+
+namespace fingerprint_key = sysinfo::fingerprint_key;
 
 namespace {
 
@@ -113,27 +116,31 @@ void describe_new_session(nlohmann::json& fingerprint, const PlanContext& contex
                           const nlohmann::json& order_names, const plan::SwprofileSpec& profile,
                           const std::optional<deploy::BootReport>& boot) {
   const plan::Plan& plan = context.plan;
-  fingerprint["plan"] = {{"path", plan.path},
-                         {"key", context.options.plan_key},
-                         {"identity", context.identity},
-                         {"run", context.run_id},
-                         {"session", round},
-                         {"benchmarks", context.description},
-                         {"ordering", plan.order == plan::Order::Listed ? "listed" : "shuffled"},
-                         {"order", order_names}};
+  namespace in_plan = fingerprint_key::plan;
+  namespace in_swprofile = fingerprint_key::swprofile;
+  nlohmann::json& recorded_plan = fingerprint[fingerprint_key::kPlan];
+  recorded_plan = {{in_plan::kPath, plan.path},
+                   {in_plan::kKey, context.options.plan_key},
+                   {in_plan::kIdentity, context.identity},
+                   {in_plan::kRun, context.run_id},
+                   {in_plan::kSession, round},
+                   {in_plan::kBenchmarks, context.description},
+                   {in_plan::kOrdering, plan.order == plan::Order::Listed ? "listed" : "shuffled"},
+                   {in_plan::kOrder, order_names}};
   // Sessions paused apart (calibrate --spread) are runs of their own:
   // the machine may drift during the pause as it does between runs.
   if (context.options.session_gap.count() > 0) {
-    fingerprint["plan"]["block"] = fmt::format("{}/{}", context.run_id, round);
+    recorded_plan[in_plan::kBlock] = fmt::format("{}/{}", context.run_id, round);
   }
-  fingerprint["sysctl"] = profile.sysctl;
+  fingerprint[fingerprint_key::kSysctl] = profile.sysctl;
   // What the swprofile sets on purpose, so compare does not list it as an
   // undeclared environment difference (analysis/environment.h).
-  fingerprint["swprofile"] = {{"kernel", profile.kernel.describe()}, {"cmdline", profile.cmdline}};
-  if (!profile.wrapper.empty()) fingerprint["swprofile"]["wrapper"] = profile.wrapper;
+  nlohmann::json& declared = fingerprint[fingerprint_key::kSwprofile];
+  declared = {{in_swprofile::kKernel, profile.kernel.describe()}, {in_swprofile::kCmdline, profile.cmdline}};
+  if (!profile.wrapper.empty()) declared[in_swprofile::kWrapper] = profile.wrapper;
   // A kernel kbench built: how (commit, config hash, compiler version, ...).
-  if (!profile.build_info.is_null()) fingerprint["swprofile"]["build"] = profile.build_info;
-  if (boot) fingerprint["boot"] = boot->to_json();
+  if (!profile.build_info.is_null()) declared[in_swprofile::kBuild] = profile.build_info;
+  if (boot) fingerprint[fingerprint_key::kBoot] = boot->to_json();
 }
 
 // Runs session `round`'s benchmarks in `order` (a resumed session only those
@@ -182,11 +189,12 @@ bool run_session_benchmarks(sut::Connection& connection, store::ResultStore& sto
 // A method that boots a kernel for each agent would answer from a VM booted
 // for the question, whose load says nothing of the session: not asked.
 nlohmann::json state_at_end(sut::Connection& connection, const sut::Method& method) {
-  nlohmann::json state = {{"loadavg_end", nullptr}};
+  nlohmann::json state = {{fingerprint_key::kLoadavgEnd, nullptr}};
   if (method.has(Capability::BootsKernel)) return state;
   try {
     const nlohmann::json fingerprint = fetch_fingerprint(connection);
-    if (fingerprint.contains("loadavg")) state["loadavg_end"] = fingerprint["loadavg"];
+    if (const nlohmann::json* loadavg = sysinfo::FingerprintView(fingerprint).member(fingerprint_key::kLoadavg))
+      state[fingerprint_key::kLoadavgEnd] = *loadavg;
   } catch (const std::exception&) {
   }
   return state;
@@ -229,6 +237,77 @@ std::optional<bool> booted_before(store::ResultStore& store, const std::vector<s
   progress.message(fmt::format("kbench: session {} of {} was interrupted; measuring it again in a fresh boot", s + 1,
                                swprofile));
   return false;
+}
+
+// With a method that boots the swprofile's kernel for every agent run (a
+// VM, a LAVA job), asking the agent for the fingerprint is the boot: the
+// report is ok, with the release the fingerprint names, when the agent
+// answered, and says why not (the console's tail after the first line of
+// the error) when it did not.
+deploy::BootReport boot_for_fingerprint(sut::Connection& connection, const sut::Method& method,
+                                        const std::string& swprofile, int number, nlohmann::json& fingerprint) {
+  deploy::BootReport boot;
+  boot.number = number;
+  boot.swprofile = swprofile;
+  boot.method = method.name;
+  boot.started_at = utc_now_iso8601();
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    fingerprint = fetch_fingerprint(connection);
+  } catch (const InfrastructureError&) {
+    throw;  // the lab's failure, not the boot's: the caller's to report
+  } catch (const RunError& error) {
+    const std::string text = error.what();
+    const auto newline = text.find('\n');
+    boot.reason = text.substr(0, newline);
+    if (newline != std::string::npos) boot.console_tail = text.substr(newline + 1);
+  }
+  boot.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!boot.reason.empty()) return boot;
+  boot.ok = true;
+  boot.release = sysinfo::FingerprintView(fingerprint).kernel_release().value_or("");
+  return boot;
+}
+
+// The run this execution belongs to: the one a plan between boots of this
+// machine carries in its state, the newest one of the store on --resume,
+// else a new one. A run is one execution of the plan and its resumptions:
+// --resume continues the sessions of the newest run, never those of an
+// older one.
+std::string choose_run_id(const plan::Plan& plan, const std::vector<plan::SwprofileSpec>& profiles,
+                          const nlohmann::json& description, const std::string& identity,
+                          const std::optional<LocalBootState>& local_state, const std::string& state_path,
+                          store::ResultStore& store, const ExecOptions& options, Progress& progress) {
+  std::string run_id;
+  if (local_state) {
+    if (!options.resume) {
+      throw InputError(fmt::format("plan {} is between boots of this machine ({}): `kbench plan status {}` shows "
+                                   "where it stands; its resume unit {} continues it after the boot",
+                                   plan.path, state_path, plan.path, local_state->unit));
+    }
+    if (local_state->identity != identity) {
+      throw InputError(fmt::format("plan changed since its boots began (state {}); undo the change to resume",
+                                   state_path));
+    }
+    run_id = local_state->run;
+  } else if (options.resume) {
+    std::vector<std::string> names;
+    for (const auto& profile : profiles) names.push_back(profile.name);
+    if (const auto latest = store.latest_plan(options.plan_key, names)) {
+      if (latest->value(fingerprint_key::plan::kIdentity, std::string()) != identity) {
+        auto changes = plan_changes(latest->value(fingerprint_key::plan::kBenchmarks, nlohmann::json::array()),
+                                    description);
+        throw InputError(fmt::format("plan changed since the interrupted run: {}; undo the change to resume, or "
+                                     "run without --resume to start new sessions",
+                                     fmt::join(changes, "; ")));
+      }
+      run_id = latest->value(fingerprint_key::plan::kRun, std::string());
+    } else {
+      progress.message("kbench: nothing to resume in " + store.location() + "; starting new sessions");
+    }
+  }
+  if (run_id.empty()) run_id = fmt::format("{}-{}", utc_now_iso8601(), getpid());
+  return run_id;
 }
 
 }  // namespace
@@ -353,9 +432,9 @@ bool sleep_unless_interrupted(std::chrono::milliseconds duration) {
 
 void declare_sut_class(nlohmann::json& fingerprint, const std::string& declared) {
   if (declared.empty()) return;
-  const auto derived = fingerprint.find("sut_class");
-  fingerprint["sut_class_derived"] = derived != fingerprint.end() ? *derived : nlohmann::json();
-  fingerprint["sut_class"] = declared;
+  const nlohmann::json* derived = sysinfo::FingerprintView(fingerprint).member(fingerprint_key::kSutClass);
+  fingerprint[fingerprint_key::kSutClassDerived] = derived ? *derived : nlohmann::json();
+  fingerprint[fingerprint_key::kSutClass] = declared;
 }
 
 MachineLoad machine_load() {
@@ -492,42 +571,14 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   const auto profiles = select_swprofiles(plan, options);
   const nlohmann::json description = plan_description(benchmarks);
   const std::string identity = plan_identity(description);
-  // A run is one execution of the plan (and its resumptions): --resume
-  // continues the sessions of the newest run, never those of an older one.
-  std::string run_id;
   // A plan booting this machine keeps its run and the boot in flight in a
   // state file between its boots.
   const bool local_boots = boots_this_machine(plan);
   const std::string state_path = local_boots ? local_boot_state_path(options.plan_key) : "";
   std::optional<LocalBootState> local_state;
   if (local_boots) local_state = read_local_boot_state(state_path);
-  if (local_state) {
-    if (!options.resume) {
-      throw InputError(fmt::format("plan {} is between boots of this machine ({}): `kbench plan status {}` shows "
-                                   "where it stands; its resume unit {} continues it after the boot",
-                                   plan.path, state_path, plan.path, local_state->unit));
-    }
-    if (local_state->identity != identity) {
-      throw InputError(fmt::format("plan changed since its boots began (state {}); undo the change to resume",
-                                   state_path));
-    }
-    run_id = local_state->run;
-  } else if (options.resume) {
-    std::vector<std::string> names;
-    for (const auto& profile : profiles) names.push_back(profile.name);
-    if (const auto latest = store.latest_plan(options.plan_key, names)) {
-      if (latest->value("identity", std::string()) != identity) {
-        auto changes = plan_changes(latest->value("benchmarks", nlohmann::json::array()), description);
-        throw InputError(fmt::format("plan changed since the interrupted run: {}; undo the change to resume, or "
-                                     "run without --resume to start new sessions",
-                                     fmt::join(changes, "; ")));
-      }
-      run_id = latest->value("run", std::string());
-    } else {
-      progress.message("kbench: nothing to resume in " + store.location() + "; starting new sessions");
-    }
-  }
-  if (run_id.empty()) run_id = fmt::format("{}-{}", utc_now_iso8601(), getpid());
+  const std::string run_id =
+      choose_run_id(plan, profiles, description, identity, local_state, state_path, store, options, progress);
 
   if (const std::string warning = check_machine_load(options.strict); !warning.empty()) {
     progress.message("kbench: warning: " + warning + "; results will be noisier");
@@ -806,13 +857,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       nlohmann::json fingerprint;
       if (boots_per_run) {
         deploy::BootReport vm_boot;
-        vm_boot.number = ++vm_boots;
-        vm_boot.swprofile = profile.name;
-        vm_boot.method = method.name;
-        vm_boot.started_at = utc_now_iso8601();
-        const auto started = std::chrono::steady_clock::now();
         try {
-          fingerprint = fetch_fingerprint(connection);
+          vm_boot = boot_for_fingerprint(connection, method, profile.name, ++vm_boots, fingerprint);
         } catch (const InfrastructureError& error) {
           // The lab failed the session, not the kernel: no failed boot, and
           // the kernel's next session boots it again.
@@ -823,15 +869,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
                                        s + 1, profile.name, error.what()));
           ++result.failed;
           continue;
-        } catch (const RunError& error) {
-          // The first line says why; the rest is the console's tail.
-          const std::string text = error.what();
-          const auto newline = text.find('\n');
-          vm_boot.reason = text.substr(0, newline);
-          if (newline != std::string::npos) vm_boot.console_tail = text.substr(newline + 1);
         }
-        vm_boot.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        if (!vm_boot.reason.empty()) {
+        if (!vm_boot.ok) {
           if (interrupted()) break;
           progress.message(fmt::format("kbench: session {} of {}: its kernel did not come up by {}: {}", s + 1,
                                        profile.name, method.name, vm_boot.reason));
@@ -840,11 +879,6 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
           ++result.failed;
           ++result.failed_boots;
           continue;
-        }
-        vm_boot.ok = true;
-        if (const auto release = fingerprint.find("kernel_release");
-            release != fingerprint.end() && release->is_string()) {
-          vm_boot.release = release->get<std::string>();
         }
         boot = std::move(vm_boot);
       } else {

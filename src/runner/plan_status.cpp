@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "runner/local_boot.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::runner {
 
@@ -53,7 +54,9 @@ PlanStatus gather_plan_status(const plan::Plan& plan, const std::string& plan_ke
   if (status.state) {
     status.run = status.state->run;
   } else if (store) {
-    if (const auto latest = store->latest_plan(plan_key, names)) status.run = latest->value("run", std::string());
+    if (const auto latest = store->latest_plan(plan_key, names)) {
+      status.run = latest->value(sysinfo::fingerprint_key::plan::kRun, std::string());
+    }
   }
   if (store && !status.run.empty()) status.boots = store->list_boots(plan_key, status.run);
   const int planned = planned_sessions(plan);

@@ -6,15 +6,11 @@
 #include "common/records.h"
 #include "runner/agent_invocation.h"
 #include "runner/run_stream.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::runner {
 
 namespace {
-
-std::string json_string(const nlohmann::json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 std::vector<std::string> agent_run_args(const BenchmarkRun& run, const std::string& cpus) {
   std::vector<std::string> args = {"run", "--benchmark", run.name,
@@ -91,14 +87,16 @@ nlohmann::json fetch_fingerprint(sut::Connection& connection) {
 }
 
 store::Sut sut_from_fingerprint(const nlohmann::json& fp, const std::string& name) {
+  const sysinfo::FingerprintView view(fp);
   store::Sut sut;
-  sut.hostname = json_string(fp, "hostname");
+  sut.hostname = view.hostname().value_or("");
   sut.name = name.empty() ? sut.hostname : name;
-  sut.arch = json_string(fp, "arch");
-  sut.cpu_model = json_string(fp, "cpu_model");
-  sut.cpu_count = fp.value("cpu_count", 0);
-  sut.memory_gib = fp.value("memory_gib", std::int64_t{0});
-  sut.product_name = json_string(fp, "product_name");
+  sut.arch = view.arch().value_or("");
+  sut.cpu_model = view.cpu_model().value_or("");
+  // The agent writes null for a count it could not read: unknown, as when missing.
+  sut.cpu_count = static_cast<int>(view.cpu_count().value_or(0));
+  sut.memory_gib = view.memory_gib().value_or(0);
+  sut.product_name = view.product_name().value_or("");
   return sut;
 }
 

@@ -15,6 +15,7 @@
 #include "store/schema.h"
 #include "store/sql_store.h"
 #include "store/store_text.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::store {
 
@@ -188,7 +189,9 @@ class PostgresDialect final : public SqlDialect {
     for (const auto& member : path) members += (members.empty() ? "" : ",") + member;
     return "(" + column + "::jsonb #>> '{" + members + "}')";
   }
-  std::string fingerprint_sut_class() const override { return "COALESCE(s.fingerprint::jsonb ->> 'sut_class', '')"; }
+  std::string fingerprint_sut_class() const override {
+    return std::string("COALESCE(s.fingerprint::jsonb ->> '") + sysinfo::fingerprint_key::kSutClass + "', '')";
+  }
 
   void lock_session_numbers(SqlDriver& driver, std::int64_t sut_id, std::int64_t swprofile_id) const override {
     driver.prepare("SELECT pg_advisory_xact_lock(?1::integer, ?2::integer)")

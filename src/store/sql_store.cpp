@@ -14,8 +14,11 @@
 #include "common/errors.h"
 #include "common/utc_time.h"
 #include "store/store_text.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::store {
+
+namespace fingerprint_key = sysinfo::fingerprint_key;
 
 std::optional<std::string> DriverSchemaConnection::meta(const std::string& key) {
   if (!driver_.has_table("kbench_meta")) return std::nullopt;
@@ -444,9 +447,10 @@ class SqlStore final : public ResultStore {
 
   std::optional<nlohmann::json> latest_plan(const std::string& plan_key,
                                             const std::vector<std::string>& swprofiles) override {
-    std::string text = "SELECT " + dialect_->json_member("s.fingerprint", {"plan"}) +
+    std::string text = "SELECT " + dialect_->json_member("s.fingerprint", {fingerprint_key::kPlan}) +
                        " FROM session s JOIN swprofile w ON w.id = s.swprofile_id WHERE " +
-                       dialect_->json_member("s.fingerprint", {"plan", "key"}) + " = ?1";
+                       dialect_->json_member("s.fingerprint", {fingerprint_key::kPlan, fingerprint_key::plan::kKey}) +
+                       " = ?1";
     if (!swprofiles.empty()) text += " AND w.name IN (" + sql_placeholders(swprofiles.size(), 2) + ")";
     text += " ORDER BY s.id DESC LIMIT 1";
     auto query = sql(text);
@@ -460,9 +464,12 @@ class SqlStore final : public ResultStore {
 
   std::optional<std::int64_t> find_plan_session(const std::string& swprofile, const std::string& plan_key,
                                                 const std::string& run, int plan_session) override {
-    auto member = [&](const char* name) { return dialect_->json_member("s.fingerprint", {"plan", name}); };
+    namespace plan = fingerprint_key::plan;
+    auto member = [&](const char* name) {
+      return dialect_->json_member("s.fingerprint", {fingerprint_key::kPlan, name});
+    };
     auto query = sql("SELECT s.id FROM session s JOIN swprofile w ON w.id = s.swprofile_id WHERE w.name = ?1 AND " +
-                     member("key") + " = ?2 AND " + member("run") + " = ?3 AND " + member("session") +
+                     member(plan::kKey) + " = ?2 AND " + member(plan::kRun) + " = ?3 AND " + member(plan::kSession) +
                      " = ?4 ORDER BY s.id DESC LIMIT 1");
     query->bind(1, swprofile).bind(2, plan_key).bind(3, run).bind(4, plan_session);
     if (!query->next()) return std::nullopt;

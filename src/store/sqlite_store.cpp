@@ -13,6 +13,7 @@
 #include "store/sql_store.h"
 #include "store/sqlite_file.h"
 #include "store/sqlite_statement.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::store {
 
@@ -139,8 +140,9 @@ class SqliteDialect final : public SqlDialect {
     return "json_extract(" + column + ", '" + json_path + "')";
   }
   std::string fingerprint_sut_class() const override {
-    return "CASE WHEN json_valid(s.fingerprint) AND json_type(s.fingerprint, '$.sut_class') = 'text' "
-           "THEN json_extract(s.fingerprint, '$.sut_class') ELSE '' END";
+    const std::string path = std::string("'$.") + sysinfo::fingerprint_key::kSutClass + "'";
+    return "CASE WHEN json_valid(s.fingerprint) AND json_type(s.fingerprint, " + path + ") = 'text' "
+           "THEN json_extract(s.fingerprint, " + path + ") ELSE '' END";
   }
   void lock_session_numbers(SqlDriver&, std::int64_t, std::int64_t) const override {
     // BEGIN IMMEDIATE made this the only writer.

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <random>
 
+#include "sysinfo/fingerprint_view.h"
+
 namespace kbench::store {
 
 std::string canonical_params(const Params& params) {
@@ -24,20 +26,11 @@ Params params_from_text(const std::string& text) {
 Better better_from_text(const std::string& text) { return parse_better(text).value_or(Better::Lower); }
 
 std::string kernel_release_of(const nlohmann::json& fingerprint) {
-  if (!fingerprint.is_object()) return "";
-  if (auto it = fingerprint.find("kernel_release"); it != fingerprint.end() && it->is_string()) {
-    return it->get<std::string>();
-  }
-  if (auto kernel = fingerprint.find("kernel"); kernel != fingerprint.end() && kernel->is_object()) {
-    if (auto it = kernel->find("release"); it != kernel->end() && it->is_string()) return it->get<std::string>();
-  }
-  return "";
+  return sysinfo::FingerprintView(fingerprint).kernel_release().value_or("");
 }
 
 std::string sut_class_of(const nlohmann::json& fingerprint) {
-  if (!fingerprint.is_object()) return "";
-  if (auto it = fingerprint.find("sut_class"); it != fingerprint.end() && it->is_string()) return it->get<std::string>();
-  return "";
+  return sysinfo::FingerprintView(fingerprint).sut_class().value_or("");
 }
 
 std::string new_session_uid() {

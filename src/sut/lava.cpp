@@ -34,9 +34,11 @@
 #include "assets/sut/init_results_console.sh.h"
 #include "assets/sut/init_run.sh.h"
 #include "common/errors.h"
+#include "common/records.h"
 #include "process/process.h"
 #include "sut/connection.h"
 #include "sut/method.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::sut {
 
@@ -735,11 +737,15 @@ class LavaConnection final : public Connection {
   // The fingerprint the agent takes on the device, plus the job that ran it.
   std::string with_job(const std::string& line) const {
     nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!record.is_object() || record.value("type", "") != "fingerprint" || !record["data"].is_object()) return line;
-    record["data"]["lava_job_id"] = job_id_;
-    record["data"]["lava_job_url"] = job_url_;
-    record["data"]["lava_device_type"] = params_.device_type;
-    if (!device_.empty()) record["data"]["lava_device"] = device_;
+    if (!record.is_object() || record.value("type", "") != records::kFingerprint || !record["data"].is_object()) {
+      return line;
+    }
+    namespace key = sysinfo::fingerprint_key;
+    nlohmann::json& fingerprint = record["data"];
+    fingerprint[key::kLavaJobId] = job_id_;
+    fingerprint[key::kLavaJobUrl] = job_url_;
+    fingerprint[key::kLavaDeviceType] = params_.device_type;
+    if (!device_.empty()) fingerprint[key::kLavaDevice] = device_;
     return record.dump();
   }
 

@@ -29,10 +29,12 @@
 #include "assets/sut/init_run.sh.h"
 #include "common/elf_machine.h"
 #include "common/errors.h"
+#include "common/records.h"
 #include "process/process.h"
 #include "sut/connection.h"
 #include "sut/initramfs.h"
 #include "sut/method.h"
+#include "sysinfo/fingerprint_view.h"
 
 namespace kbench::sut {
 
@@ -450,13 +452,17 @@ class QemuConnection final : public Connection {
   // The fingerprint the agent takes inside the VM, plus how the VM ran.
   std::string with_accel(const std::string& line) const {
     nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!record.is_object() || record.value("type", "") != "fingerprint" || !record["data"].is_object()) return line;
-    record["data"]["qemu_accel"] = accel_;
-    if (!accel_note_.empty()) record["data"]["qemu_accel_note"] = accel_note_;
-    record["data"]["qemu_cpu"] = params_.cpu_model;
+    if (!record.is_object() || record.value("type", "") != records::kFingerprint || !record["data"].is_object()) {
+      return line;
+    }
+    namespace key = sysinfo::fingerprint_key;
+    nlohmann::json& fingerprint = record["data"];
+    fingerprint[key::kQemuAccel] = accel_;
+    if (!accel_note_.empty()) fingerprint[key::kQemuAccelNote] = accel_note_;
+    fingerprint[key::kQemuCpu] = params_.cpu_model;
     // Seconds from starting QEMU to /init's first frame: what each boot costs.
-    if (boot_seconds_ >= 0) record["data"]["qemu_boot_seconds"] = std::round(boot_seconds_ * 10) / 10;
-    if (params_.arch == "aarch64") record["data"]["qemu_machine"] = "virt";
+    if (boot_seconds_ >= 0) fingerprint[key::kQemuBootSeconds] = std::round(boot_seconds_ * 10) / 10;
+    if (params_.arch == "aarch64") fingerprint[key::kQemuMachine] = "virt";
     return record.dump();
   }
 

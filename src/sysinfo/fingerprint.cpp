@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sysinfo/arm64_cpu.h"
+#include "sysinfo/fingerprint_view.h"
 #include "sysinfo/sha256.h"
 
 namespace kbench::sysinfo {
@@ -312,49 +313,49 @@ json os_release() {
 }  // namespace
 
 json fingerprint() {
+  namespace key = fingerprint_key;
   json data = json::object();
   utsname names{};
   const bool have_uname = uname(&names) == 0;
-  data["hostname"] = have_uname ? json(names.nodename) : json(nullptr);
-  data["arch"] = have_uname ? json(names.machine) : json(nullptr);
+  data[key::kHostname] = have_uname ? json(names.nodename) : json(nullptr);
+  data[key::kArch] = have_uname ? json(names.machine) : json(nullptr);
   const auto cpuinfo = read_file("/proc/cpuinfo");
   const auto model_name = cpuinfo ? cpuinfo_field(*cpuinfo, "model name") : std::nullopt;
   std::string midr_source;
   const auto midrs = cpu_midrs(cpuinfo, midr_source);
   // arm64 names no model: the cores the MIDRs stand for ("Neoverse-V1 r1p1").
   // They come first: under qemu-user, /proc/cpuinfo is the host's.
-  data["cpu_model"] = !midrs.empty() ? json(describe_cores(midrs)) : model_name ? json(*model_name) : json(nullptr);
-  data["cpu_midr"] = midrs.empty() ? json(nullptr) : midr_json(midrs.front(), midr_source);
+  data[key::kCpuModel] = !midrs.empty() ? json(describe_cores(midrs)) : model_name ? json(*model_name) : json(nullptr);
+  data[key::kCpuMidr] = midrs.empty() ? json(nullptr) : midr_json(midrs.front(), midr_source);
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
-  data["microcode"] = microcode();
-  data["cpu_count"] = online > 0 ? json(online) : json(nullptr);
+  data[key::kMicrocode] = microcode();
+  data[key::kCpuCount] = online > 0 ? json(online) : json(nullptr);
   const json kib = meminfo_kib();
-  data["memory_kib"] = kib;
-  data["memory_gib"] = kib.is_null() ? json(nullptr) : json(kib_to_whole_gib(kib.get<std::int64_t>()));
-  data["product_name"] = line_or_null("/sys/class/dmi/id/product_name");
-  data["kernel_release"] = have_uname ? json(names.release) : json(nullptr);
-  data["kernel_version"] = have_uname ? json(names.version) : json(nullptr);
-  data["cmdline"] = line_or_null("/proc/cmdline");
-  data["kernel_config_sha256"] = have_uname ? kernel_config_text_hash(names.release) : json(nullptr);
-  data["kernel_config_gz_sha256"] = kernel_config_gz_hash();
-  data["mitigations"] = mitigations();
-  data["clocksource"] =
-      line_or_null("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-  data["governor"] = line_or_null("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
-  data["smt"] = line_or_null("/sys/devices/system/cpu/smt/control");
-  data["aslr"] = int_or_null("/proc/sys/kernel/randomize_va_space");
+  data[key::kMemoryKib] = kib;
+  data[key::kMemoryGib] = kib.is_null() ? json(nullptr) : json(kib_to_whole_gib(kib.get<std::int64_t>()));
+  data[key::kProductName] = line_or_null("/sys/class/dmi/id/product_name");
+  data[key::kKernelRelease] = have_uname ? json(names.release) : json(nullptr);
+  data[key::kKernelVersion] = have_uname ? json(names.version) : json(nullptr);
+  data[key::kCmdline] = line_or_null("/proc/cmdline");
+  data[key::kKernelConfigSha256] = have_uname ? kernel_config_text_hash(names.release) : json(nullptr);
+  data[key::kKernelConfigGzSha256] = kernel_config_gz_hash();
+  data[key::kMitigations] = mitigations();
+  data[key::kClocksource] = line_or_null("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  data[key::kGovernor] = line_or_null("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  data[key::kSmt] = line_or_null("/sys/devices/system/cpu/smt/control");
+  data[key::kAslr] = int_or_null("/proc/sys/kernel/randomize_va_space");
   const auto status = read_file("/proc/self/status");
-  data["seccomp"] = status ? seccomp_from_status(*status) : json(nullptr);
-  data["thp"] = bracketed_or_null("/sys/kernel/mm/transparent_hugepage/enabled");
-  data["no_turbo"] = int_or_null("/sys/devices/system/cpu/intel_pstate/no_turbo");
-  data["boost"] = int_or_null("/sys/devices/system/cpu/cpufreq/boost");
-  data["loadavg"] = loadavg();
-  data["cpu_mhz"] = cpu_mhz();
-  data["os_release"] = os_release();
+  data[key::kSeccomp] = status ? seccomp_from_status(*status) : json(nullptr);
+  data[key::kThp] = bracketed_or_null("/sys/kernel/mm/transparent_hugepage/enabled");
+  data[key::kNoTurbo] = int_or_null("/sys/devices/system/cpu/intel_pstate/no_turbo");
+  data[key::kBoost] = int_or_null("/sys/devices/system/cpu/cpufreq/boost");
+  data[key::kLoadavg] = loadavg();
+  data[key::kCpuMhz] = cpu_mhz();
+  data[key::kOsRelease] = os_release();
   const int sockets = socket_count();
-  data["sockets"] = sockets > 0 ? json(sockets) : json(nullptr);
+  data[key::kSockets] = sockets > 0 ? json(sockets) : json(nullptr);
   const std::string class_core = !midrs.empty() ? core_name(midrs.front()) : model_name ? short_model_name(*model_name) : "";
-  data["sut_class"] = sut_class_name(have_uname ? names.machine : "", class_core, sockets, online,
+  data[key::kSutClass] = sut_class_name(have_uname ? names.machine : "", class_core, sockets, online,
                                      read_line("/sys/class/dmi/id/sys_vendor").value_or(""),
                                      read_line("/sys/class/dmi/id/product_name").value_or(""),
                                      kib.is_null() ? 0 : kib_to_whole_gib(kib.get<std::int64_t>()));
