@@ -29,6 +29,7 @@ std::vector<std::string> agent_run_args(const BenchmarkRun& run, const std::stri
     args.push_back("--cpus");
     args.push_back(cpus);
   }
+  if (run.settings.kernel_profile) args.push_back("--kernel-profile");
   return args;
 }
 

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# kbench run --kernel-profile: the agent samples the kernel during the
+# measured repeats and the controller takes its kernel_profile record in its
+# stride (the run succeeds, its samples are all stored); a plan's
+# kernel_profile setting reaches the agent the same way.
+source "$(dirname "$0")/lib.bash"
+STORE="sqlite://$WORK/results.db"
+export KBENCH_STORE="$STORE"
+DB="$WORK/results.db"
+
+# The agent alone: the record comes last before the end, or says why there is none.
+"$KBENCH_AGENT" run --benchmark syscall/getppid --size quick --warmups 0 --repeats 2 --kernel-profile \
+  >"$WORK/agent.out" 2>"$WORK/agent.err" || fail "kbench-agent --kernel-profile exited $?: $(cat "$WORK/agent.err")"
+profile_type=$(tail -2 "$WORK/agent.out" | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["type"])')
+[ "$profile_type" = kernel_profile ] && pass || fail "the record before the end is '$profile_type', not kernel_profile"
+if grep -q '"unavailable"' "$WORK/agent.out"; then
+  echo "profile unavailable here: $(grep -o '"unavailable":"[^"]*"' "$WORK/agent.out")"
+else
+  samples=$(tail -2 "$WORK/agent.out" | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])')
+  [ "$samples" -gt 0 ] && pass || fail "the profile of syscall/getppid has no samples"
+fi
+
+run() {
+  "$KBENCH" run --swprofile "$1" --suite quick --benchmark 'syscall/getppid' --sessions 1 --repeats 2 --warmups 0 \
+    "${@:2}" >"$WORK/run-$1.out" 2>"$WORK/run-$1.err"
+}
+run A --kernel-profile || fail "kbench run --kernel-profile exited $?: $(tail -5 "$WORK/run-A.err")"
+expect_contains "$WORK/run-A.out" "syscall/getppid"
+n=$(sqlite3 "$DB" "select count(*) from result r join session s on s.id=r.session_id
+                    join swprofile w on w.id=s.swprofile_id where w.name='A'")
+[ "$n" -eq 8 ] && pass || fail "swprofile A has $n samples, expected 8 (4 classes, 2 repeats)"
+
+# A plan's setting: the agent is asked for the profile (its command line).
+cat >"$WORK/plan.yaml" <<PLAN
+swprofiles: [{name: P}]
+benchmarks: [{name: syscall/getppid, params: {calls: 20000}}]
+defaults: {benchmark: {warmups: 0, repeats: 2, sessions: 1, size: quick, kernel_profile: true}}
+PLAN
+"$KBENCH" plan exec "$WORK/plan.yaml" --store "$STORE" >"$WORK/plan.out" 2>"$WORK/plan.err" \
+  || fail "kbench plan exec with kernel_profile: true exited $?: $(tail -5 "$WORK/plan.err")"
+sed 's/kernel_profile: true/kernel_profile: maybe/' "$WORK/plan.yaml" >"$WORK/maybe.yaml"
+expect_bad_input "kernel_profile: maybe" "$KBENCH" plan check "$WORK/maybe.yaml"
+expect_contains "$WORK/err" "defaults.benchmark.kernel_profile: expected true or false, got 'maybe'"
+finish
