@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "benchmarks/benchmark.h"
 #include "benchmarks/harness.h"
 #include "common/errors.h"
+#include "analysis/kernel_profile.h"
 #include "common/records.h"
 #include "runner/run_stream.h"
 #include "support/error_text.h"
@@ -158,6 +160,51 @@ TEST(KernelProfileStream, OneProfileAfterTheLastRepeat) {
   EXPECT_FALSE(twice.fault());
   twice.on_record(records::to_json(profile));
   EXPECT_EQ(twice.fault(), "agent wrote a second 'kernel_profile' record");
+}
+
+kbench::store::StoredKernelProfile store_profile(std::int64_t session, std::map<std::string, std::uint64_t> functions) {
+  kbench::store::StoredKernelProfile stored;
+  stored.session = session;
+  stored.benchmark = {"test/getppid", {}};
+  stored.profile.benchmark = "test/getppid";
+  stored.profile.period_ns = 250000;
+  for (const auto& [name, count] : functions) stored.profile.samples += count;
+  stored.profile.functions = std::move(functions);
+  return stored;
+}
+
+// A delay planted in one function: B spends as much again in it, so its
+// share grows most and it comes out on top, though other functions have
+// more samples; the others' shares shrink.
+TEST(KernelProfileShifts, APlantedDelayComesOutOnTop) {
+  namespace analysis = kbench::analysis;
+  const auto a = analysis::sum_profiles({store_profile(1, {{"entry_SYSCALL_64", 500}, {"__task_pid_nr_ns", 100},
+                                                           {"do_syscall_64", 400}}),
+                                         store_profile(2, {{"entry_SYSCALL_64", 500}, {"__task_pid_nr_ns", 100},
+                                                           {"do_syscall_64", 400}})});
+  EXPECT_EQ(a.sessions, 2);
+  EXPECT_EQ(a.samples, 2000u);
+  const auto b = analysis::sum_profiles({store_profile(3, {{"entry_SYSCALL_64", 500}, {"__task_pid_nr_ns", 600},
+                                                           {"do_syscall_64", 400}, {"new_fn", 1}})});
+  const auto shifts = analysis::function_shifts(a, b);
+  ASSERT_EQ(shifts.size(), 4u);
+  EXPECT_EQ(shifts[0].function, "__task_pid_nr_ns");
+  EXPECT_EQ(shifts[0].samples_a, 200u);
+  EXPECT_EQ(shifts[0].samples_b, 600u);
+  EXPECT_DOUBLE_EQ(shifts[0].share_a, 0.1);
+  EXPECT_NEAR(shifts[0].share_b, 600.0 / 1501, 1e-12);
+  EXPECT_LT(shifts[1].change(), 0);
+  EXPECT_EQ(shifts[3].function, "new_fn");
+  EXPECT_EQ(shifts[3].samples_a, 0u);
+}
+
+TEST(KernelProfileShifts, UnavailableProfilesAreCountedNotSummed) {
+  auto unavailable = store_profile(2, {});
+  unavailable.profile.unavailable = "perf_event_open refused";
+  const auto sum = kbench::analysis::sum_profiles({store_profile(1, {{"f", 3}}), unavailable, unavailable});
+  EXPECT_EQ(sum.sessions, 3);
+  EXPECT_EQ(sum.samples, 3u);
+  EXPECT_EQ(sum.unavailable, std::vector<std::string>{"perf_event_open refused"});
 }
 
 }  // namespace

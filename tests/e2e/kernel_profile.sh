@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # kbench run --kernel-profile: the agent samples the kernel during the
-# measured repeats and the controller takes its kernel_profile record in its
-# stride (the run succeeds, its samples are all stored); a plan's
-# kernel_profile setting reaches the agent the same way.
+# measured repeats, the controller stores the profile beside the samples, a
+# plan's kernel_profile setting does the same, and kbench profile compares
+# two swprofiles' profiles.
 source "$(dirname "$0")/lib.bash"
 STORE="sqlite://$WORK/results.db"
 export KBENCH_STORE="$STORE"
@@ -25,6 +25,10 @@ run() {
     "${@:2}" >"$WORK/run-$1.out" 2>"$WORK/run-$1.err"
 }
 run A --kernel-profile || fail "kbench run --kernel-profile exited $?: $(tail -5 "$WORK/run-A.err")"
+run B --kernel-profile || fail "kbench run B --kernel-profile exited $?: $(tail -5 "$WORK/run-B.err")"
+run C || fail "kbench run C exited $?: $(tail -5 "$WORK/run-C.err")"
+profiles=$(sqlite3 "$DB" "select count(*) from kernel_profile")
+[ "$profiles" -eq 2 ] && pass || fail "$profiles kernel profiles stored, expected 2 (A and B, not C)"
 expect_contains "$WORK/run-A.out" "syscall/getppid"
 n=$(sqlite3 "$DB" "select count(*) from result r join session s on s.id=r.session_id
                     join swprofile w on w.id=s.swprofile_id where w.name='A'")
@@ -38,6 +42,31 @@ defaults: {benchmark: {warmups: 0, repeats: 2, sessions: 1, size: quick, kernel_
 PLAN
 "$KBENCH" plan exec "$WORK/plan.yaml" --store "$STORE" >"$WORK/plan.out" 2>"$WORK/plan.err" \
   || fail "kbench plan exec with kernel_profile: true exited $?: $(tail -5 "$WORK/plan.err")"
+profiles=$(sqlite3 "$DB" "select count(*) from kernel_profile k join session s on s.id = k.session_id
+                          join swprofile w on w.id = s.swprofile_id where w.name = 'P'")
+[ "$profiles" -eq 1 ] && pass || fail "the plan's session has $profiles kernel profiles, expected 1"
+
+# kbench profile: the table of shares, or the reason there is none.
+if sqlite3 "$DB" "select unavailable from kernel_profile where unavailable is not null" | grep -q .; then
+  "$KBENCH" profile A B --benchmark syscall/getppid >"$WORK/profile.out" 2>"$WORK/profile.err"
+  [ $? -eq 1 ] && pass || fail "kbench profile of unavailable profiles did not exit 1"
+  expect_contains "$WORK/profile.err" "profile unavailable: "
+else
+  "$KBENCH" profile A B --benchmark syscall/getppid --top 5 >"$WORK/profile.out" 2>"$WORK/profile.err" \
+    || fail "kbench profile exited $?: $(cat "$WORK/profile.err")"
+  for text in "Kernel profile of syscall/getppid" "A: 1 session, " "B: 1 session, " "function" "change" \
+              "kbench run --swprofile B --benchmark kfunc/"; do
+    expect_contains "$WORK/profile.out" "$text"
+  done
+  # getppid's own function is sampled on both sides.
+  expect_contains "$WORK/profile.out" "getppid"
+  cat "$WORK/profile.out"
+fi
+expect_bad_input "profile of an unprofiled swprofile" "$KBENCH" profile A C --benchmark syscall/getppid
+expect_contains "$WORK/err" "swprofile 'C' has no kernel profile of syscall/getppid"
+expect_bad_input "profile of an unknown swprofile" "$KBENCH" profile A nosuch --benchmark syscall/getppid
+expect_bad_input "profile of one swprofile" "$KBENCH" profile A --benchmark syscall/getppid
+expect_bad_input "profile without --benchmark" "$KBENCH" profile A B
 sed 's/kernel_profile: true/kernel_profile: maybe/' "$WORK/plan.yaml" >"$WORK/maybe.yaml"
 expect_bad_input "kernel_profile: maybe" "$KBENCH" plan check "$WORK/maybe.yaml"
 expect_contains "$WORK/err" "defaults.benchmark.kernel_profile: expected true or false, got 'maybe'"
