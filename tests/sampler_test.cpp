@@ -154,20 +154,34 @@ void getppid_loop(double cpu_seconds) {
   }
 }
 
-TEST(KernelSampler, GetppidLoopLandsInTheSyscallPath) {
+// The sampler (every 100 us) and the symbols of this host, or the reason
+// they cannot be had here.
+struct HostProfiling {
   std::optional<KernelSymbols> symbols;
   std::optional<KernelSampler> sampler;
-  try {
-    symbols.emplace(KernelSymbols::load());
-    sampler.emplace(KernelSampler::Options{.pid = 0, .inherit = true, .period_ns = 100000});
-  } catch (const ProfileUnavailable& unavailable) {
-    GTEST_SKIP() << "profile unavailable: " << unavailable.what();
+  std::string unavailable;
+  HostProfiling() {
+    try {
+      symbols.emplace(KernelSymbols::load());
+      sampler.emplace(KernelSampler::Options{.pid = 0, .inherit = true, .period_ns = 100000});
+    } catch (const ProfileUnavailable& refused) {
+      unavailable = refused.what();
+    }
   }
-  sampler->start();
+  // Stops sampling and resolves what was taken.
+  KernelProfile finish() {
+    sampler->stop();
+    sampler->drain();
+    return sampler->profile(*symbols);
+  }
+};
+
+TEST(KernelSampler, GetppidLoopLandsInTheSyscallPath) {
+  HostProfiling host;
+  if (!host.sampler) GTEST_SKIP() << "profile unavailable: " << host.unavailable;
+  host.sampler->start();
   getppid_loop(0.3);
-  sampler->stop();
-  sampler->drain();
-  const auto profile = sampler->profile(*symbols);
+  const auto profile = host.finish();
   const auto ranked = top(profile, 5);
   std::string shown;
   for (const auto& [name, count] : ranked) shown += "  " + name + " " + std::to_string(count) + "\n";
@@ -186,15 +200,9 @@ TEST(KernelSampler, GetppidLoopLandsInTheSyscallPath) {
 }
 
 TEST(KernelSampler, InheritedByChildren) {
-  std::optional<KernelSymbols> symbols;
-  std::optional<KernelSampler> sampler;
-  try {
-    symbols.emplace(KernelSymbols::load());
-    sampler.emplace(KernelSampler::Options{.pid = 0, .inherit = true, .period_ns = 100000});
-  } catch (const ProfileUnavailable& unavailable) {
-    GTEST_SKIP() << "profile unavailable: " << unavailable.what();
-  }
-  sampler->start();
+  HostProfiling host;
+  if (!host.sampler) GTEST_SKIP() << "profile unavailable: " << host.unavailable;
+  host.sampler->start();
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -203,9 +211,7 @@ TEST(KernelSampler, InheritedByChildren) {
   }
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
-  sampler->stop();
-  sampler->drain();
-  const auto profile = sampler->profile(*symbols);
+  const auto profile = host.finish();
   // The parent only waited: the samples are the child's.
   EXPECT_GT(profile.samples, 50u);
 }
