@@ -327,6 +327,27 @@ TEST(KernelProfiles, UnavailableIsKeptAndDeletedWithTheSession) {
   EXPECT_THROW(store->add_kernel_profile(deleted, kGetpid, unavailable), RunError) << "no such session";
 }
 
+// kbench merge reads a session whole and imports it elsewhere: its profile
+// goes along.
+TEST(KernelProfiles, TravelWithTheSessionToAnotherStore) {
+  TempDir dir;
+  auto source = open_store((dir.path() / "a.db").string(), OpenMode::CreateIfMissing);
+  const auto id = source->begin_session(start_of("base", {kGetpid}));
+  source->add_repeat(id, kGetpid, 0, {sample(10)});
+  source->add_kernel_profile(id, kGetpid, kernel_profile(9));
+  source->finish_session(id);
+  const auto content = source->read_session(id);
+  ASSERT_EQ(content.kernel_profiles.size(), 1u);
+  auto destination = open_store((dir.path() / "b.db").string(), OpenMode::CreateIfMissing);
+  const auto copied = destination->import_session(content);
+  const auto profiles = destination->kernel_profiles("base", kGetpid.name);
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].session, copied);
+  EXPECT_EQ(profiles[0].benchmark.params, kGetpid.params);
+  EXPECT_EQ(profiles[0].profile.functions, kernel_profile(9).functions);
+  EXPECT_EQ(profiles[0].profile.samples, kernel_profile(9).samples);
+}
+
 TEST(SchemaMigration, NewerVersionIsRefusedAndNeverRewritten) {
   TempDir dir;
   const fs::path file = dir.path() / "future.db";

@@ -208,6 +208,7 @@ struct SessionContent {
   std::optional<std::vector<BenchmarkKey>> planned;  // nullopt: a version-1 session (no plan stored)
   std::vector<StoredOutcome> outcomes;               // ordered by benchmark name, params
   std::vector<StoredResult> results;                 // ordered by benchmark name, params, class name, unit, repeat
+  std::vector<StoredKernelProfile> kernel_profiles;  // ordered by benchmark name, params (session: the source's)
 };
 
 class ResultStore {
