@@ -26,10 +26,8 @@ using nlohmann::json;
 namespace records = kbench::records;
 namespace bench = kbench::bench;
 namespace runner = kbench::runner;
-using kbench::Better;
-using kbench::ResultClass;
 
-const ResultClass kCalls{"calls", "ops/sec", Better::Higher};
+const kbench::ResultClass kCalls{"calls", "ops/sec", kbench::Better::Higher};
 
 records::KernelProfile profile_record() {
   records::KernelProfile profile;
@@ -83,7 +81,7 @@ class GetppidBenchmark : public bench::Benchmark {
   std::string name() const override { return "test/getppid"; }
   std::string description() const override { return "getppid loop"; }
   std::vector<bench::ParamSpec> params() const override { return {}; }
-  std::vector<ResultClass> result_classes(const kbench::Params&) const override { return {kCalls}; }
+  std::vector<kbench::ResultClass> result_classes(const kbench::Params&) const override { return {kCalls}; }
   void prepare(const kbench::Params&, const bench::Placement&) override {}
   std::vector<bench::Measurement> run_repeat(const kbench::Params&, const bench::Placement&) override {
     constexpr int kCallsPerRepeat = 100000;
