@@ -120,10 +120,12 @@ Ran kbench_cli(const fs::path& dir, const std::string& arguments) {
 int lines_of(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
 // A version-3 store exactly as a version-3 kbench left it: the current schema
-// without what versions 4 and 5 added.
+// without what versions 4 to 6 added.
 void downgrade_to_version3(const fs::path& file) {
   run_sql(file, R"sql(
     PRAGMA journal_mode = DELETE;
+    DROP TABLE kernel_profile_function;
+    DROP TABLE kernel_profile;
     DROP TABLE log;
     DROP INDEX session_by_uid;
     ALTER TABLE session DROP COLUMN uid;

@@ -50,6 +50,20 @@ benchmarks:
   EXPECT_EQ(plan.settings_for(plan.benchmarks[1]).repeats, 5);
 }
 
+TEST(Plan, KernelProfileIsASetting) {
+  const auto plan = parse_plan(R"(
+defaults: {benchmark: {kernel_profile: true}}
+benchmarks:
+  - {name: perf/sched, kernel_profile: false}
+  - syscall/getpid
+)", "p.yaml");
+  EXPECT_FALSE(plan.settings_for(plan.benchmarks[0]).kernel_profile);
+  EXPECT_TRUE(plan.settings_for(plan.benchmarks[1]).kernel_profile);
+  EXPECT_FALSE(parse_plan("benchmarks: [a/b]\n", "p.yaml").defaults.kernel_profile);
+  EXPECT_EQ(plan_error("defaults: {benchmark: {kernel_profile: yes please}}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: defaults.benchmark.kernel_profile: expected true or false, got 'yes please'");
+}
+
 TEST(Plan, ErrorsNameFileLineKeyAndExpectation) {
   EXPECT_EQ(plan_error("benchmarks:\n  - include: syscall/getpid\nfoo: 1\n"),
             "p.yaml:3: foo: expected one of the keys benchmarks, defaults, include, order, sut, suts, swprofiles (unknown key)");

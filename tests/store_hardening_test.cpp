@@ -214,7 +214,7 @@ TEST(SchemaMigration, ReadOnlyOpenReadsAVersion1StoreWithoutMigratingIt) {
   EXPECT_EQ(read_file(file), before);
 }
 
-// A version-4 store (as kbench wrote it before logs) migrates to version 5
+// A version-4 store (as kbench wrote it before logs) migrates to the current version
 // keeping every session, sample and uid; a read-only open reads it as it is,
 // with no logs, and leaves the file untouched.
 TEST(SchemaMigration, Version4StoreIsMigratedToVersion5KeepingItsDataAndGetsLogs) {
@@ -228,7 +228,7 @@ TEST(SchemaMigration, Version4StoreIsMigratedToVersion5KeepingItsDataAndGetsLogs
     store->record_outcome(id, kGetpid, Outcome{});
     store->finish_session(id);
   }
-  run_sql(file, "PRAGMA journal_mode = DELETE; DROP TABLE log; "
+  run_sql(file, "PRAGMA journal_mode = DELETE; DROP TABLE kernel_profile_function; DROP TABLE kernel_profile; DROP TABLE log; "
                 "UPDATE kbench_meta SET value = '4' WHERE key = 'schema_version'");
   const std::string uid = query_text(file, "SELECT uid FROM session");
   const std::string before = read_file(file);
@@ -251,8 +251,101 @@ TEST(SchemaMigration, Version4StoreIsMigratedToVersion5KeepingItsDataAndGetsLogs
     store->add_log("bisect", "good..bad", "the log");
     EXPECT_EQ(store->logs("bisect").at(0).text, "the log");
   }
-  EXPECT_EQ(query_text(file, "SELECT value FROM kbench_meta WHERE key = 'schema_version'"), "5");
+  EXPECT_EQ(query_text(file, "SELECT value FROM kbench_meta WHERE key = 'schema_version'"), std::to_string(kSchemaVersion));
   EXPECT_EQ(query_text(file, "PRAGMA integrity_check"), "ok");
+}
+
+records::KernelProfile kernel_profile(std::uint64_t getppid_samples) {
+  records::KernelProfile profile;
+  profile.benchmark = kGetpid.name;
+  profile.period_ns = 250000;
+  profile.functions = {{"__task_pid_nr_ns", getppid_samples}, {"do_syscall_64", 3}, {"kvm_fn [kvm]", 1}};
+  profile.unresolved = 2;
+  profile.samples = getppid_samples + 3 + 1 + 2;
+  return profile;
+}
+
+// A version-5 store (before kernel profiles) migrates to version 6 keeping
+// its data; a read-only open reads it with no profiles and leaves it as it is.
+TEST(SchemaMigration, Version5StoreIsMigratedToVersion6AndKeepsKernelProfiles) {
+  TempDir dir;
+  const fs::path file = dir.path() / "v5.db";
+  {
+    auto store = open_store(file.string(), OpenMode::CreateIfMissing);
+    const auto id = store->begin_session(start_of("base", {kGetpid}));
+    store->add_repeat(id, kGetpid, 0, {sample(10)});
+    store->record_outcome(id, kGetpid, Outcome{});
+    store->finish_session(id);
+  }
+  run_sql(file, "PRAGMA journal_mode = DELETE; DROP TABLE kernel_profile_function; DROP TABLE kernel_profile; "
+                "UPDATE kbench_meta SET value = '5' WHERE key = 'schema_version'");
+  const std::string before = read_file(file);
+  {
+    auto reader = open_store(file.string(), OpenMode::ReadOnly);
+    EXPECT_TRUE(reader->kernel_profiles("base", kGetpid.name).empty());
+    EXPECT_EQ(reader->samples(SampleQuery{}).size(), 1u);
+  }
+  EXPECT_EQ(read_file(file), before) << "a read-only open never migrates";
+  {
+    auto store = open_store(file.string(), OpenMode::CreateIfMissing);
+    EXPECT_EQ(store->samples(SampleQuery{}).size(), 1u);
+    const auto id = store->list_sessions({}).at(0).id;
+    store->add_kernel_profile(id, kGetpid, kernel_profile(40));
+    // Stored again (a resumed benchmark): the new profile replaces the old.
+    store->add_kernel_profile(id, kGetpid, kernel_profile(50));
+    const auto profiles = store->kernel_profiles("base", kGetpid.name);
+    ASSERT_EQ(profiles.size(), 1u);
+    EXPECT_EQ(profiles[0].session, id);
+    EXPECT_EQ(profiles[0].benchmark.params, kGetpid.params);
+    EXPECT_EQ(profiles[0].profile.functions, kernel_profile(50).functions);
+    EXPECT_EQ(profiles[0].profile.samples, 56u);
+    EXPECT_EQ(profiles[0].profile.unresolved, 2u);
+    EXPECT_EQ(profiles[0].profile.period_ns, 250000u);
+    EXPECT_TRUE(store->kernel_profiles("other", kGetpid.name).empty());
+  }
+  EXPECT_EQ(query_text(file, "SELECT value FROM kbench_meta WHERE key = 'schema_version'"), "6");
+  EXPECT_EQ(query_text(file, "PRAGMA integrity_check"), "ok");
+}
+
+TEST(KernelProfiles, UnavailableIsKeptAndDeletedWithTheSession) {
+  TempDir dir;
+  auto store = open_store((dir.path() / "p.db").string(), OpenMode::CreateIfMissing);
+  const auto kept = store->begin_session(start_of("base", {kGetpid}));
+  const auto deleted = store->begin_session(start_of("base", {kGetpid}));
+  records::KernelProfile unavailable;
+  unavailable.benchmark = kGetpid.name;
+  unavailable.unavailable = "perf_event_open refused (Permission denied)";
+  store->add_kernel_profile(kept, kGetpid, unavailable);
+  store->add_kernel_profile(deleted, kGetpid, kernel_profile(7));
+  store->delete_session(deleted);
+  const auto profiles = store->kernel_profiles("base", kGetpid.name);
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].profile.unavailable, unavailable.unavailable);
+  EXPECT_TRUE(profiles[0].profile.functions.empty());
+  store->discard_benchmark(kept, kGetpid);
+  EXPECT_TRUE(store->kernel_profiles("base", kGetpid.name).empty());
+  EXPECT_THROW(store->add_kernel_profile(deleted, kGetpid, unavailable), RunError) << "no such session";
+}
+
+// kbench merge reads a session whole and imports it elsewhere: its profile
+// goes along.
+TEST(KernelProfiles, TravelWithTheSessionToAnotherStore) {
+  TempDir dir;
+  auto source = open_store((dir.path() / "a.db").string(), OpenMode::CreateIfMissing);
+  const auto id = source->begin_session(start_of("base", {kGetpid}));
+  source->add_repeat(id, kGetpid, 0, {sample(10)});
+  source->add_kernel_profile(id, kGetpid, kernel_profile(9));
+  source->finish_session(id);
+  const auto content = source->read_session(id);
+  ASSERT_EQ(content.kernel_profiles.size(), 1u);
+  auto destination = open_store((dir.path() / "b.db").string(), OpenMode::CreateIfMissing);
+  const auto copied = destination->import_session(content);
+  const auto profiles = destination->kernel_profiles("base", kGetpid.name);
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].session, copied);
+  EXPECT_EQ(profiles[0].benchmark.params, kGetpid.params);
+  EXPECT_EQ(profiles[0].profile.functions, kernel_profile(9).functions);
+  EXPECT_EQ(profiles[0].profile.samples, kernel_profile(9).samples);
 }
 
 TEST(SchemaMigration, NewerVersionIsRefusedAndNeverRewritten) {

@@ -484,8 +484,8 @@ TEST(PostgresStoreV4, VersionThreeStoreIsMigratedWithUidsAndClasses) {
   auto start = start_of("lab-1", "base");
   start.fingerprint["sut_class"] = "ampere-one";
   open_store(database.url(), OpenMode::CreateIfMissing)->begin_session(start);
-  // Back to version 3: without the columns version 4 added (and the table of version 5).
-  ASSERT_EQ(run_postgres(database.url(), "DROP TABLE log; DROP INDEX session_by_uid; ALTER TABLE session DROP COLUMN uid, "
+  // Back to version 3: without the columns version 4 added (and the tables of versions 5 and 6).
+  ASSERT_EQ(run_postgres(database.url(), "DROP TABLE kernel_profile_function; DROP TABLE kernel_profile; DROP TABLE log; DROP INDEX session_by_uid; ALTER TABLE session DROP COLUMN uid, "
                                          "DROP COLUMN sut_class; UPDATE kbench_meta SET value = '3' "
                                          "WHERE key = 'schema_version'"),
             "");
@@ -510,14 +510,15 @@ TEST(PostgresStoreV5, VersionFourStoreIsMigratedKeepingItsSessionsAndGetsLogs) {
     store->add_repeat(s, kGetpid, 0, {sample(kMean, 0.25)});
     store->finish_session(s);
   }
-  // Back to version 4: without the table version 5 added.
+  // Back to version 4: without the tables versions 5 and 6 added.
   ASSERT_EQ(run_postgres(database.url(),
-                         "DROP TABLE log; UPDATE kbench_meta SET value = '4' WHERE key = 'schema_version'"),
+                         "DROP TABLE kernel_profile_function; DROP TABLE kernel_profile; DROP TABLE log; UPDATE kbench_meta SET value = '4' WHERE key = 'schema_version'"),
             "");
   const std::string uid = query_postgres(database.url(), "SELECT uid FROM session");
   EXPECT_THROW(open_store(database.url(), OpenMode::ReadOnly), InputError) << "a reader never migrates";
   auto store = open_store(database.url(), OpenMode::CreateIfMissing);
-  EXPECT_EQ(query_postgres(database.url(), "SELECT value FROM kbench_meta WHERE key = 'schema_version'"), "5");
+  EXPECT_EQ(query_postgres(database.url(), "SELECT value FROM kbench_meta WHERE key = 'schema_version'"),
+            std::to_string(kSchemaVersion));
   const auto sessions = store->list_sessions({});
   ASSERT_EQ(sessions.size(), 1u);
   EXPECT_EQ(sessions[0].uid, uid);
@@ -527,6 +528,39 @@ TEST(PostgresStoreV5, VersionFourStoreIsMigratedKeepingItsSessionsAndGetsLogs) {
   EXPECT_TRUE(store->logs("").empty());
   store->add_log("bisect", "a..b", "text");
   ASSERT_EQ(store->logs("bisect").size(), 1u);
+}
+
+// --- schema version 6: kernel profiles ----------------------------------------------
+
+TEST(PostgresStoreV6, VersionFiveStoreIsMigratedAndKeepsKernelProfiles) {
+  PostgresTestDatabase database;
+  ASSERT_TRUE(database.ok());
+  std::int64_t s = 0;
+  {
+    auto store = open_store(database.url(), OpenMode::CreateIfMissing);
+    s = store->begin_session(start_of("lab-1", "base"));
+    store->add_repeat(s, kGetpid, 0, {sample(kMean, 0.25)});
+    store->finish_session(s);
+  }
+  ASSERT_EQ(run_postgres(database.url(), "DROP TABLE kernel_profile_function; DROP TABLE kernel_profile; "
+                                         "UPDATE kbench_meta SET value = '5' WHERE key = 'schema_version'"),
+            "");
+  EXPECT_THROW(open_store(database.url(), OpenMode::ReadOnly), InputError) << "a reader never migrates";
+  auto store = open_store(database.url(), OpenMode::CreateIfMissing);
+  EXPECT_EQ(query_postgres(database.url(), "SELECT value FROM kbench_meta WHERE key = 'schema_version'"), "6");
+  EXPECT_EQ(store->samples(SampleQuery{}).size(), 1u);
+  records::KernelProfile profile;
+  profile.benchmark = kGetpid.name;
+  profile.period_ns = 250000;
+  profile.functions = {{"__task_pid_nr_ns", 40}, {"Do_Syscall_64", 2}};
+  profile.samples = 42;
+  store->add_kernel_profile(s, kGetpid, profile);
+  const auto profiles = store->kernel_profiles("base", kGetpid.name);
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].profile.functions, profile.functions);
+  EXPECT_EQ(profiles[0].profile.samples, 42u);
+  store->delete_session(s);
+  EXPECT_TRUE(store->kernel_profiles("base", kGetpid.name).empty());
 }
 
 // --- four controllers at once ------------------------------------------------------

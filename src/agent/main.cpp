@@ -114,6 +114,7 @@ struct RunRequest {
   std::string size = "default";
   std::optional<std::string> cpu;
   std::optional<std::string> cpus;
+  bool kernel_profile = false;
 };
 
 std::string known_names() {
@@ -152,6 +153,7 @@ int run_benchmark(const RunRequest& request) {
   settings.size = request.size;
   settings.warmups = request.warmups;
   settings.repeats = request.repeats;
+  settings.kernel_profile = request.kernel_profile;
   if (request.cpus) {
     // The whole agent (and every task a benchmark starts) stays on these CPUs;
     // single-task benchmarks pin to the first unless --cpu says otherwise.
@@ -210,10 +212,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--cpu,-c", request.cpu, "CPU to pin the benchmark to");
   run->add_option("--cpus", request.cpus, "CPUs the agent and its tasks may use, e.g. 0,2-3 (first: --cpu default)");
+  run->add_flag("--kernel-profile", request.kernel_profile,
+                "Sample the kernel during the repeats (perf cpu-clock) and end with a kernel_profile record");
   run->footer(
       "Examples:\n"
       "  kbench-agent run --benchmark syscall/getppid --param calls=20000 --repeats 2 --warmups 1\n"
       "  kbench-agent run -b perf/syscall --size quick --cpu 1\n"
+      "  kbench-agent run -b syscall/getppid --repeats 3 --kernel-profile\n"
       "Exit status: 0 ok or skipped, 1 benchmark failed, 2 bad input.\n");
 
   try {

@@ -13,6 +13,7 @@
 #include "common/errors.h"
 #include "timing/affinity.h"
 #include "timing/clock.h"
+#include "tracing/sampler.h"
 
 namespace kbench::bench {
 
@@ -61,6 +62,68 @@ std::string number_text(double value) {
   std::snprintf(text, sizeof text, "%g", value);
   return text;
 }
+
+// The record of what the sampler took, its functions cut to the record's
+// cap (the most sampled kept).
+records::KernelProfile profile_record(const std::string& name, const tracing::KernelProfile& profile) {
+  records::KernelProfile record;
+  record.benchmark = name;
+  record.period_ns = profile.period_ns;
+  record.samples = profile.samples;
+  record.lost = profile.lost;
+  record.unresolved = profile.unresolved;
+  std::vector<std::pair<std::string, std::uint64_t>> ranked(profile.functions.begin(), profile.functions.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    if (i < records::kMaxProfileFunctions) {
+      record.functions.insert(ranked[i]);
+    } else {
+      record.unlisted += ranked[i].second;
+    }
+  }
+  return record;
+}
+
+// The sampler of a --kernel-profile run: made before prepare(), so that the
+// threads and children a benchmark starts there inherit its events.
+class ProfileSession {
+ public:
+  explicit ProfileSession(bool wanted) {
+    if (!wanted) return;
+    try {
+      sampler_.emplace();
+    } catch (const tracing::ProfileUnavailable& unavailable) {
+      unavailable_ = unavailable.what();
+    }
+  }
+  void start() {
+    if (sampler_) sampler_->start();
+  }
+  void stop() {
+    if (!sampler_) return;
+    sampler_->stop();
+    sampler_->drain();
+  }
+  // The record ending the run (nullopt when no profile was asked for).
+  std::optional<records::KernelProfile> record(const std::string& name) {
+    if (!sampler_ && !unavailable_) return std::nullopt;
+    if (sampler_) {
+      try {
+        return profile_record(name, sampler_->profile(tracing::KernelSymbols::load()));
+      } catch (const tracing::ProfileUnavailable& unavailable) {
+        unavailable_ = unavailable.what();
+      }
+    }
+    records::KernelProfile record;
+    record.benchmark = name;
+    record.unavailable = one_line(*unavailable_);
+    return record;
+  }
+
+ private:
+  std::optional<tracing::KernelSampler> sampler_;
+  std::optional<std::string> unavailable_;
+};
 
 }  // namespace
 
@@ -111,6 +174,7 @@ int run_benchmark(Benchmark& benchmark, const std::string& name, const Params& p
   };
 
   bool started = false;
+  ProfileSession profiling(settings.kernel_profile);
   try {
     try {
       benchmark.prepare(params, settings.where);
@@ -127,16 +191,19 @@ int run_benchmark(Benchmark& benchmark, const std::string& name, const Params& p
 
     for (int i = 0; i < settings.warmups; ++i) checked(benchmark.run_repeat(params, settings.where), declared);
     for (int repeat = 0; repeat < settings.repeats; ++repeat) {
+      profiling.start();
       const double began = timing::monotonic_seconds();
       const long switches_before = involuntary_switches();
       const auto measured = checked(benchmark.run_repeat(params, settings.where), declared);
       const double seconds = timing::monotonic_seconds() - began;
       const long switches = involuntary_switches() - switches_before;
+      profiling.stop();
       for (const auto& m : measured) write(records::Sample{name, m.result_class, repeat, m.value});
       write(records::RepeatEnd{name, repeat, std::max(seconds, 0.0), std::max(switches, 0L)});
     }
     write_notes(write, name, benchmark.notes(), notes_after_prepare);
     benchmark.finish();
+    if (auto profile = profiling.record(name)) write(*profile);
     return finish_with(records::EndStatus::Ok, kExitOk);
   } catch (const SkipBenchmark& skip) {
     benchmark.finish();

@@ -17,6 +17,11 @@ struct RunSettings {
   int warmups = 1;
   int repeats = 5;
   Placement where;
+  // Sample the kernel during the measured repeats (not the warmups) and end
+  // the run with a kernel_profile record: its per-function counts, or why
+  // there is none. The timer interrupts of the sampling cost the repeats a
+  // little time.
+  bool kernel_profile = false;
 };
 
 // Receives every record as it is produced; the run waits while it writes.

@@ -77,6 +77,7 @@ plan::Plan build_run_plan(const RunOptions& options, const plan::Plan& suite, co
     if (options.sessions) settings.sessions = *options.sessions;
     if (timeout) settings.timeout = *timeout;
     if (options.size) settings.size = *options.size;
+    if (options.kernel_profile) settings.kernel_profile = true;
     entry.overrides = settings;
     // --param applies to every benchmark selected; resolve_benchmarks refuses
     // a key one of them does not have, naming it and its known keys.
@@ -109,6 +110,7 @@ std::string resume_command(const RunOptions& options, const std::string& store_u
   for (const auto& param : options.params) command += " --param " + shell_quote(param);
   if (options.size) command += " --size " + shell_quote(*options.size);
   if (!options.spread.empty()) command += " --spread " + shell_quote(options.spread);
+  if (options.kernel_profile) command += " --kernel-profile";
   return command + " --resume --store " + shell_quote(store_url);
 }
 
@@ -167,6 +169,8 @@ void add_run_command(CLI::App& app) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--size", options->size, "parameter values to start from: quick or default (default: the suite's)");
+  cmd->add_flag("--kernel-profile", options->kernel_profile,
+                "sample where the kernel spends the measured repeats' time (perf cpu-clock; see kbench profile)");
   cmd->add_flag("--resume", options->resume,
                 "continue the interrupted run of this swprofile (same options; refused if they changed)");
   cmd->add_option_function<std::string>(
@@ -186,6 +190,7 @@ void add_run_command(CLI::App& app) {
       "  kbench run --swprofile v6.18 --benchmark 'syscall/*' --repeats 10 --cpus 1\n"
       "  kbench run --swprofile base --benchmark syscall/getpid --param calls=200000 --size quick\n"
       "  kbench run --swprofile base --suite quick --spread 2m   # sessions 2 minutes apart\n"
+      "  kbench run --swprofile base --benchmark syscall/getppid --kernel-profile\n"
       "Each run adds new sessions (3 with the default suite, 5 with quick: compare tests one value per\n"
       "session, so sessions are the replicates), each with the benchmarks in its own shuffled\n"
       "order; samples are stored per repeat. Exit status 1 when a benchmark failed (the\n"

@@ -24,6 +24,7 @@ void add_session_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
 void add_trend_command(CLI::App& app);
 void add_log_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
 void add_build_command(CLI::App& app);
 void add_bisect_command(CLI::App& app);
 // `kbench serve`: the dashboard of serve/, over the store --store names.

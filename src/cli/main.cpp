@@ -184,6 +184,7 @@ int run(int argc, char** argv) {
   kbench::cli::add_serve_command(app);
   kbench::cli::add_trend_command(app);
   kbench::cli::add_log_command(app);
+  kbench::cli::add_profile_command(app);
   kbench::cli::add_build_command(app);
   kbench::cli::add_bisect_command(app);
 

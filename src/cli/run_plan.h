@@ -29,6 +29,7 @@ struct RunOptions {
   // --spread: the pause between sessions; each paused session is then a run
   // of its own (plan.block), so a run teaches the run-to-run noise itself.
   std::string spread;
+  bool kernel_profile = false;  // --kernel-profile: every benchmark's repeats sampled
 };
 
 struct RunDone {

@@ -1,5 +1,6 @@
 #include "common/records.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -177,11 +178,48 @@ RepeatEnd repeat_end_from(const json& record) {
   return end;
 }
 
+constexpr long long kMaxSamples = std::numeric_limits<long long>::max();
+
+KernelProfile kernel_profile_from(const json& record) {
+  const Fields f(record, kKernelProfile);
+  KernelProfile profile;
+  profile.benchmark = f.text("benchmark");
+  if (f.find("unavailable")) {
+    profile.unavailable = f.text("unavailable");
+    return profile;
+  }
+  const auto count = [&](const char* key) { return static_cast<std::uint64_t>(f.integer(key, 0, kMaxSamples)); };
+  profile.period_ns = static_cast<std::uint64_t>(f.integer("period_ns", 1, kMaxSamples));
+  profile.samples = count("samples");
+  profile.lost = count("lost");
+  profile.unresolved = count("unresolved");
+  profile.unlisted = count("unlisted");
+  const auto& functions = f.object("functions");
+  if (functions.size() > kMaxProfileFunctions) {
+    f.bad("functions", "at most " + std::to_string(kMaxProfileFunctions) + " functions");
+  }
+  std::uint64_t listed = 0;
+  for (const auto& [name, value] : functions.items()) {
+    const bool printable = std::none_of(name.begin(), name.end(), [](char c) {
+      return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+    });
+    if (name.empty() || !printable || !value.is_number_unsigned() || value.get<std::uint64_t>() == 0) {
+      f.bad("functions", "an object of function names to sample counts above 0");
+    }
+    profile.functions[name] = value.get<std::uint64_t>();
+    listed += value.get<std::uint64_t>();
+  }
+  if (listed + profile.unresolved + profile.unlisted != profile.samples) {
+    f.bad("samples", "the sum of the functions' counts, unresolved and unlisted");
+  }
+  return profile;
+}
+
 }  // namespace
 
 std::string_view type_of(const Record& record) {
   static constexpr std::array<const char*, std::variant_size_v<Record>> kTypes = {
-      kFingerprint, kBenchmark, kSample, kRepeatEnd, kInfo, kSkipped, kError, kEnd};
+      kFingerprint, kBenchmark, kSample, kRepeatEnd, kInfo, kSkipped, kError, kEnd, kKernelProfile};
   return kTypes[record.index()];
 }
 
@@ -258,6 +296,15 @@ json to_json(const End& record) {
   return {{"type", kEnd}, {"benchmark", record.benchmark}, {"status", std::string(to_string(record.status))}};
 }
 
+json to_json(const KernelProfile& record) {
+  if (record.unavailable) {
+    return {{"type", kKernelProfile}, {"benchmark", record.benchmark}, {"unavailable", *record.unavailable}};
+  }
+  return {{"type", kKernelProfile}, {"benchmark", record.benchmark}, {"period_ns", record.period_ns},
+          {"samples", record.samples},  {"lost", record.lost},           {"unresolved", record.unresolved},
+          {"unlisted", record.unlisted}, {"functions", record.functions}};
+}
+
 json to_json(const Record& record) {
   return std::visit([](const auto& r) { return to_json(r); }, record);
 }
@@ -296,6 +343,7 @@ Record record_from_json(const json& record) {
     end.status = *status;
     return end;
   }
+  if (type == kKernelProfile) return kernel_profile_from(record);
   // Quoted as JSON so that a hostile type cannot smuggle control characters;
   // cut, so that it cannot fill a message.
   constexpr std::size_t kShown = 40;

@@ -16,7 +16,13 @@
 //   {"type":"info","benchmark":B,"key":"timer_overhead_ticks","value":...}
 //   {"type":"skipped","benchmark":B,"reason":"..."}
 //   {"type":"error","benchmark":B,"message":"..."}
+//   {"type":"kernel_profile","benchmark":B,"period_ns":250000,"samples":N,
+//    "lost":0,"unresolved":0,"unlisted":0,"functions":{"fn":count,...}}
+//   {"type":"kernel_profile","benchmark":B,"unavailable":"reason"}
+//                                                             run with --kernel-profile
 //   {"type":"end","benchmark":B,"status":"ok"|"skipped"|"error"}
+#include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -38,6 +44,7 @@ inline constexpr const char* kInfo = "info";
 inline constexpr const char* kSkipped = "skipped";
 inline constexpr const char* kError = "error";
 inline constexpr const char* kEnd = "end";
+inline constexpr const char* kKernelProfile = "kernel_profile";
 
 // A record that does not follow the protocol (missing or mistyped field,
 // unknown type, value out of range). Not the user's input: an agent fault.
@@ -101,7 +108,25 @@ struct End {
   EndStatus status = EndStatus::Ok;
 };
 
-using Record = std::variant<Fingerprint, BenchmarkStart, Sample, RepeatEnd, Info, Skipped, Error, End>;
+// Where the measured repeats' kernel time went (`run --kernel-profile`):
+// cpu-clock samples of the kernel IP per function, summed over the repeats,
+// or why there is no profile.
+struct KernelProfile {
+  std::string benchmark;
+  std::optional<std::string> unavailable;  // set: nothing else is
+  std::uint64_t period_ns = 0;             // CPU time between samples
+  std::uint64_t samples = 0;               // kernel samples taken
+  std::uint64_t lost = 0;                  // dropped by the kernel (buffer full)
+  std::uint64_t unresolved = 0;            // at no known kernel symbol
+  std::uint64_t unlisted = 0;              // in functions beyond the record's cap
+  std::map<std::string, std::uint64_t> functions;
+};
+
+// The most functions one kernel_profile record lists (the rest are counted in
+// `unlisted`): it keeps the record well under the reader's line limit.
+inline constexpr std::size_t kMaxProfileFunctions = 2000;
+
+using Record = std::variant<Fingerprint, BenchmarkStart, Sample, RepeatEnd, Info, Skipped, Error, End, KernelProfile>;
 
 // The "type" word of a record.
 std::string_view type_of(const Record& record);
@@ -116,6 +141,7 @@ nlohmann::json to_json(const Info& record);
 nlohmann::json to_json(const Skipped& record);
 nlohmann::json to_json(const Error& record);
 nlohmann::json to_json(const End& record);
+nlohmann::json to_json(const KernelProfile& record);
 nlohmann::json to_json(const Record& record);
 
 // The record in `json`, every field checked (types, non-empty names, units

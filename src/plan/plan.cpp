@@ -92,7 +92,7 @@ struct Context {
   }
 
   void settings(const YAML::Node& node, const std::string& path, BenchmarkSettings& into) const {
-    only_keys(node, path, {"warmups", "repeats", "sessions", "timeout", "size"});
+    only_keys(node, path, {"warmups", "repeats", "sessions", "timeout", "size", "kernel_profile"});
     if (node["warmups"]) into.warmups = positive_int(node["warmups"], path + ".warmups", 0, kMaxWarmups);
     if (node["repeats"]) into.repeats = positive_int(node["repeats"], path + ".repeats", 1, kMaxRepeats);
     if (node["sessions"]) into.sessions = positive_int(node["sessions"], path + ".sessions", 1, kMaxSessions);
@@ -110,6 +110,13 @@ struct Context {
       if (into.size != "quick" && into.size != "default") {
         fail(node["size"], path + ".size", "quick or default, got '" + into.size + "'");
       }
+    }
+    if (node["kernel_profile"]) {
+      const auto text = scalar(node["kernel_profile"], path + ".kernel_profile");
+      if (text != "true" && text != "false") {
+        fail(node["kernel_profile"], path + ".kernel_profile", "true or false, got '" + text + "'");
+      }
+      into.kernel_profile = text == "true";
     }
   }
 };
@@ -701,16 +708,19 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
     if (node.IsScalar()) {
       entry.name = node.as<std::string>();
     } else {
-      ctx.only_keys(node, "benchmarks[]", {"include", "name", "params", "warmups", "repeats", "sessions", "timeout", "size"});
+      ctx.only_keys(node, "benchmarks[]", {"include", "name", "params", "warmups", "repeats", "sessions", "timeout", "size",
+                                               "kernel_profile"});
       if (node["include"] && node["name"]) ctx.fail(node, "benchmarks[]", "either include or name, not both");
       if (node["include"]) entry.name = ctx.scalar(node["include"], "benchmarks[].include");
       else if (node["name"]) entry.name = ctx.scalar(node["name"], "benchmarks[].name");
       else ctx.fail(node, "benchmarks[]", "include: suite/name or name: suite/name");
       if (node["params"]) entry.params = ctx.string_map(node["params"], "benchmarks[].params");
-      if (node["warmups"] || node["repeats"] || node["sessions"] || node["timeout"] || node["size"]) {
+      static constexpr const char* kSettingKeys[] = {"warmups", "repeats", "sessions", "timeout", "size",
+                                                     "kernel_profile"};
+      if (std::any_of(std::begin(kSettingKeys), std::end(kSettingKeys), [&](const char* key) { return bool(node[key]); })) {
         BenchmarkSettings overrides = plan.defaults;
         YAML::Node settings;
-        for (const char* key : {"warmups", "repeats", "sessions", "timeout", "size"}) {
+        for (const char* key : kSettingKeys) {
           if (node[key]) settings[key] = node[key];
         }
         ctx.settings(settings, "benchmarks[]", overrides);

@@ -20,6 +20,9 @@ struct BenchmarkSettings {
   int sessions = 1;
   std::chrono::seconds timeout{600};
   std::string size = "default";  // quick | default
+  // Sample the kernel during the measured repeats (`kernel_profile: true`,
+  // `kbench run --kernel-profile`); `kbench profile` compares the counts.
+  bool kernel_profile = false;
 };
 
 struct BenchmarkEntry {

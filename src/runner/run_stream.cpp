@@ -32,8 +32,8 @@ constexpr std::size_t kMaxReasonBytes = 2000;
 
 }  // namespace
 
-RunStream::RunStream(ExpectedRun expected, RepeatCommitter commit)
-    : expected_(std::move(expected)), commit_(std::move(commit)) {}
+RunStream::RunStream(ExpectedRun expected, RepeatCommitter commit, ProfileCommitter keep_profile)
+    : expected_(std::move(expected)), commit_(std::move(commit)), keep_profile_(std::move(keep_profile)) {}
 
 void RunStream::fail(std::string reason) {
   if (fault_) return;
@@ -66,6 +66,7 @@ void RunStream::handle(const records::Record& record) {
   if (const auto* sample = std::get_if<records::Sample>(&record)) return handle_sample(*sample);
   if (const auto* repeat_end = std::get_if<records::RepeatEnd>(&record)) return handle_repeat_end(*repeat_end);
   if (const auto* end = std::get_if<records::End>(&record)) return handle_end(*end);
+  if (const auto* profile = std::get_if<records::KernelProfile>(&record)) return handle_profile(*profile);
   if (const auto* skipped = std::get_if<records::Skipped>(&record)) {
     if (skip_reason_ || agent_error_) return fail("agent wrote a second 'skipped' or 'error' record");
     skip_reason_ = shorten(skipped->reason, kMaxReasonBytes);
@@ -160,6 +161,23 @@ void RunStream::handle_repeat_end(const records::RepeatEnd& end) {
   ++next_repeat_;
   pending_.clear();
   pending_labels_.clear();
+}
+
+void RunStream::handle_profile(const records::KernelProfile& profile) {
+  if (profile_seen_) return fail("agent wrote a second 'kernel_profile' record");
+  profile_seen_ = true;
+  // The agent writes it after the last repeat: a profile of part of the
+  // repeats would not be the run's.
+  if (next_repeat_ != expected_.repeats) {
+    return fail(fmt::format("agent wrote a 'kernel_profile' record after {} of {} repeats", next_repeat_,
+                            expected_.repeats));
+  }
+  if (!keep_profile_) return;
+  try {
+    keep_profile_(profile);
+  } catch (const RunError& refused) {
+    return fail(refused.what());
+  }
 }
 
 void RunStream::handle_end(const records::End& end) {

@@ -32,9 +32,13 @@ struct ExpectedRun {
 // Stores one complete repeat; may throw RunError (the store refused it).
 using RepeatCommitter = std::function<void(int repeat, const std::vector<records::Sample>& samples)>;
 
+// Keeps the run's kernel profile (`--kernel-profile`); may throw RunError.
+using ProfileCommitter = std::function<void(const records::KernelProfile& profile)>;
+
 class RunStream {
  public:
-  RunStream(ExpectedRun expected, RepeatCommitter commit);
+  // Without `keep_profile` a kernel_profile record is checked and dropped.
+  RunStream(ExpectedRun expected, RepeatCommitter commit, ProfileCommitter keep_profile = {});
 
   // One record line as invoke_agent hands it on.
   void on_record(const nlohmann::json& record);
@@ -57,10 +61,13 @@ class RunStream {
   void handle_sample(const records::Sample& sample);
   void handle_repeat_end(const records::RepeatEnd& end);
   void handle_end(const records::End& end);
+  void handle_profile(const records::KernelProfile& profile);
   void fail(std::string reason);
 
   ExpectedRun expected_;
   RepeatCommitter commit_;
+  ProfileCommitter keep_profile_;
+  bool profile_seen_ = false;
   std::optional<records::BenchmarkStart> start_;
   std::vector<records::Sample> pending_;      // the repeat in flight
   std::set<std::string> pending_labels_;      // its result classes so far

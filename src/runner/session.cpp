@@ -25,6 +25,7 @@ std::vector<std::string> agent_run_args(const BenchmarkRun& run, const std::stri
     args.push_back("--cpus");
     args.push_back(cpus);
   }
+  if (run.settings.kernel_profile) args.push_back("--kernel-profile");
   return args;
 }
 
@@ -108,7 +109,8 @@ BenchmarkOutcome run_benchmark(sut::Connection& connection, store::ResultStore& 
                    [&](int repeat, const std::vector<records::Sample>& samples) {
                      store.add_repeat(session, key, repeat, samples);
                      progress.repeat_done(repeat);
-                   });
+                   },
+                   [&](const records::KernelProfile& profile) { store.add_kernel_profile(session, key, profile); });
   const std::chrono::milliseconds timeout = run.settings.timeout;
   const InvocationResult invocation = invoke_agent(connection, agent_run_args(run, cpus), timeout, std::ref(stream));
   const bool exited = !invocation.timed_out && invocation.signal == 0;

@@ -18,7 +18,7 @@ namespace kbench::store {
 
 // The schema version this build reads and writes. A store with a higher
 // version is refused (InputError), never rewritten.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // Identity of a system under test. Two sessions belong to the same SUT when
 // all of these agree. memory_gib is MemTotal rounded to whole GiB, because
@@ -176,6 +176,13 @@ struct StoredLog {
   std::string text;
 };
 
+// A benchmark's kernel profile in one session (schema version 6).
+struct StoredKernelProfile {
+  std::int64_t session = 0;
+  BenchmarkKey benchmark;
+  records::KernelProfile profile;  // profile.benchmark is the benchmark's name
+};
+
 // Everything a session holds, so `kbench merge` moves it whole between stores.
 struct StoredResult {
   BenchmarkKey benchmark;
@@ -201,6 +208,7 @@ struct SessionContent {
   std::optional<std::vector<BenchmarkKey>> planned;  // nullopt: a version-1 session (no plan stored)
   std::vector<StoredOutcome> outcomes;               // ordered by benchmark name, params
   std::vector<StoredResult> results;                 // ordered by benchmark name, params, class name, unit, repeat
+  std::vector<StoredKernelProfile> kernel_profiles;  // ordered by benchmark name, params (session: the source's)
 };
 
 class ResultStore {
@@ -276,6 +284,17 @@ class ResultStore {
   // The logs of `kind` ("": every kind), oldest first, text included. A
   // read-only store older than version 5 has none.
   virtual std::vector<StoredLog> logs(const std::string& kind) = 0;
+
+  // --- kernel profiles (schema version 6) ---
+  // Keeps the profile of `benchmark` in `session`, replacing one stored
+  // before, in one transaction.
+  virtual void add_kernel_profile(std::int64_t session, const BenchmarkKey& benchmark,
+                                  const records::KernelProfile& profile) = 0;
+  // The profiles of the benchmark named `benchmark` (any parameters) in the
+  // sessions of `swprofile`, oldest session first. A read-only store older
+  // than version 6 has none.
+  virtual std::vector<StoredKernelProfile> kernel_profiles(const std::string& swprofile,
+                                                          const std::string& benchmark) = 0;
 
   // --- moving sessions between stores (`kbench merge`) ---
   // The session with this uid, if the store has it.

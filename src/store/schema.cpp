@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "assets/store/boot_table.sql.h"
+#include "assets/store/kernel_profile_tables.sql.h"
 #include "assets/store/log_table.sql.h"
 #include "assets/store/version1.sql.h"
 #include "common/errors.h"
@@ -77,6 +78,12 @@ Migration log_table(const ColumnTypes& types) {
                     "CREATE INDEX log_by_kind ON log(kind, id)"}};
 }
 
+// 5 -> 6: where a benchmark's kernel time went (`--kernel-profile`): a row
+// per profiled benchmark of a session, with its samples per kernel function.
+Migration kernel_profile_tables(const ColumnTypes& types) {
+  return Migration{5, {with_types(assets::store::kernel_profile_tables_sql, types)}};
+}
+
 }  // namespace
 
 // 3 -> 4 differs in more than types: a session keeps its identity when
@@ -98,6 +105,7 @@ const SchemaDialect& sqlite_dialect() {
                      "json_extract(fingerprint, '$.sut_class') END, '') "
                      "WHERE json_type(CASE WHEN json_valid(fingerprint) THEN fingerprint END, '$.sut_class') = 'text'"}},
           log_table(kSqliteTypes),
+          kernel_profile_tables(kSqliteTypes),
       }};
   return dialect;
 }
@@ -115,6 +123,7 @@ const SchemaDialect& postgres_dialect() {
                      "sut_class = COALESCE(fingerprint::jsonb->>'sut_class', '')",
                      "CREATE UNIQUE INDEX session_by_uid ON session(uid)"}},
           log_table(kPostgresTypes),
+          kernel_profile_tables(kPostgresTypes),
       }};
   return dialect;
 }

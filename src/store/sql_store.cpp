@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
@@ -417,7 +418,8 @@ class SqlStore final : public ResultStore {
     in_transaction([&] {
       require_session(session, /*lock=*/true);
       for (const char* text : {"DELETE FROM result WHERE session_id = ?1", "DELETE FROM outcome WHERE session_id = ?1",
-                               "DELETE FROM session WHERE id = ?1"}) {
+                               "DELETE FROM kernel_profile_function WHERE session_id = ?1",
+                               "DELETE FROM kernel_profile WHERE session_id = ?1", "DELETE FROM session WHERE id = ?1"}) {
         sql(text)->bind(1, session).run();
       }
       return 0;
@@ -487,6 +489,7 @@ class SqlStore final : public ResultStore {
           .bind(2, *benchmark_id)
           .run();
       delete_outcome(session, *benchmark_id);
+      delete_kernel_profile(session, *benchmark_id);
       return 0;
     });
   }
@@ -570,6 +573,29 @@ class SqlStore final : public ResultStore {
       found.push_back({query->integer(0), query->text(1), query->text(2), query->text(3), query->text(4)});
     }
     return found;
+  }
+
+  void add_kernel_profile(std::int64_t session, const BenchmarkKey& benchmark,
+                          const records::KernelProfile& profile) override {
+    require_writable();
+    if (dialect_->concurrent_writers()) benchmark_id_for(benchmark);
+    in_transaction([&] {
+      require_session(session);
+      const std::int64_t benchmark_id = benchmark_id_for(benchmark);
+      delete_kernel_profile(session, benchmark_id);
+      insert_kernel_profile(session, benchmark_id, profile);
+      return 0;
+    });
+  }
+
+  std::vector<StoredKernelProfile> kernel_profiles(const std::string& swprofile,
+                                                   const std::string& benchmark) override {
+    if (version_ < 6) return {};  // read-only, older than profiles: it has none
+    auto headers = sql(kernel_profile_select() + R"sql(
+      JOIN session s ON s.id = k.session_id JOIN swprofile p ON p.id = s.swprofile_id
+      WHERE p.name = ?1 AND b.name = ?2 ORDER BY k.session_id, b.params)sql");
+    headers->bind(1, swprofile).bind(2, benchmark);
+    return read_kernel_profiles(*headers);
   }
 
   std::optional<std::int64_t> find_session_by_uid(const std::string& uid) override {
@@ -661,6 +687,11 @@ class SqlStore final : public ResultStore {
     for (auto& bucket_rows : by_class) {
       for (auto& row : bucket_rows) content.results.push_back(std::move(row));
     }
+    if (version_ >= 6) {
+      auto profiles = sql(kernel_profile_select() + " WHERE k.session_id = ?1 ORDER BY b.name, b.params");
+      profiles->bind(1, session);
+      content.kernel_profiles = read_kernel_profiles(*profiles);
+    }
     return content;
   }
 
@@ -742,6 +773,9 @@ class SqlStore final : public ResultStore {
         rows_.push_back(ResultInsert{class_id, result.repeat, result.value, result.recorded_at});
       }
       dialect_->insert_results(*driver_, session, rows_);
+      for (const auto& stored : content.kernel_profiles) {
+        insert_kernel_profile(session, benchmark_id_for(stored.benchmark), stored.profile);
+      }
       return session;
     });
   }
@@ -811,6 +845,76 @@ class SqlStore final : public ResultStore {
 
   void delete_outcome(std::int64_t session, std::int64_t benchmark_id) {
     sql("DELETE FROM outcome WHERE session_id = ?1 AND benchmark_id = ?2")->bind(1, session).bind(2, benchmark_id).run();
+  }
+
+  void delete_kernel_profile(std::int64_t session, std::int64_t benchmark_id) {
+    for (const char* text : {"DELETE FROM kernel_profile_function WHERE session_id = ?1 AND benchmark_id = ?2",
+                             "DELETE FROM kernel_profile WHERE session_id = ?1 AND benchmark_id = ?2"}) {
+      sql(text)->bind(1, session).bind(2, benchmark_id).run();
+    }
+  }
+
+  void insert_kernel_profile(std::int64_t session, std::int64_t benchmark_id, const records::KernelProfile& profile) {
+    auto header = sql(R"sql(
+      INSERT INTO kernel_profile(session_id, benchmark_id, unavailable, period_ns, samples, lost, unresolved, unlisted)
+      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
+    header->bind(1, session).bind(2, benchmark_id);
+    if (profile.unavailable) {
+      header->bind(3, *profile.unavailable);
+    } else {
+      header->bind(3, std::nullopt);
+    }
+    header->bind(4, stored_count(profile.period_ns))
+        .bind(5, stored_count(profile.samples))
+        .bind(6, stored_count(profile.lost))
+        .bind(7, stored_count(profile.unresolved))
+        .bind(8, stored_count(profile.unlisted))
+        .run();
+    auto function = sql(R"sql(
+      INSERT INTO kernel_profile_function(session_id, benchmark_id, name, samples) VALUES (?1, ?2, ?3, ?4))sql");
+    for (const auto& [name, samples] : profile.functions) {
+      function->bind(1, session).bind(2, benchmark_id).bind(3, name).bind(4, stored_count(samples)).run();
+    }
+  }
+
+  // The columns read_kernel_profiles() reads, of kernel_profile k joined to
+  // its benchmark b; the caller adds the rest of the query.
+  static std::string kernel_profile_select() {
+    return R"sql(
+      SELECT k.session_id, k.benchmark_id, b.name, b.params, k.unavailable, k.period_ns, k.samples, k.lost,
+             k.unresolved, k.unlisted
+      FROM kernel_profile k JOIN benchmark b ON b.id = k.benchmark_id)sql";
+  }
+
+  std::vector<StoredKernelProfile> read_kernel_profiles(SqlStatement& headers) {
+    auto functions = sql(R"sql(
+      SELECT name, samples FROM kernel_profile_function WHERE session_id = ?1 AND benchmark_id = ?2)sql");
+    std::vector<StoredKernelProfile> found;
+    while (headers.next()) {
+      StoredKernelProfile row;
+      row.session = headers.integer(0);
+      row.benchmark = BenchmarkKey{headers.text(2), params_from_text(headers.text(3))};
+      auto& profile = row.profile;
+      profile.benchmark = row.benchmark.name;
+      if (!headers.is_null(4)) profile.unavailable = headers.text(4);
+      profile.period_ns = static_cast<std::uint64_t>(headers.integer(5));
+      profile.samples = static_cast<std::uint64_t>(headers.integer(6));
+      profile.lost = static_cast<std::uint64_t>(headers.integer(7));
+      profile.unresolved = static_cast<std::uint64_t>(headers.integer(8));
+      profile.unlisted = static_cast<std::uint64_t>(headers.integer(9));
+      functions->bind(1, row.session).bind(2, headers.integer(1));
+      while (functions->next()) {
+        profile.functions[functions->text(0)] = static_cast<std::uint64_t>(functions->integer(1));
+      }
+      found.push_back(std::move(row));
+    }
+    return found;
+  }
+
+  // Sample counts are 64-bit signed in both databases; no real count comes
+  // near the limit.
+  static std::int64_t stored_count(std::uint64_t count) {
+    return static_cast<std::int64_t>(std::min<std::uint64_t>(count, std::numeric_limits<std::int64_t>::max()));
   }
 
   // Columns 0-11 of a SessionListing; version-1 stores (read-only, not yet

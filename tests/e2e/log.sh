@@ -53,7 +53,7 @@ expect_bad_input "log show on a missing store" "$KBENCH" log show 1 --store "sql
 
 # A version-4 store (before logs) reads as one without any, and is not migrated.
 cp "$WORK/store.db" "$WORK/v4.db"
-sqlite3 "$WORK/v4.db" "PRAGMA journal_mode = DELETE; DROP TABLE log; UPDATE kbench_meta SET value = '4' WHERE key = 'schema_version'" >/dev/null
+sqlite3 "$WORK/v4.db" "PRAGMA journal_mode = DELETE; DROP TABLE kernel_profile_function; DROP TABLE kernel_profile; DROP TABLE log; UPDATE kbench_meta SET value = '4' WHERE key = 'schema_version'" >/dev/null
 "$KBENCH" log list --store "sqlite://$WORK/v4.db" >"$WORK/v4.txt" && pass || fail "log list on a v4 store exited $?"
 [ "$(wc -l <"$WORK/v4.txt")" -eq 1 ] && pass || fail "a v4 store lists logs"
 [ "$(sqlite3 "$WORK/v4.db" "SELECT value FROM kbench_meta WHERE key = 'schema_version'")" = 4 ] && pass \

@@ -1,0 +1,117 @@
+// kbench profile: where a benchmark's kernel time moved between two
+// swprofiles, from the kernel profiles `kbench run --kernel-profile` stored.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+#include <set>
+
+#include "analysis/kernel_profile.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "common/errors.h"
+#include "store/result_store.h"
+#include "store/store_text.h"
+
+namespace kbench::cli {
+
+namespace {
+
+struct ProfileOptions {
+  std::vector<std::string> profiles;
+  std::string benchmark;
+  std::optional<int> top;
+  std::string store_url;
+};
+
+constexpr int kDefaultTop = 20;
+
+std::string percent(double share) { return fmt::format("{:.1f} %", 100 * share); }
+
+std::string side_summary(const std::string& name, const analysis::ProfileSum& sum) {
+  std::string text = fmt::format("{}: {} session{}, {} kernel samples", name, sum.sessions,
+                                 sum.sessions == 1 ? "" : "s", sum.samples);
+  if (sum.unresolved) text += fmt::format(" ({} at no known symbol)", sum.unresolved);
+  if (sum.lost) text += fmt::format(", {} lost", sum.lost);
+  return text;
+}
+
+// The profiles of one side; none at all, or only unavailable ones, end the
+// command with the reason.
+analysis::ProfileSum side(const OpenedStore& opened, const std::string& swprofile, const std::string& benchmark,
+                          std::set<std::string>& params_seen) {
+  const auto profiles = opened.store->kernel_profiles(swprofile, benchmark);
+  if (profiles.empty()) {
+    throw InputError(fmt::format("swprofile '{}' has no kernel profile of {} in {} (run it with kbench run "
+                                 "--kernel-profile, or the plan setting kernel_profile: true)",
+                                 swprofile, benchmark, opened.url));
+  }
+  for (const auto& profile : profiles) params_seen.insert(store::canonical_params(profile.benchmark.params));
+  auto sum = analysis::sum_profiles(profiles);
+  if (sum.samples == 0 && !sum.unavailable.empty()) {
+    throw RunError(fmt::format("{}: profile unavailable: {}", swprofile, sum.unavailable.front()));
+  }
+  return sum;
+}
+
+void print_profile(const ProfileOptions& options) {
+  if (options.profiles.size() != 2) {
+    throw InputError(fmt::format("profile: expected two swprofiles, BASE TEST, got {}", options.profiles.size()));
+  }
+  const OpenedStore opened = open_existing_store(options.store_url);
+  require_swprofiles(opened, options.profiles, KnownProfiles::List);
+  const auto& [name_a, name_b] = std::pair(options.profiles[0], options.profiles[1]);
+  std::set<std::string> params_seen;
+  const auto a = side(opened, name_a, options.benchmark, params_seen);
+  const auto b = side(opened, name_b, options.benchmark, params_seen);
+  if (params_seen.size() > 1) {
+    std::string listed;
+    for (const auto& params : params_seen) listed += (listed.empty() ? "" : ", ") + params;
+    throw InputError(fmt::format("--benchmark {}: profiled with {} parameter sets ({}); profiles of different "
+                                 "parameters are not comparable",
+                                 options.benchmark, params_seen.size(), listed));
+  }
+
+  std::cout << fmt::format("Kernel profile of {}: share of the kernel samples per function, the largest change "
+                           "first (one sample every {} us of CPU time in the kernel)\n",
+                           options.benchmark, a.period_ns / 1000.0);
+  std::cout << side_summary(name_a, a) << "\n" << side_summary(name_b, b) << "\n\n";
+  const int width = 40;
+  std::cout << fmt::format("{:<{}} {:>10} {:>8} {:>10} {:>8} {:>10}\n", "function", width, name_a + " n",
+                           name_a + " %", name_b + " n", name_b + " %", "change");
+  const auto shifts = analysis::function_shifts(a, b);
+  const std::size_t shown = std::min<std::size_t>(shifts.size(), std::size_t(options.top.value_or(kDefaultTop)));
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& shift = shifts[i];
+    std::cout << fmt::format("{:<{}} {:>10} {:>8} {:>10} {:>8} {:>+8.1f}pp\n", shift.function, width,
+                             shift.samples_a, percent(shift.share_a), shift.samples_b, percent(shift.share_b),
+                             100 * shift.change());
+  }
+  if (shown > 0) {
+    std::cout << fmt::format("\nTime one of them: kbench run --swprofile {} --benchmark kfunc/{}\n", name_b,
+                             shifts.front().function.substr(0, shifts.front().function.find(' ')));
+  }
+}
+
+}  // namespace
+
+void add_profile_command(CLI::App& app) {
+  auto options = std::make_shared<ProfileOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "profile", "Where a benchmark's kernel time moved between two swprofiles (runs with --kernel-profile)");
+  cmd->add_option("profiles", options->profiles, "BASE TEST: the two swprofiles")->required();
+  cmd->add_option("--benchmark", options->benchmark, "the benchmark, e.g. syscall/getppid")->required();
+  add_integer_option(*cmd, "--top", options->top, 1, 100000,
+                     "functions shown, the largest change of share first (default 20)");
+  add_store_option(*cmd, options->store_url);
+  cmd->footer(
+      "Examples:\n"
+      "  kbench run --swprofile base --benchmark syscall/getppid --kernel-profile\n"
+      "  kbench run --swprofile patched --benchmark syscall/getppid --kernel-profile\n"
+      "  kbench profile base patched --benchmark syscall/getppid --top 10\n"
+      "Shares are of all kernel samples of a swprofile's sessions, summed; a function whose share\n"
+      "grew is where the extra kernel time went (kfunc/<function> times it).");
+  cmd->callback([options] { print_profile(*options); });
+}
+
+}  // namespace kbench::cli

@@ -1,0 +1,208 @@
+// `--kernel-profile` from the agent to the controller: the kernel_profile
+// record and its checks, the harness sampling only the measured repeats of a
+// benchmark that makes system calls, and the run stream handing the profile
+// on once, after the last repeat.
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "benchmarks/benchmark.h"
+#include "benchmarks/harness.h"
+#include "common/errors.h"
+#include "analysis/kernel_profile.h"
+#include "common/records.h"
+#include "runner/run_stream.h"
+#include "support/error_text.h"
+
+namespace {
+
+using nlohmann::json;
+namespace records = kbench::records;
+namespace bench = kbench::bench;
+namespace runner = kbench::runner;
+
+const kbench::ResultClass kCalls{"calls", "ops/sec", kbench::Better::Higher};
+
+records::KernelProfile profile_record() {
+  records::KernelProfile profile;
+  profile.benchmark = "test/getppid";
+  profile.period_ns = 250000;
+  profile.samples = 10;
+  profile.unresolved = 1;
+  profile.unlisted = 2;
+  profile.functions = {{"__task_pid_nr_ns", 4}, {"do_syscall_64", 3}};
+  return profile;
+}
+
+std::string bad_record_message(const json& record) {
+  return kbench::testing::error_of<records::BadRecord>([&] { records::record_from_json(record); }, "(accepted)");
+}
+
+TEST(KernelProfileRecord, RoundTrips) {
+  const auto back = records::record_from_json(json::parse(records::to_json(profile_record()).dump()));
+  const auto* profile = std::get_if<records::KernelProfile>(&back);
+  ASSERT_NE(profile, nullptr);
+  EXPECT_EQ(records::type_of(back), "kernel_profile");
+  EXPECT_EQ(profile->functions, profile_record().functions);
+  EXPECT_EQ(profile->samples, 10u);
+  EXPECT_EQ(profile->unlisted, 2u);
+  EXPECT_FALSE(profile->unavailable);
+
+  records::KernelProfile unavailable;
+  unavailable.benchmark = "test/getppid";
+  unavailable.unavailable = "perf_event_open refused";
+  const auto reason = records::record_from_json(records::to_json(unavailable));
+  EXPECT_EQ(std::get<records::KernelProfile>(reason).unavailable, "perf_event_open refused");
+}
+
+TEST(KernelProfileRecord, CountsMustAddUp) {
+  auto text = records::to_json(profile_record());
+  text["samples"] = 11;
+  EXPECT_EQ(bad_record_message(text),
+            "'kernel_profile' record: field 'samples': expected the sum of the functions' counts, unresolved and "
+            "unlisted");
+  text = records::to_json(profile_record());
+  text["functions"]["bad\nname"] = 1;
+  text["samples"] = 11;
+  EXPECT_EQ(bad_record_message(text),
+            "'kernel_profile' record: field 'functions': expected an object of function names to sample counts "
+            "above 0");
+}
+
+// Each repeat makes system calls for a while: what the sampler should see.
+class GetppidBenchmark : public bench::Benchmark {
+ public:
+  std::string name() const override { return "test/getppid"; }
+  std::string description() const override { return "getppid loop"; }
+  std::vector<bench::ParamSpec> params() const override { return {}; }
+  std::vector<kbench::ResultClass> result_classes(const kbench::Params&) const override { return {kCalls}; }
+  void prepare(const kbench::Params&, const bench::Placement&) override {}
+  std::vector<bench::Measurement> run_repeat(const kbench::Params&, const bench::Placement&) override {
+    constexpr int kCallsPerRepeat = 100000;
+    for (int i = 0; i < kCallsPerRepeat; ++i) syscall(SYS_getppid);
+    return {{kCalls, double(kCallsPerRepeat)}};
+  }
+};
+
+std::vector<json> run_harness(bool kernel_profile) {
+  GetppidBenchmark benchmark;
+  bench::RunSettings settings;
+  settings.size = "quick";
+  settings.warmups = 1;
+  settings.repeats = 2;
+  settings.kernel_profile = kernel_profile;
+  std::vector<json> lines;
+  const int status = bench::run_benchmark(benchmark, "test/getppid", {}, settings,
+                                          [&](const records::Record& r) { lines.push_back(records::to_json(r)); });
+  EXPECT_EQ(status, kbench::kExitOk);
+  return lines;
+}
+
+runner::ExpectedRun expected_run() { return {"test/getppid", {}, "quick", 1, 2, {kCalls}}; }
+
+TEST(KernelProfileHarness, NoProfileUnlessAsked) {
+  for (const auto& line : run_harness(false)) EXPECT_NE(line.at("type"), "kernel_profile");
+}
+
+TEST(KernelProfileHarness, TheControllerReceivesTheRepeatsProfile) {
+  const auto lines = run_harness(true);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[lines.size() - 2].at("type"), "kernel_profile") << "the profile comes last before the end";
+
+  std::optional<records::KernelProfile> kept;
+  runner::RunStream stream(expected_run(), [](int, const std::vector<records::Sample>&) {},
+                           [&](const records::KernelProfile& profile) { kept = profile; });
+  for (const auto& line : lines) stream.on_record(json::parse(line.dump()));
+  stream.check_complete();
+  ASSERT_FALSE(stream.fault()) << *stream.fault();
+  ASSERT_TRUE(kept);
+  if (kept->unavailable) GTEST_SKIP() << "profile unavailable: " << *kept->unavailable;
+  // 200000 getppid calls take tens of milliseconds of kernel time at least:
+  // a hundred 250 us ticks or more, nearly all in getppid's path.
+  EXPECT_GT(kept->samples, 20u);
+  EXPECT_EQ(kept->period_ns, 250000u);
+  EXPECT_GT(kept->functions.size(), 0u);
+}
+
+TEST(KernelProfileStream, OneProfileAfterTheLastRepeat) {
+  const auto feed_repeat = [](runner::RunStream& stream, int repeat) {
+    stream.on_record(records::to_json(records::Sample{"test/getppid", kCalls, repeat, 1}));
+    stream.on_record(records::to_json(records::RepeatEnd{"test/getppid", repeat, 0.1, 0}));
+  };
+  records::BenchmarkStart start;
+  start.benchmark = "test/getppid";
+  start.size = "quick";
+  start.warmups = 1;
+  start.repeats = 2;
+  start.result_classes = {kCalls};
+  auto profile = profile_record();
+  profile.benchmark = "test/getppid";
+
+  runner::RunStream early(expected_run(), [](int, const std::vector<records::Sample>&) {});
+  early.on_record(records::to_json(start));
+  feed_repeat(early, 0);
+  early.on_record(records::to_json(profile));
+  EXPECT_EQ(early.fault(), "agent wrote a 'kernel_profile' record after 1 of 2 repeats");
+
+  runner::RunStream twice(expected_run(), [](int, const std::vector<records::Sample>&) {});
+  twice.on_record(records::to_json(start));
+  feed_repeat(twice, 0);
+  feed_repeat(twice, 1);
+  twice.on_record(records::to_json(profile));
+  EXPECT_FALSE(twice.fault());
+  twice.on_record(records::to_json(profile));
+  EXPECT_EQ(twice.fault(), "agent wrote a second 'kernel_profile' record");
+}
+
+kbench::store::StoredKernelProfile store_profile(std::int64_t session, std::map<std::string, std::uint64_t> functions) {
+  kbench::store::StoredKernelProfile stored;
+  stored.session = session;
+  stored.benchmark = {"test/getppid", {}};
+  stored.profile.benchmark = "test/getppid";
+  stored.profile.period_ns = 250000;
+  for (const auto& [name, count] : functions) stored.profile.samples += count;
+  stored.profile.functions = std::move(functions);
+  return stored;
+}
+
+// A delay planted in one function: B spends as much again in it, so its
+// share grows most and it comes out on top, though other functions have
+// more samples; the others' shares shrink.
+TEST(KernelProfileShifts, APlantedDelayComesOutOnTop) {
+  namespace analysis = kbench::analysis;
+  const auto a = analysis::sum_profiles({store_profile(1, {{"entry_SYSCALL_64", 500}, {"__task_pid_nr_ns", 100},
+                                                           {"do_syscall_64", 400}}),
+                                         store_profile(2, {{"entry_SYSCALL_64", 500}, {"__task_pid_nr_ns", 100},
+                                                           {"do_syscall_64", 400}})});
+  EXPECT_EQ(a.sessions, 2);
+  EXPECT_EQ(a.samples, 2000u);
+  const auto b = analysis::sum_profiles({store_profile(3, {{"entry_SYSCALL_64", 500}, {"__task_pid_nr_ns", 600},
+                                                           {"do_syscall_64", 400}, {"new_fn", 1}})});
+  const auto shifts = analysis::function_shifts(a, b);
+  ASSERT_EQ(shifts.size(), 4u);
+  EXPECT_EQ(shifts[0].function, "__task_pid_nr_ns");
+  EXPECT_EQ(shifts[0].samples_a, 200u);
+  EXPECT_EQ(shifts[0].samples_b, 600u);
+  EXPECT_DOUBLE_EQ(shifts[0].share_a, 0.1);
+  EXPECT_NEAR(shifts[0].share_b, 600.0 / 1501, 1e-12);
+  EXPECT_LT(shifts[1].change(), 0);
+  EXPECT_EQ(shifts[3].function, "new_fn");
+  EXPECT_EQ(shifts[3].samples_a, 0u);
+}
+
+TEST(KernelProfileShifts, UnavailableProfilesAreCountedNotSummed) {
+  auto unavailable = store_profile(2, {});
+  unavailable.profile.unavailable = "perf_event_open refused";
+  const auto sum = kbench::analysis::sum_profiles({store_profile(1, {{"f", 3}}), unavailable, unavailable});
+  EXPECT_EQ(sum.sessions, 3);
+  EXPECT_EQ(sum.samples, 3u);
+  EXPECT_EQ(sum.unavailable, std::vector<std::string>{"perf_event_open refused"});
+}
+
+}  // namespace
