@@ -188,43 +188,61 @@ TEST_F(PlanExecutor, ABenchmarkTheAgentRefusesIsBadInputAndLeavesNothingOfIt) {
   }
 }
 
-// A SUT that boots the swprofile's kernel for every agent run: the
-// fingerprint run of a session is where a kernel that does not come up
-// fails. The recording connections stand in for the two VMs; the one of
+// A SUT that boots the swprofile's kernel for every agent run (a VM, a LAVA
+// job): the fingerprint run of a session is the boot. The recording
+// connections stand in for two VMs: `first`'s swprofile, whose connection a
+// test makes fail, then `boots`, each measured in two sessions.
+class PlanExecutorBootsPerRun : public ::testing::Test {
+ protected:
+  runner::ExecResult execute(const std::string& first) {
+    const std::string kernel = (dir_.path() / "vmlinuz").string();
+    std::ofstream(kernel) << "not booted: the connections are the test's";
+    const plan::Plan plan = plan::parse_plan("sut: {name: vm, connection: {method: qemu}}\n"
+                                             "order: listed\n"
+                                             "swprofiles:\n"
+                                             "  - {name: " + first + ", kernel: " + kernel + "}\n"
+                                             "  - {name: boots, kernel: " + kernel + "}\n"
+                                             "benchmarks: [{name: selftest/sleep, params: {ms: \"1\"}}]\n"
+                                             "defaults: {benchmark: {warmups: 0, repeats: 2, sessions: 2, timeout: 30s}}\n",
+                                             "vm.yaml");
+    store_ = store::open_store((dir_.path() / "store.db").string(), store::OpenMode::CreateIfMissing);
+    runner::ExecOptions options;
+    options.plan_key = "vm.yaml";
+    const auto benchmarks = runner::resolve_benchmarks(plan, runner::fetch_catalogue(boots_));
+    std::FILE* quiet = std::fopen("/dev/null", "w");
+    runner::Progress progress(quiet, false, 0);
+    const runner::ExecResult result = runner::execute_plan(
+        plan, benchmarks,
+        [&](const plan::SwprofileSpec& profile) -> sut::Connection& { return profile.name == first ? first_ : boots_; },
+        *store_, options, progress);
+    std::fclose(quiet);
+    return result;
+  }
+
+  // Sessions stored per swprofile.
+  std::map<std::string, int> sessions() const {
+    std::map<std::string, int> counted;
+    for (const auto& listing : store_->list_sessions({})) ++counted[listing.swprofile];
+    return counted;
+  }
+
+  testing::ScopedEnv selftest_{"KBENCH_SELFTEST", "1"};
+  testing::TempDir dir_;
+  std::unique_ptr<store::ResultStore> store_;
+  testing::RecordingConnection first_;
+  testing::RecordingConnection boots_;
+};
+
 // `panics` refuses its first start as a panicked guest would.
-TEST(PlanExecutorBootsPerRun, AKernelThatDoesNotComeUpIsAFailedBootAndThePlanGoesOn) {
-  testing::ScopedEnv selftest{"KBENCH_SELFTEST", "1"};
-  testing::TempDir dir;
-  const std::string kernel = (dir.path() / "vmlinuz").string();
-  std::ofstream(kernel) << "not booted: the connections are the test's";
-  const plan::Plan plan = plan::parse_plan("sut: {name: vm, connection: {method: qemu}}\n"
-                                           "order: listed\n"
-                                           "swprofiles:\n"
-                                           "  - {name: panics, kernel: " + kernel + "}\n"
-                                           "  - {name: boots, kernel: " + kernel + "}\n"
-                                           "benchmarks: [{name: selftest/sleep, params: {ms: \"1\"}}]\n"
-                                           "defaults: {benchmark: {warmups: 0, repeats: 2, sessions: 2, timeout: 30s}}\n",
-                                           "vm.yaml");
-  auto store = store::open_store((dir.path() / "store.db").string(), store::OpenMode::CreateIfMissing);
-  testing::RecordingConnection panics;
-  testing::RecordingConnection boots;
-  panics.fail_at(1);
-  runner::ExecOptions options;
-  options.plan_key = "vm.yaml";
-  const auto benchmarks = runner::resolve_benchmarks(plan, runner::fetch_catalogue(boots));
-  std::FILE* quiet = std::fopen("/dev/null", "w");
-  runner::Progress progress(quiet, false, 0);
-  const runner::ExecResult result = runner::execute_plan(
-      plan, benchmarks,
-      [&](const plan::SwprofileSpec& profile) -> sut::Connection& { return profile.name == "panics" ? panics : boots; },
-      *store, options, progress);
-  std::fclose(quiet);
+TEST_F(PlanExecutorBootsPerRun, AKernelThatDoesNotComeUpIsAFailedBootAndThePlanGoesOn) {
+  first_.fail_at(1);
+  const runner::ExecResult result = execute("panics");
 
   EXPECT_EQ(result.failed_boots, 2) << "the failed boot and the session not booted again";
   EXPECT_EQ(result.failed, 2);
-  EXPECT_TRUE(panics.starts.empty()) << "the kernel that failed was started again";
+  EXPECT_TRUE(first_.starts.empty()) << "the kernel that failed was started again";
   std::vector<std::string> listed;
-  for (const auto& boot : store->list_boots("vm.yaml", "")) {
+  for (const auto& boot : store_->list_boots("vm.yaml", "")) {
     listed.push_back(boot.swprofile + " " + std::to_string(boot.plan_session) + " " + boot.method + " " +
                      (boot.ok ? "ok" : "failed") + (boot.session ? " with its session" : ""));
     if (!boot.ok) {
@@ -233,54 +251,26 @@ TEST(PlanExecutorBootsPerRun, AKernelThatDoesNotComeUpIsAFailedBootAndThePlanGoe
   }
   EXPECT_THAT(listed, ElementsAre("panics 0 qemu failed", "boots 0 qemu ok with its session",
                                   "boots 1 qemu ok with its session"));
-  std::map<std::string, int> sessions;
-  for (const auto& listing : store->list_sessions({})) ++sessions[listing.swprofile];
-  EXPECT_EQ(sessions, (std::map<std::string, int>{{"boots", 2}}));
+  EXPECT_EQ(sessions(), (std::map<std::string, int>{{"boots", 2}}));
 }
 
 // A relay whose lab failed the fingerprint's run (a LAVA Infrastructure
 // error on every try) exits with kExitInfrastructure: the session is not
 // measured, but that is not the kernel's failure, so no failed boot is
 // recorded and the kernel's next session boots it again.
-TEST(PlanExecutorBootsPerRun, ASessionTheLabFailsIsNotAFailedBootOfItsKernel) {
-  testing::ScopedEnv selftest{"KBENCH_SELFTEST", "1"};
-  testing::TempDir dir;
-  const std::string kernel = (dir.path() / "vmlinuz").string();
-  std::ofstream(kernel) << "not booted: the connections are the test's";
-  const plan::Plan plan = plan::parse_plan("sut: {name: vm, connection: {method: qemu}}\n"
-                                           "order: listed\n"
-                                           "swprofiles:\n"
-                                           "  - {name: flaky, kernel: " + kernel + "}\n"
-                                           "  - {name: boots, kernel: " + kernel + "}\n"
-                                           "benchmarks: [{name: selftest/sleep, params: {ms: \"1\"}}]\n"
-                                           "defaults: {benchmark: {warmups: 0, repeats: 2, sessions: 2, timeout: 30s}}\n",
-                                           "vm.yaml");
-  auto store = store::open_store((dir.path() / "store.db").string(), store::OpenMode::CreateIfMissing);
-  testing::RecordingConnection flaky;
-  testing::RecordingConnection boots;
-  flaky.exit_at(1, kExitInfrastructure);
-  runner::ExecOptions options;
-  options.plan_key = "vm.yaml";
-  const auto benchmarks = runner::resolve_benchmarks(plan, runner::fetch_catalogue(boots));
-  std::FILE* quiet = std::fopen("/dev/null", "w");
-  runner::Progress progress(quiet, false, 0);
-  const runner::ExecResult result = runner::execute_plan(
-      plan, benchmarks,
-      [&](const plan::SwprofileSpec& profile) -> sut::Connection& { return profile.name == "flaky" ? flaky : boots; },
-      *store, options, progress);
-  std::fclose(quiet);
+TEST_F(PlanExecutorBootsPerRun, ASessionTheLabFailsIsNotAFailedBootOfItsKernel) {
+  first_.exit_at(1, kExitInfrastructure);
+  const runner::ExecResult result = execute("flaky");
 
   EXPECT_EQ(result.failed, 1);
   EXPECT_EQ(result.failed_boots, 0) << "the lab's failure was taken for the kernel's";
-  EXPECT_EQ(flaky.starts.size(), 3u) << "flaky's second session: a fingerprint and its benchmark";
+  EXPECT_EQ(first_.starts.size(), 3u) << "flaky's second session: a fingerprint and its benchmark";
   std::vector<std::string> listed;
-  for (const auto& boot : store->list_boots("vm.yaml", "")) {
+  for (const auto& boot : store_->list_boots("vm.yaml", "")) {
     listed.push_back(boot.swprofile + " " + std::to_string(boot.plan_session) + " " + (boot.ok ? "ok" : "failed"));
   }
   EXPECT_THAT(listed, ::testing::UnorderedElementsAre("boots 0 ok", "boots 1 ok", "flaky 1 ok"));
-  std::map<std::string, int> sessions;
-  for (const auto& listing : store->list_sessions({})) ++sessions[listing.swprofile];
-  EXPECT_EQ(sessions, (std::map<std::string, int>{{"boots", 2}, {"flaky", 1}}));
+  EXPECT_EQ(sessions(), (std::map<std::string, int>{{"boots", 2}, {"flaky", 1}}));
 }
 
 }  // namespace
