@@ -69,6 +69,22 @@ TEST(KernelSymbols, LookupFindsTheSymbolAtOrBelow) {
   EXPECT_EQ(name_at(0xffffffffffff0000), "(none)");
 }
 
+// A seccomp filter's JIT-compiled program lies past the kernel's text and
+// below the first module: kallsyms does not name it (unless
+// net.core.bpf_jit_kallsyms is 1), and the marker before it is no function.
+TEST(KernelSymbols, PastTheEndOfKernelTextIsUnresolved) {
+  const auto symbols = KernelSymbols::parse(
+      "ffffffff81000000 T _stext\nffffffff81001000 T __x64_sys_getppid\nffffffff82000000 T _etext\n"
+      "ffffffff83000000 T _sinittext\nffffffff83100000 T _einittext\nffffffffc0000000 t a_fn\t[ext4]\n"
+      "ffffffffc0000100 t b_fn\t[ext4]\n");
+  EXPECT_EQ(symbols.lookup(0xffffffff82000010), nullptr);
+  EXPECT_EQ(symbols.lookup(0xffffffffa0001234), nullptr);
+  ASSERT_NE(symbols.lookup(0xffffffff81001010), nullptr);
+  EXPECT_EQ(symbols.lookup(0xffffffff81001010)->name, "__x64_sys_getppid");
+  ASSERT_NE(symbols.lookup(0xffffffff83000010), nullptr);
+  EXPECT_EQ(symbols.lookup(0xffffffff83000010)->name, "_sinittext");
+}
+
 TEST(KernelSymbols, ModuleColumnIsKept) {
   const auto symbols = KernelSymbols::parse("ffffffffc0000000 t a_fn\t[ext4]\nffffffffc0000100 t b_fn\t[ext4]\n");
   const auto* symbol = symbols.lookup(0xffffffffc0000010);

@@ -131,7 +131,12 @@ const KernelSymbols::Symbol* KernelSymbols::lookup(std::uint64_t address) const 
   const auto after = std::upper_bound(symbols_.begin(), symbols_.end(), address,
                                       [](std::uint64_t value, const Symbol& s) { return value < s.address; });
   if (after == symbols_.begin() || after == symbols_.end()) return nullptr;
-  return &*std::prev(after);
+  // The markers that end the kernel's text are not functions: an address
+  // past them and below the next symbol is code kallsyms does not name (a
+  // JIT-compiled BPF program, e.g. a seccomp filter's), not the marker's.
+  const Symbol& symbol = *std::prev(after);
+  if (symbol.name == "_etext" || symbol.name == "_einittext") return nullptr;
+  return &symbol;
 }
 
 std::string KernelSymbols::display_name(const Symbol& symbol) {
