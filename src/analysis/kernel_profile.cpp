@@ -75,8 +75,9 @@ namespace {
 // without marks reads nothing).
 class StoredProfiles {
  public:
-  StoredProfiles(store::ResultStore& store, std::vector<std::string> swprofiles)
-      : store_(store), swprofiles_(std::move(swprofiles)) {}
+  StoredProfiles(store::ResultStore& store, std::vector<std::string> swprofiles,
+                 const std::optional<std::set<std::int64_t>>& only_sessions)
+      : store_(store), swprofiles_(std::move(swprofiles)), only_sessions_(only_sessions) {}
 
   // The profiles of `benchmark` with `params` in the sessions of
   // `swprofile` that `table` holds, summed.
@@ -93,6 +94,7 @@ class StoredProfiles {
     for (const auto& profile : cached->second) {
       const auto session = sessions_.find(profile.session);
       if (profile.benchmark.params != params || session == sessions_.end()) continue;
+      if (only_sessions_ && !only_sessions_->count(profile.session)) continue;
       if (table.holds(session->second.sut, session->second.sut_class)) held.push_back(profile);
     }
     return sum_profiles(held);
@@ -101,6 +103,7 @@ class StoredProfiles {
  private:
   store::ResultStore& store_;
   std::vector<std::string> swprofiles_;
+  const std::optional<std::set<std::int64_t>>& only_sessions_;
   bool sessions_read_ = false;
   std::map<std::int64_t, store::SessionListing> sessions_;
   std::map<std::pair<std::string, std::string>, std::vector<store::StoredKernelProfile>> read_;
@@ -138,7 +141,8 @@ KernelTimeShift kernel_time_shift(const Table& table, const Row& row, std::size_
 
 }  // namespace
 
-void add_kernel_time_shifts(Report& report, store::ResultStore& store) {
+void add_kernel_time_shifts(Report& report, store::ResultStore& store,
+                            const std::optional<std::set<std::int64_t>>& only_sessions) {
   std::vector<std::string> swprofiles;
   for (const Table& table : report.tables) {
     swprofiles.push_back(table.base_profile);
@@ -146,7 +150,7 @@ void add_kernel_time_shifts(Report& report, store::ResultStore& store) {
   }
   std::sort(swprofiles.begin(), swprofiles.end());
   swprofiles.erase(std::unique(swprofiles.begin(), swprofiles.end()), swprofiles.end());
-  StoredProfiles stored(store, std::move(swprofiles));
+  StoredProfiles stored(store, std::move(swprofiles), only_sessions);
   for (Table& table : report.tables) {
     for (const Row& row : table.rows) {
       for (std::size_t column = 0; column < row.cells.size() && column < table.test_profiles.size(); ++column) {

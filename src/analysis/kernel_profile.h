@@ -6,6 +6,8 @@
 // marked row's change went.
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,7 +50,10 @@ std::string kfunc_command(const std::string& swprofile, const std::string& funct
 // machines' sessions: where the time went, into Table::kernel_time. A
 // benchmark marked both ways in one column (a regression of one result
 // class, an improvement of another) gets both lists. Cells without profiles
-// on both sides get nothing. For compare, after build_comparison.
-void add_kernel_time_shifts(Report& report, store::ResultStore& store);
+// on both sides get nothing. For compare, after build_comparison; with
+// `only_sessions`, only those sessions' profiles count (bisect's sandwich:
+// the sessions its report was built from).
+void add_kernel_time_shifts(Report& report, store::ResultStore& store,
+                            const std::optional<std::set<std::int64_t>>& only_sessions = std::nullopt);
 
 }  // namespace kbench::analysis

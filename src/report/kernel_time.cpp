@@ -1,5 +1,5 @@
-// The "where the kernel time went" section under a table
-// (Table::kernel_time), as the text formats print it.
+#include "report/kernel_time.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <ostream>
 
 #include "report/format.h"
-#include "report/renderers.h"
+#include "report/text_table.h"
 
 namespace kbench::report {
 
