@@ -120,15 +120,14 @@ std::string unavailable_side(const std::string& swprofile, const ProfileSum& sum
 
 KernelTimeShift kernel_time_shift(const Table& table, const Row& row, std::size_t column, Verdict verdict,
                                   const ProfileSum& base, const ProfileSum& test) {
-  KernelTimeShift shift;
-  shift.benchmark = row.benchmark;
-  shift.params = row.params;
-  shift.column = column;
-  shift.verdict = verdict;
-  shift.base_sessions = base.sessions;
-  shift.test_sessions = test.sessions;
-  shift.base_samples = base.samples;
-  shift.test_samples = test.samples;
+  KernelTimeShift shift{.benchmark = row.benchmark,
+                        .params = row.params,
+                        .column = column,
+                        .verdict = verdict,
+                        .base_sessions = base.sessions,
+                        .test_sessions = test.sessions,
+                        .base_samples = base.samples,
+                        .test_samples = test.samples};
   const std::string& test_profile = table.test_profiles[column];
   for (const std::string& side : {unavailable_side(table.base_profile, base), unavailable_side(test_profile, test)})
     if (!side.empty()) shift.unavailable += (shift.unavailable.empty() ? "" : "; ") + side;

@@ -125,13 +125,13 @@ struct KernelTimeShift {
   std::uint64_t test_samples = 0;
   // At most kKernelTimeShiftFunctions, the largest move first; empty when no
   // function moved that way or a side's profile is unavailable.
-  std::vector<FunctionShift> functions;
+  std::vector<FunctionShift> functions{};
   // Non-empty: no side-by-side profile, and why ("patched: perf_event_open
   // refused ...").
-  std::string unavailable;
+  std::string unavailable{};
   // The command that times the first function (kfunc/<function>); "" when
   // there is none.
-  std::string kfunc_command;
+  std::string kfunc_command{};
 };
 inline constexpr std::size_t kKernelTimeShiftFunctions = 3;
 
