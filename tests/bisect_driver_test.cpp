@@ -79,7 +79,8 @@ class BisectDriver : public ::testing::Test {
   static std::string agent_path() { return KBENCH_BINARY_DIR + "/kbench-agent"; }
 
   // base (20 ms), c1 .. c5; `planted` (c1 .. c5) and its descendants 200 ms.
-  void make_history(int planted) {
+  // `kernel_profile`: the plan has every session profiled.
+  void make_history(int planted, bool kernel_profile = false) {
     fs::copy(KBENCH_TEST_DATA_DIR + "/fake-kernel-tree", tree_, fs::copy_options::recursive);
     std::ofstream(tree_ / "DELAY_MS") << "20\n";
     git({"init", "-q"});
@@ -101,7 +102,8 @@ class BisectDriver : public ::testing::Test {
                                                   "    build: {source: " << tree_.string() << ", config: tinyconfig}\n"
                                                   "benchmarks:\n"
                                                   "  - {name: selftest/value-file, params: {file: DELAY_MS}}\n"
-                                                  "defaults: {benchmark: {warmups: 0, repeats: 4, timeout: 1m}}\n";
+                                                  "defaults: {benchmark: {warmups: 0, repeats: 4, timeout: 1m"
+                                                << (kernel_profile ? ", kernel_profile: true" : "") << "}}\n";
   }
 
   void commit(const std::string& subject) {
@@ -212,6 +214,7 @@ TEST_F(BisectDriver, MeasuresTheEndpointsAlternatedThenGitsCommitsAndConfirmsThe
                                      " c3: the planted delay — confirmed by A/B/A (4 sessions of the parent, 3 of "
                                      "the culprit, alternated"));
   EXPECT_THAT(outcome.out, HasSubstr("A/B/A sandwich: culprit vs parent +"));
+  EXPECT_THAT(outcome.out, Not(HasSubstr("Where the kernel time went"))) << "no session was profiled";
 
   const std::vector<std::string> sessions = measured();
   // The endpoints a session each in turn, so drift falls on both; then the
@@ -250,6 +253,22 @@ TEST_F(BisectDriver, MeasuresTheEndpointsAlternatedThenGitsCommitsAndConfirmsThe
   EXPECT_EQ(git({"rev-parse", "HEAD"}), sha_["c5"]);
   // (the build cache keeps a worktree of its own; the bisect's are kbench-bisect-*)
   EXPECT_THAT(git({"worktree", "list"}), Not(HasSubstr("kbench-bisect-")));
+}
+
+// The sandwich's sessions carry kernel profiles: the confirmed culprit's
+// report says where its kernel time went. Whether this machine lets the
+// agent sample the kernel or not, the row gets its block: the functions, or
+// why there is no profile.
+TEST_F(BisectDriver, AConfirmedCulpritsProfilesSayWhereTheKernelTimeWent) {
+  make_history(3, true);
+  const Outcome outcome = bisect();
+  EXPECT_EQ(outcome.status, kExitOk) << outcome.err;
+  EXPECT_THAT(outcome.out, HasSubstr("c3: the planted delay — confirmed by A/B/A"));
+  EXPECT_THAT(outcome.out, HasSubstr("\n  Where the kernel time went (kernel profiles: "));
+  EXPECT_THAT(outcome.out, HasSubstr("\n    selftest/value-file (R) in bisect-confirm-" + sha_["c3"].substr(0, 12) +
+                                     ": "));
+  EXPECT_THAT(outcome.out, HasSubstr("bisect-confirm-" + sha_["c2"].substr(0, 12) + ": 4 sessions"))
+      << "the parent's four sandwich sessions, not more";
 }
 
 TEST_F(BisectDriver, ACommitWhoseKernelDoesNotComeUpIsSkippedAndTheSearchGoesOn) {

@@ -196,6 +196,33 @@ TEST(KernelProfileShifts, APlantedDelayComesOutOnTop) {
   EXPECT_EQ(shifts[3].samples_a, 0u);
 }
 
+// The function that lost the most share changed most, but the extra time
+// went to the one that gained most; only entry_SYSCALL_64 lost share.
+TEST(KernelProfileShifts, TopMovesKeepOnlyTheWayAsked) {
+  namespace analysis = kbench::analysis;
+  const auto a = analysis::sum_profiles({store_profile(1, {{"entry_SYSCALL_64", 600}, {"helper [mod]", 100},
+                                                           {"__task_pid_nr_ns", 100}, {"do_syscall_64", 200}})});
+  const auto b = analysis::sum_profiles({store_profile(2, {{"entry_SYSCALL_64", 350}, {"helper [mod]", 300},
+                                                           {"__task_pid_nr_ns", 100}, {"do_syscall_64", 200}})});
+  const auto shifts = analysis::function_shifts(a, b);
+  ASSERT_EQ(shifts.front().function, "entry_SYSCALL_64");
+  const auto gained = analysis::top_moves(shifts, analysis::ShareMove::Gained, 2);
+  ASSERT_EQ(gained.size(), 2u);
+  EXPECT_EQ(gained[0].function, "helper [mod]");
+  EXPECT_EQ(gained[1].function, "do_syscall_64");
+  const auto lost = analysis::top_moves(shifts, analysis::ShareMove::Lost, 3);
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0].function, "entry_SYSCALL_64");
+  EXPECT_TRUE(analysis::top_moves(analysis::function_shifts(a, a), analysis::ShareMove::Gained, 3).empty());
+}
+
+TEST(KernelProfileShifts, AModuleFunctionIsTimedByItsBareName) {
+  EXPECT_EQ(kbench::analysis::kfunc_command("patched", "helper [mod]"),
+            "kbench run --swprofile patched --benchmark kfunc/helper");
+  EXPECT_EQ(kbench::analysis::kfunc_command("patched", "__task_pid_nr_ns"),
+            "kbench run --swprofile patched --benchmark kfunc/__task_pid_nr_ns");
+}
+
 TEST(KernelProfileShifts, UnavailableProfilesAreCountedNotSummed) {
   auto unavailable = store_profile(2, {});
   unavailable.profile.unavailable = "perf_event_open refused";

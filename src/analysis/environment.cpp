@@ -277,14 +277,6 @@ std::vector<std::string> environment_differences(const ProfileSessions& base, co
   return lines;
 }
 
-// Whether the session's samples are in the table: of one of its machines,
-// and of its class when the table is a class's.
-static bool table_holds(const Table& table, const store::SessionListing& listed) {
-  const bool machine = table.suts.empty() ? listed.sut == table.sut
-                                          : std::find(table.suts.begin(), table.suts.end(), listed.sut) != table.suts.end();
-  return machine && (table.sut_scope != SutScope::SutClass || listed.sut_class == table.sut_class);
-}
-
 void add_environment_differences(Report& report, store::ResultStore& store) {
   for (Table& table : report.tables) {
     std::vector<std::string> names{table.base_profile};
@@ -293,7 +285,7 @@ void add_environment_differences(Report& report, store::ResultStore& store) {
     for (const std::string& name : names) sides[name].name = name;
     for (const store::SessionListing& listed : store.list_sessions(names)) {
       // A session without samples (killed at once) measured nothing here.
-      if (!table_holds(table, listed) || listed.samples == 0) continue;
+      if (!table.holds(listed.sut, listed.sut_class) || listed.samples == 0) continue;
       const auto session = store.session(listed.id);
       if (session) sides[listed.swprofile].fingerprints.push_back(session->fingerprint);
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace kbench::analysis {
 
@@ -48,6 +49,125 @@ std::vector<FunctionShift> function_shifts(const ProfileSum& a, const ProfileSum
     return std::abs(x.change()) > std::abs(y.change());
   });
   return shifts;
+}
+
+std::vector<FunctionShift> top_moves(std::vector<FunctionShift> shifts, ShareMove move, std::size_t top) {
+  const auto moved = [move](const FunctionShift& shift) {
+    return move == ShareMove::Gained ? shift.change() : -shift.change();
+  };
+  std::erase_if(shifts, [&](const FunctionShift& shift) { return !(moved(shift) > 0); });
+  std::sort(shifts.begin(), shifts.end(), [&](const FunctionShift& x, const FunctionShift& y) {
+    if (moved(x) != moved(y)) return moved(x) > moved(y);
+    return x.function < y.function;
+  });
+  if (shifts.size() > top) shifts.resize(top);
+  return shifts;
+}
+
+std::string kfunc_command(const std::string& swprofile, const std::string& function) {
+  return "kbench run --swprofile " + swprofile + " --benchmark kfunc/" + function.substr(0, function.find(' '));
+}
+
+namespace {
+
+// The stored profiles a report reads, each (swprofile, benchmark) once, and
+// the sessions they belong to, read at the first marked cell (a report
+// without marks reads nothing).
+class StoredProfiles {
+ public:
+  StoredProfiles(store::ResultStore& store, std::vector<std::string> swprofiles,
+                 const std::optional<std::set<std::int64_t>>& only_sessions)
+      : store_(store), swprofiles_(std::move(swprofiles)), only_sessions_(only_sessions) {}
+
+  // The profiles of `benchmark` with `params` in the sessions of
+  // `swprofile` that `table` holds, summed.
+  ProfileSum sum(const Table& table, const std::string& swprofile, const std::string& benchmark,
+                 const Params& params) {
+    if (!sessions_read_) {
+      for (auto& listed : store_.list_sessions(swprofiles_)) sessions_.emplace(listed.id, std::move(listed));
+      sessions_read_ = true;
+    }
+    auto key = std::pair(swprofile, benchmark);
+    auto cached = read_.find(key);
+    if (cached == read_.end()) cached = read_.emplace(key, store_.kernel_profiles(swprofile, benchmark)).first;
+    std::vector<store::StoredKernelProfile> held;
+    for (const auto& profile : cached->second) {
+      const auto session = sessions_.find(profile.session);
+      if (profile.benchmark.params != params || session == sessions_.end()) continue;
+      if (only_sessions_ && !only_sessions_->count(profile.session)) continue;
+      if (table.holds(session->second.sut, session->second.sut_class)) held.push_back(profile);
+    }
+    return sum_profiles(held);
+  }
+
+ private:
+  store::ResultStore& store_;
+  std::vector<std::string> swprofiles_;
+  const std::optional<std::set<std::int64_t>>& only_sessions_;
+  bool sessions_read_ = false;
+  std::map<std::int64_t, store::SessionListing> sessions_;
+  std::map<std::pair<std::string, std::string>, std::vector<store::StoredKernelProfile>> read_;
+};
+
+// "patched: perf_event_open refused ..." for a side whose every profile is
+// unavailable; "" otherwise.
+std::string unavailable_side(const std::string& swprofile, const ProfileSum& sum) {
+  if (sum.samples > 0 || sum.unavailable.empty()) return "";
+  std::string reasons;
+  for (const std::string& reason : sum.unavailable) reasons += (reasons.empty() ? "" : "; ") + reason;
+  return swprofile + ": " + reasons;
+}
+
+KernelTimeShift kernel_time_shift(const Table& table, const Row& row, std::size_t column, Verdict verdict,
+                                  const ProfileSum& base, const ProfileSum& test) {
+  KernelTimeShift shift{.benchmark = row.benchmark,
+                        .params = row.params,
+                        .column = column,
+                        .verdict = verdict,
+                        .base_sessions = base.sessions,
+                        .test_sessions = test.sessions,
+                        .base_samples = base.samples,
+                        .test_samples = test.samples};
+  const std::string& test_profile = table.test_profiles[column];
+  for (const std::string& side : {unavailable_side(table.base_profile, base), unavailable_side(test_profile, test)})
+    if (!side.empty()) shift.unavailable += (shift.unavailable.empty() ? "" : "; ") + side;
+  if (!shift.unavailable.empty()) return shift;
+  const ShareMove move = verdict == Verdict::Regression ? ShareMove::Gained : ShareMove::Lost;
+  shift.functions = top_moves(function_shifts(base, test), move, kKernelTimeShiftFunctions);
+  if (!shift.functions.empty()) shift.kfunc_command = kfunc_command(test_profile, shift.functions.front().function);
+  return shift;
+}
+
+}  // namespace
+
+void add_kernel_time_shifts(Report& report, store::ResultStore& store,
+                            const std::optional<std::set<std::int64_t>>& only_sessions) {
+  std::vector<std::string> swprofiles;
+  for (const Table& table : report.tables) {
+    swprofiles.push_back(table.base_profile);
+    swprofiles.insert(swprofiles.end(), table.test_profiles.begin(), table.test_profiles.end());
+  }
+  std::sort(swprofiles.begin(), swprofiles.end());
+  swprofiles.erase(std::unique(swprofiles.begin(), swprofiles.end()), swprofiles.end());
+  StoredProfiles stored(store, std::move(swprofiles), only_sessions);
+  for (Table& table : report.tables) {
+    for (const Row& row : table.rows) {
+      for (std::size_t column = 0; column < row.cells.size() && column < table.test_profiles.size(); ++column) {
+        const Verdict verdict = row.cells[column].verdict;
+        if (verdict != Verdict::Regression && verdict != Verdict::Improvement) continue;
+        // The profile is the benchmark's, whichever of its result classes is marked.
+        const bool listed = std::any_of(table.kernel_time.begin(), table.kernel_time.end(), [&](const auto& shift) {
+          return shift.benchmark == row.benchmark && shift.params == row.params && shift.column == column &&
+                 shift.verdict == verdict;
+        });
+        if (listed) continue;
+        const ProfileSum base = stored.sum(table, table.base_profile, row.benchmark, row.params);
+        const ProfileSum test = stored.sum(table, table.test_profiles[column], row.benchmark, row.params);
+        if (base.sessions == 0 || test.sessions == 0) continue;
+        table.kernel_time.push_back(kernel_time_shift(table, row, column, verdict, base, test));
+      }
+    }
+  }
 }
 
 }  // namespace kbench::analysis

@@ -1,12 +1,17 @@
 #pragma once
 // Where a benchmark's kernel time moved between two swprofiles: the kernel
 // profiles (`--kernel-profile`) of its sessions summed per swprofile, and
-// each function's share of the samples on both sides.
+// each function's share of the samples on both sides. `kbench profile`
+// prints every function; compare's report the few that moved the way a
+// marked row's change went.
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "analysis/report_model.h"
 #include "store/result_store.h"
 
 namespace kbench::analysis {
@@ -26,17 +31,29 @@ struct ProfileSum {
 
 ProfileSum sum_profiles(const std::vector<store::StoredKernelProfile>& profiles);
 
-struct FunctionShift {
-  std::string function;
-  std::uint64_t samples_a = 0;
-  std::uint64_t samples_b = 0;
-  double share_a = 0;  // of all of A's samples, 0..1
-  double share_b = 0;
-  double change() const { return share_b - share_a; }
-};
-
 // Every function sampled on either side, the largest change of share first
 // (either direction; equal changes by name).
 std::vector<FunctionShift> function_shifts(const ProfileSum& a, const ProfileSum& b);
+
+enum class ShareMove { Gained, Lost };
+
+// At most `top` of `shifts` whose share moved `move`'s way, the largest move
+// first (equal moves by name); none when no function did.
+std::vector<FunctionShift> top_moves(std::vector<FunctionShift> shifts, ShareMove move, std::size_t top);
+
+// The command that times `function` on `swprofile`: kfunc/ takes the bare
+// name, so "name [module]" is timed as kfunc/name.
+std::string kfunc_command(const std::string& swprofile, const std::string& function);
+
+// For every cell of the report marked (I) or (R) whose benchmark (with the
+// row's parameters) has kernel profiles on both sides among the table's
+// machines' sessions: where the time went, into Table::kernel_time. A
+// benchmark marked both ways in one column (a regression of one result
+// class, an improvement of another) gets both lists. Cells without profiles
+// on both sides get nothing. For compare, after build_comparison; with
+// `only_sessions`, only those sessions' profiles count (bisect's sandwich:
+// the sessions its report was built from).
+void add_kernel_time_shifts(Report& report, store::ResultStore& store,
+                            const std::optional<std::set<std::int64_t>>& only_sessions = std::nullopt);
 
 }  // namespace kbench::analysis

@@ -1,5 +1,7 @@
 #include "analysis/report_model.h"
 
+#include <algorithm>
+
 namespace kbench::analysis {
 
 double signed_change(const Row& row, const Cell& cell, SignConvention sign) {
@@ -13,6 +15,12 @@ double signed_change(const Row& row, const Cell& cell, SignConvention sign) {
 double raw_change(const Row& row, const Cell& cell) {
   if (!row.base_present || !cell.present) return stats::kNaN;
   return cell.change_pct;
+}
+
+bool Table::holds(const std::string& session_sut, const std::string& session_class) const {
+  const bool machine =
+      suts.empty() ? session_sut == sut : std::find(suts.begin(), suts.end(), session_sut) != suts.end();
+  return machine && (sut_scope != SutScope::SutClass || session_class == sut_class);
 }
 
 }  // namespace kbench::analysis

@@ -3,6 +3,7 @@
 // stored samples) and what every renderer of src/report/ reads. It lives here,
 // below the renderers, so that the dependency points one way (report ->
 // analysis).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,6 +98,43 @@ struct ColumnSummary {
   double geomean_raw_change_pct = stats::kNaN;  // same rows, raw sense
 };
 
+// One kernel function's part of two sides' kernel profiles
+// (docs/kernel-profile.md): A is the base (or first) side, B the other.
+struct FunctionShift {
+  std::string function;  // "name", or "name [module]" for a module's function
+  std::uint64_t samples_a = 0;
+  std::uint64_t samples_b = 0;
+  double share_a = 0;  // of all of A's kernel samples, 0..1
+  double share_b = 0;
+  double change() const { return share_b - share_a; }
+};
+
+// Where the kernel time of a marked benchmark went: its kernel profiles in
+// the base's and a test profile's sessions on the table's machines, summed
+// per side. A regression lists the functions that gained the most share
+// (the extra time went there), an improvement those that lost the most
+// (the time saved came from there).
+struct KernelTimeShift {
+  std::string benchmark;
+  Params params{};
+  std::size_t column = 0;  // the test profile: an index into Table::test_profiles
+  Verdict verdict = Verdict::Regression;  // Regression or Improvement
+  int base_sessions = 0;  // sessions with a profile
+  int test_sessions = 0;
+  std::uint64_t base_samples = 0;
+  std::uint64_t test_samples = 0;
+  // At most kKernelTimeShiftFunctions, the largest move first; empty when no
+  // function moved that way or a side's profile is unavailable.
+  std::vector<FunctionShift> functions{};
+  // Non-empty: no side-by-side profile, and why ("patched: perf_event_open
+  // refused ...").
+  std::string unavailable{};
+  // The command that times the first function (kfunc/<function>); "" when
+  // there is none.
+  std::string kfunc_command{};
+};
+inline constexpr std::size_t kKernelTimeShiftFunctions = 3;
+
 // What a table's `sut` names: one SUT (every table kbench builds from its
 // store), or a class of machines pooled together, as in the seed report
 // ("Results for SUT Class aws-m7g.metal:"). The heading says which.
@@ -118,6 +156,14 @@ struct Table {
   // The machines (SUT names) whose samples the table holds: one for a
   // per-SUT table, those of the class for a class table.
   std::vector<std::string> suts;
+  // Per marked cell whose benchmark both sides profiled: where the kernel
+  // time went. In row order, then column order.
+  std::vector<KernelTimeShift> kernel_time;
+
+  // Whether a session on machine `session_sut`, of class `session_class`,
+  // is one of the table's: of one of its machines, and of its class when
+  // the table is a class's.
+  bool holds(const std::string& session_sut, const std::string& session_class) const;
 };
 
 struct Legend {

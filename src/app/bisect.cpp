@@ -17,6 +17,7 @@
 #include "analysis/bisect.h"
 #include "analysis/bisect_confirmation.h"
 #include "analysis/compare.h"
+#include "analysis/kernel_profile.h"
 #include "analysis/row_identity.h"
 #include "app/option_values.h"
 #include "app/store_access.h"
@@ -26,6 +27,7 @@
 #include "plan/plan.h"
 #include "process/git.h"
 #include "report/format.h"
+#include "report/kernel_time.h"
 #include "runner/catalogue.h"
 #include "runner/interrupt.h"
 #include "runner/plan_executor.h"
@@ -652,6 +654,9 @@ class Bisector::Search {
     std::map<RowIdentity, std::string> evidence;
     std::size_t parent_sessions = 0;
     std::size_t culprit_sessions = 0;
+    // Where the culprit's kernel time went, from the sandwich's kernel
+    // profiles (plan kernel_profile: true); empty without them.
+    std::vector<std::string> kernel_time;
   };
 
   // Fresh sessions P C P C ... P, each a boot of its own: the parent's
@@ -684,7 +689,12 @@ class Bisector::Search {
     result.measured = true;
     result.parent_sessions = parent.sessions.size();
     result.culprit_sessions = culprit.sessions.size();
-    const analysis::Report report = compare_sessions(parent, culprit, &rows_);
+    analysis::Report report = compare_sessions(parent, culprit, &rows_);
+    std::set<std::int64_t> sandwiched(parent.sessions.begin(), parent.sessions.end());
+    sandwiched.insert(culprit.sessions.begin(), culprit.sessions.end());
+    analysis::add_kernel_time_shifts(report, *store_, sandwiched);
+    for (const auto& table : report.tables)
+      for (auto& line : report::kernel_time_lines(table)) result.kernel_time.push_back(std::move(line));
     std::map<RowIdentity, const analysis::Row*> compared;
     for (const auto& table : report.tables)
       for (const auto& row : table.rows) compared.try_emplace(analysis::row_identity(row), &row);
@@ -767,6 +777,9 @@ class Bisector::Search {
                            (stats::summarize(bad_means_.at(row)).mean / stats::summarize(m->second).mean - 1) * 100);
       }
       out << "\n";
+    }
+    if (confirmed) {
+      for (const std::string& line : checked.kernel_time) out << "  " << line << "\n";
     }
     out << steps_summary();
     std::cout << out.str() << "\nstep log:\n" << text_.str();

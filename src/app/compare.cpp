@@ -11,6 +11,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/environment.h"
+#include "analysis/kernel_profile.h"
 #include "analysis/runs.h"
 #include "app/option_values.h"
 #include "app/session_report.h"
@@ -312,6 +313,8 @@ ComparisonMarks write_comparison(const CompareRequest& request, std::ostream& ou
     require_shared_sut(samples, compare, why_empty);
     require_shared_row(result, compare);
     analysis::add_environment_differences(result, *store);
+    // The scenario table has no room for it.
+    if (format.shows_kernel_time && scenarios.empty()) analysis::add_kernel_time_shifts(result, *store);
     result.command = request.command;
     reports.push_back(std::move(result));
   }

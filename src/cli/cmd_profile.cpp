@@ -87,10 +87,16 @@ void print_profile(const ProfileOptions& options) {
                              shift.samples_a, percent(shift.share_a), shift.samples_b, percent(shift.share_b),
                              100 * shift.change());
   }
-  if (shown > 0) {
-    std::cout << fmt::format("\nTime one of them: kbench run --swprofile {} --benchmark kfunc/{}\n", name_b,
-                             shifts.front().function.substr(0, shifts.front().function.find(' ')));
+  if (shown == 0) return;
+  // Where the extra time went: the largest change may be a function that
+  // lost share because another one took it.
+  const auto gained = analysis::top_moves(shifts, analysis::ShareMove::Gained, 1);
+  if (gained.empty()) {
+    std::cout << fmt::format("\nNo function gained share from {} to {}: none to time.\n", name_a, name_b);
+    return;
   }
+  std::cout << fmt::format("\nGained the most share: {} ({:+.1f}pp). Time it: {}\n", gained.front().function,
+                           100 * gained.front().change(), analysis::kfunc_command(name_b, gained.front().function));
 }
 
 }  // namespace

@@ -15,15 +15,16 @@ namespace {
 // One line per format, in --help order. `text` is trend's name for its
 // terminal layout, which no other command has.
 constexpr Format kFormats[] = {
-    {.name = "grid", .comparison = make_grid_renderer, .noise = render_noise_grid},
+    {.name = "grid", .shows_kernel_time = true, .comparison = make_grid_renderer, .noise = render_noise_grid},
     {.name = "text", .trend = render_trend_text},
-    {.name = "markdown", .raw_change_only = true, .comparison = make_markdown_renderer},
-    {.name = "delta", .raw_change_only = true, .comparison = make_delta_renderer, .scenarios = render_scenario_delta},
-    {.name = "mail", .comparison = make_mail_renderer},
+    {.name = "markdown", .raw_change_only = true, .shows_kernel_time = true, .comparison = make_markdown_renderer},
+    {.name = "delta", .raw_change_only = true, .shows_kernel_time = true, .comparison = make_delta_renderer,
+     .scenarios = render_scenario_delta},
+    {.name = "mail", .shows_kernel_time = true, .comparison = make_mail_renderer},
     {.name = "csv", .machine_readable = true, .comparison = make_csv_renderer, .noise = render_noise_csv,
      .samples = make_csv_sample_writer},
-    {.name = "json", .machine_readable = true, .comparison = make_json_renderer, .noise = render_noise_json,
-     .samples = make_json_sample_writer},
+    {.name = "json", .machine_readable = true, .shows_kernel_time = true, .comparison = make_json_renderer,
+     .noise = render_noise_json, .samples = make_json_sample_writer},
     {.name = "html", .machine_readable = true, .needs_session_samples = true, .comparison = make_html_renderer,
      .trend = render_trend_html},
 };

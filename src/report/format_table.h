@@ -33,6 +33,10 @@ struct Format {
   // Prints the raw change whatever --sign says (its seed's layout), so
   // compare refuses --sign better with it.
   bool raw_change_only = false;
+  // Shows where a marked benchmark's kernel time went
+  // (analysis::Table::kernel_time), so compare reads the stored kernel
+  // profiles for it; the others are spared the reads.
+  bool shows_kernel_time = false;
 
   // One renderer per view; nullptr: the format does not render that view.
   std::unique_ptr<Renderer> (*comparison)() = nullptr;

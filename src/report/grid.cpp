@@ -59,6 +59,7 @@ class GridRenderer : public PerTableRenderer {
     if (!table.columns.empty()) out << geomean_note(table) << '\n';
     for (const std::string& line : notes.lines()) out << line << '\n';
     for (const std::string& line : environment_lines(table)) out << line << '\n';
+    for (const std::string& line : kernel_time_lines(table)) out << line << '\n';
     out << '\n';
     for (const std::string& line : summary_lines(table, legend)) out << line << '\n';
   }

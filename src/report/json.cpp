@@ -59,6 +59,34 @@ Json cell_json(const Row& row, const Cell& cell, const std::string& profile, Sig
               {"machines", cell.machines}};
 }
 
+// Where a marked benchmark's kernel time went; shares 0..1 as stored.
+Json kernel_time_json(const Table& table) {
+  Json shifts = Json::array();
+  for (const analysis::KernelTimeShift& shift : table.kernel_time) {
+    Json functions = Json::array();
+    for (const analysis::FunctionShift& function : shift.functions) {
+      functions.push_back(Json{{"function", function.function},
+                               {"base_samples", function.samples_a},
+                               {"test_samples", function.samples_b},
+                               {"base_share", function.share_a},
+                               {"test_share", function.share_b}});
+    }
+    shifts.push_back(Json{{"benchmark", shift.benchmark},
+                          {"params", shift.params},
+                          {"test_profile", table.test_profiles.at(shift.column)},
+                          {"verdict", verdict_name(shift.verdict)},
+                          {"share", shift.verdict == Verdict::Regression ? "gained" : "lost"},
+                          {"base_sessions", shift.base_sessions},
+                          {"test_sessions", shift.test_sessions},
+                          {"base_samples", shift.base_samples},
+                          {"test_samples", shift.test_samples},
+                          {"unavailable", shift.unavailable.empty() ? Json(nullptr) : Json(shift.unavailable)},
+                          {"functions", std::move(functions)},
+                          {"kfunc_command", shift.kfunc_command.empty() ? Json(nullptr) : Json(shift.kfunc_command)}});
+  }
+  return shifts;
+}
+
 class JsonRenderer : public Renderer {
  public:
   void render(const Report& report, std::ostream& out) const override {
@@ -110,7 +138,8 @@ class JsonRenderer : public Renderer {
                             {"test_profiles", table.test_profiles},
                             {"rows", std::move(rows)},
                             {"columns", std::move(columns)},
-                            {"environment_differences", table.environment_differences}});
+                            {"environment_differences", table.environment_differences},
+                            {"kernel_time", kernel_time_json(table)}});
     }
     doc["tables"] = std::move(tables);
     out << doc.dump(2) << '\n';

@@ -143,11 +143,18 @@ class MailRenderer : public PerTableRenderer {
     for (const std::string& line : notes.lines()) text.push_back(line);
     for (const std::string& paragraph : text)
       for (const std::string& line : wrap_text(paragraph, kLineWidth, 4)) out << line << '\n';
-    // Items are indented by two; their continuation lines by four.
-    for (const std::string& paragraph : environment_lines(table)) {
-      const bool item = paragraph.rfind("  ", 0) == 0;
-      for (const std::string& line : wrap_text(item ? paragraph.substr(2) : paragraph, kLineWidth - (item ? 2 : 0), 2))
-        out << (item ? "  " : "") << line << '\n';
+    // Items keep their indent; their continuation lines are indented by two
+    // more. A line that fits is kept as it is (its columns stay aligned).
+    std::vector<std::string> listed = environment_lines(table);
+    for (std::string& line : kernel_time_lines(table)) listed.push_back(std::move(line));
+    for (const std::string& paragraph : listed) {
+      if (display_width(paragraph) <= kLineWidth) {
+        out << paragraph << '\n';
+        continue;
+      }
+      const std::size_t indent = std::min(paragraph.find_first_not_of(' '), paragraph.size());
+      for (const std::string& line : wrap_text(paragraph.substr(indent), kLineWidth - indent, 2))
+        out << std::string(indent, ' ') << line << '\n';
     }
     out << '\n';
     for (const std::string& paragraph : summary_lines(table, legend))

@@ -57,6 +57,7 @@ void write_raw_change_notes(const Table& table, const Legend& legend, const Foot
   for (const std::string& line : geomean_lines(table, SignConvention::Raw)) out << line << '\n';
   for (const std::string& line : notes.lines()) out << line << '\n';
   for (const std::string& line : environment_lines(table)) out << line << '\n';
+  write_kernel_time_list(table, out);
   out << '\n';
   for (const std::string& line : summary_lines(table, legend)) out << line << '\n';
 }

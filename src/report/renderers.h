@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "report/kernel_time.h"
 #include "report/model.h"
 #include "report/text_table.h"
 
@@ -74,6 +75,7 @@ std::vector<std::string> summary_lines(const analysis::Table& table, const analy
 // spaces; nothing when there are none.
 std::vector<std::string> environment_lines(const analysis::Table& table);
 
+
 // "geomean (positive = better): 1.23% over 44 rows" — one line per column,
 // naming the column when there are several; `sign` is the convention the
 // rows beside it are printed in.
@@ -81,7 +83,8 @@ std::vector<std::string> geomean_lines(const analysis::Table& table, analysis::S
 
 // Under a markdown or delta table, whose change column is always raw: the
 // legend, `layout_lines` explaining the layout's own columns, geomean,
-// footnotes, environment differences, a blank line and the summary.
+// footnotes, environment differences, where the kernel time went, a blank
+// line and the summary.
 void write_raw_change_notes(const analysis::Table& table, const analysis::Legend& legend, const Footnotes& notes,
                             const std::vector<std::string>& layout_lines, std::ostream& out);
 

@@ -14,12 +14,18 @@
 //                      "benchmarks": [{"name": "syscall/getpid", "params": {"k": "v"},
 //                                      "results": [{"class": "mean", "unit": "ns",
 //                                                   "better": "lower",
-//                                                   "values": [one per repeat]}]}]}],
+//                                                   "values": [one per repeat]}],
+//                                      "kernel_profile": {"functions": {"f": 30, "g [mod]": 5},
+//                                                         "unresolved": 1}}]}],   (optional)
+//                                      (or "kernel_profile": {"unavailable": "reason"})
 //        "logs": [{"kind": "bisect", "name": "a..b", "text": "..."}]}   (optional, stored after the sessions)
 // Every result of one benchmark must have the same number of values (one per
 // repeat). Sessions are written in order, each finished, each benchmark "ok".
+// A kernel profile's samples are its functions' counts and `unresolved`
+// summed; its period is 250 us.
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -43,6 +49,21 @@ st::Sut make_sut(const std::string& name) {
   sut.cpu_count = 2;
   sut.memory_gib = 8;
   return sut;
+}
+
+kbench::records::KernelProfile kernel_profile(const st::BenchmarkKey& key, const json& spec) {
+  kbench::records::KernelProfile profile;
+  profile.benchmark = key.name;
+  if (spec.contains("unavailable")) {
+    profile.unavailable = spec["unavailable"].get<std::string>();
+    return profile;
+  }
+  profile.period_ns = 250000;
+  profile.functions = spec.value("functions", json::object()).get<std::map<std::string, std::uint64_t>>();
+  profile.unresolved = spec.value("unresolved", std::uint64_t{0});
+  profile.samples = profile.unresolved;
+  for (const auto& [function, count] : profile.functions) profile.samples += count;
+  return profile;
 }
 
 void write_session(st::ResultStore& store, const json& spec, const json& session, int index) {
@@ -81,6 +102,9 @@ void write_session(st::ResultStore& store, const json& spec, const json& session
                            values.at(repeat).get<double>()});
       }
       store.add_repeat(id, key, static_cast<int>(repeat), samples);
+    }
+    if (benchmark.contains("kernel_profile")) {
+      store.add_kernel_profile(id, key, kernel_profile(key, benchmark["kernel_profile"]));
     }
     store.record_outcome(id, key, st::Outcome{});
   }

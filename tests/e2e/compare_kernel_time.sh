@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# Where the kernel time went, on a store with planted kernel profiles
+# (store-fixture): `kbench compare` lists, under a table, the functions that
+# gained the most share for a regression row and lost the most for an
+# improvement, only for marked rows whose benchmark both sides profiled on
+# the table's SUT; a side whose profile was unavailable gets one line.
+# `kbench profile` suggests timing the function that gained the most share,
+# by its bare name, not the one whose share changed most.
+source "$(dirname "$0")/lib.bash"
+
+# Five boots a swprofile on SUT vm. syscall/getpid (lower is better) and
+# syscall/getppid: "regressed" and "blind" 20% slower, "improved" 20%
+# faster, "same" the base's values; perf/syscall is the same everywhere.
+# getpid's profile per session: on "regressed" pid_helper [pidmod] gains the
+# most share, __task_pid_nr_ns and audit_filter less, while entry_SYSCALL_64
+# loses more than any gains; on "improved" __task_pid_nr_ns and pid_helper
+# lose 5 points each, entry_SYSCALL_64 gains; "blind"'s profile was
+# unavailable. getppid has no profile anywhere. At the end SUT other gets
+# base and regressed sessions, where other_fn gains.
+/usr/bin/python3 - "$WORK/spec.json" "$WORK/other.json" <<'EOF'
+import json, sys
+factor = {"base": 1.0, "same": 1.0, "regressed": 1.2, "improved": 0.8, "blind": 1.2}
+getpid_profile = {
+    "base": {"functions": {"entry_SYSCALL_64": 600, "__task_pid_nr_ns": 100, "do_syscall_64": 200,
+                           "pid_helper [pidmod]": 100}},
+    "regressed": {"functions": {"entry_SYSCALL_64": 500, "__task_pid_nr_ns": 200, "do_syscall_64": 150,
+                                "pid_helper [pidmod]": 250, "audit_filter": 50}},
+    "improved": {"functions": {"entry_SYSCALL_64": 700, "__task_pid_nr_ns": 50, "do_syscall_64": 200,
+                               "pid_helper [pidmod]": 50}},
+    "blind": {"unavailable": "perf_event_open refused (Permission denied)"},
+}
+getpid_profile["same"] = getpid_profile["base"]
+other_profile = {"base": {"functions": {"entry_SYSCALL_64": 900, "other_fn": 100}},
+                 "regressed": {"functions": {"entry_SYSCALL_64": 700, "other_fn": 300}}}
+syscall_profile = {"functions": {"entry_SYSCALL_64": 10, "do_syscall_64": 10}}
+sessions = []
+def session(sut, profile, boot, kernel):
+    getpid = [(100 + boot * 0.3 + r * 0.1) * factor[profile] for r in range(5)]
+    basic = [4.0e6 + boot * 1.0e3 + r * 2.0e2 for r in range(5)]
+    return {"swprofile": profile, "sut": sut, "benchmarks": [
+        {"name": "syscall/getpid", "results": [{"class": "mean", "unit": "ns", "better": "lower", "values": getpid}],
+         "kernel_profile": kernel[profile]},
+        {"name": "syscall/getppid", "results": [{"class": "mean", "unit": "ns", "better": "lower",
+                                                 "values": getpid}]},
+        {"name": "perf/syscall", "results": [{"class": "basic", "unit": "ops/sec", "better": "higher",
+                                              "values": basic}], "kernel_profile": syscall_profile}]}
+for profile in ("base", "same", "regressed", "improved", "blind"):
+    for boot in range(5):
+        sessions.append(session("vm", profile, boot, getpid_profile))
+json.dump({"sut": "vm", "sessions": sessions}, open(sys.argv[1], "w"))
+# Added to the store later, for the check of each SUT's own profiles.
+json.dump({"sessions": [session("other", profile, boot, other_profile)
+                        for profile in ("base", "regressed") for boot in range(5)]}, open(sys.argv[2], "w"))
+EOF
+fixture_store "$WORK/spec.json"
+
+# compare_to NAME ARGS...: kbench compare ARGS into $WORK/NAME, failing the script's check when it fails.
+compare_to() {
+  local name=$1; shift
+  "$KBENCH" compare "$@" --store "$STORE" >"$WORK/$name" 2>"$WORK/$name.err" \
+    || fail "kbench compare $* exited $?: $(cat "$WORK/$name.err")"
+}
+
+# expect_block FILE: the lines on stdin stand in FILE one after the other.
+expect_block() {
+  local block
+  block=$(cat)
+  if /usr/bin/python3 -c 'import sys; sys.exit(sys.argv[2] + "\n" not in open(sys.argv[1]).read())' "$1" "$block"; then
+    pass
+  else
+    fail "$1 lacks the block:"; echo "$block" >&2; echo "--- $1:" >&2; cat "$1" >&2
+  fi
+}
+# expect_absent FILE TEXT: the file does not contain the literal text.
+expect_absent() {
+  if grep -qF -- "$2" "$1"; then fail "$1 holds '$2'"; cat "$1" >&2; else pass; fi
+}
+
+# A regression: the functions that gained share, the most first (not the
+# one that changed most, which lost share), and the bare name to time.
+compare_to regressed.txt base regressed
+expect_contains "$WORK/regressed.txt" "(R) -20.00%"
+expect_block "$WORK/regressed.txt" <<'EOF'
+Where the kernel time went (kernel profiles: each function's share of a side's kernel samples):
+  syscall/getpid (R) in regressed: the functions that gained the most share (base: 5 sessions, 5000 kernel samples; regressed: 5 sessions, 5750 kernel samples)
+    pid_helper [pidmod]  10.0% → 21.7%  (500 → 1250 samples)
+    __task_pid_nr_ns     10.0% → 17.4%  (500 → 1000 samples)
+    audit_filter          0.0% →  4.3%  (0 → 250 samples)
+    time it: kbench run --swprofile regressed --benchmark kfunc/pid_helper
+
+EOF
+# getppid regressed too, but without profiles; perf/syscall has profiles but did not change.
+expect_absent "$WORK/regressed.txt" "syscall/getppid (R) in"
+expect_absent "$WORK/regressed.txt" "perf/syscall (R)"
+expect_absent "$WORK/regressed.txt" "other_fn"
+
+# An improvement: the functions that lost share; do_syscall_64's share did not move.
+compare_to improved.txt base improved
+expect_block "$WORK/improved.txt" <<'EOF'
+  syscall/getpid (I) in improved: the functions that lost the most share (base: 5 sessions, 5000 kernel samples; improved: 5 sessions, 5000 kernel samples)
+    __task_pid_nr_ns     10.0% → 5.0%  (500 → 250 samples)
+    pid_helper [pidmod]  10.0% → 5.0%  (500 → 250 samples)
+    time it: kbench run --swprofile improved --benchmark kfunc/__task_pid_nr_ns
+EOF
+expect_absent "$WORK/improved.txt" "do_syscall_64"
+
+# Unchanged rows with profiles on both sides: no section.
+compare_to same.txt base same
+expect_absent "$WORK/same.txt" "Where the kernel time went"
+# A regressed row whose test side's profile was unavailable: one line.
+compare_to blind.txt base blind
+expect_block "$WORK/blind.txt" <<'EOF'
+  syscall/getpid (R) in blind: profile unavailable: blind: perf_event_open refused (Permission denied)
+EOF
+expect_absent "$WORK/blind.txt" "time it"
+# Rows without profiles: no section.
+compare_to unprofiled.txt base regressed --benchmark syscall/getppid
+expect_absent "$WORK/unprofiled.txt" "Where the kernel time went"
+
+# Several test columns: a block per marked cell, in column order.
+compare_to columns.txt base improved regressed
+python3 -c '
+import sys
+text = open(sys.argv[1]).read()
+first, second = text.find("syscall/getpid (I) in improved"), text.find("syscall/getpid (R) in regressed")
+sys.exit(not 0 <= first < second)' "$WORK/columns.txt" && pass || fail "columns: the blocks are not in column order: $(cat "$WORK/columns.txt")"
+
+# markdown: a list, names and commands as code.
+compare_to regressed.md base regressed --format markdown
+expect_block "$WORK/regressed.md" <<'EOF'
+`syscall/getpid` (R) in regressed: the functions that gained the most share (base: 5 sessions, 5000 kernel samples; regressed: 5 sessions, 5750 kernel samples)
+- `pid_helper [pidmod]`  10.0% → 21.7%  (500 → 1250 samples)
+- `__task_pid_nr_ns`     10.0% → 17.4%  (500 → 1000 samples)
+- `audit_filter`          0.0% →  4.3%  (0 → 250 samples)
+- time it: `kbench run --swprofile regressed --benchmark kfunc/pid_helper`
+EOF
+compare_to regressed.mail base regressed --format mail
+expect_contains "$WORK/regressed.mail" "time it: kbench run --swprofile regressed --benchmark kfunc/pid_helper"
+compare_to regressed.delta base regressed --format delta
+expect_contains "$WORK/regressed.delta" '- time it: `kbench run --swprofile regressed --benchmark kfunc/pid_helper`'
+
+# json: the same as data.
+compare_to regressed.json base regressed --format json
+python3 - "$WORK/regressed.json" <<'EOF' && pass || fail "json kernel_time: $(cat "$WORK/regressed.json.check")"
+import json, sys
+tables = json.load(open(sys.argv[1]))["tables"]
+shifts = tables[0]["kernel_time"]
+problems = []
+if len(shifts) != 1: problems.append(f"{len(shifts)} entries, expected 1")
+shift = shifts[0]
+expected = {"benchmark": "syscall/getpid", "test_profile": "regressed", "verdict": "regression", "share": "gained",
+            "base_sessions": 5, "test_sessions": 5, "base_samples": 5000, "test_samples": 5750, "unavailable": None,
+            "kfunc_command": "kbench run --swprofile regressed --benchmark kfunc/pid_helper"}
+for key, value in expected.items():
+    if shift.get(key) != value: problems.append(f"{key}: {shift.get(key)!r}, expected {value!r}")
+names = [f["function"] for f in shift["functions"]]
+if names != ["pid_helper [pidmod]", "__task_pid_nr_ns", "audit_filter"]: problems.append(f"functions {names}")
+first = shift["functions"][0]
+if (first["base_samples"], first["test_samples"], first["base_share"]) != (500, 1250, 0.1):
+    problems.append(f"first function {first}")
+open(sys.argv[1] + ".check", "w").write("; ".join(problems))
+sys.exit(bool(problems))
+EOF
+compare_to same.json base same --format json
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["tables"][0]["kernel_time"] != [])' "$WORK/same.json" \
+  && pass || fail "json of unchanged rows has kernel_time entries"
+# csv cannot show it: the same columns as ever.
+compare_to regressed.csv base regressed --format csv
+expect_absent "$WORK/regressed.csv" "pid_helper"
+
+# kbench profile: the function that gained most, not entry_SYSCALL_64
+# (the largest change, a loss), timed by its bare name.
+"$KBENCH" profile base regressed --benchmark syscall/getpid --store "$STORE" >"$WORK/profile.txt" 2>&1 \
+  || fail "kbench profile exited $?: $(cat "$WORK/profile.txt")"
+sed -n 6p "$WORK/profile.txt" | grep -q '^entry_SYSCALL_64 ' && pass \
+  || fail "the first row is not entry_SYSCALL_64: $(cat "$WORK/profile.txt")"
+expect_contains "$WORK/profile.txt" \
+  "Gained the most share: pid_helper [pidmod] (+11.7pp). Time it: kbench run --swprofile regressed --benchmark kfunc/pid_helper"
+expect_absent "$WORK/profile.txt" "kfunc/entry_SYSCALL_64"
+"$KBENCH" profile base same --benchmark syscall/getpid --store "$STORE" >"$WORK/profile-same.txt" 2>&1 \
+  || fail "kbench profile base same exited $?: $(cat "$WORK/profile-same.txt")"
+expect_contains "$WORK/profile-same.txt" "No function gained share from base to same: none to time."
+expect_absent "$WORK/profile-same.txt" "kfunc/"
+# Each SUT's table uses its own sessions' profiles (store-fixture adds SUT other's
+# sessions to the store).
+fixture_store "$WORK/other.json"
+compare_to suts.txt base regressed
+expect_contains "$WORK/suts.txt" "    other_fn  10.0% → 30.0%  (500 → 1500 samples)"
+expect_contains "$WORK/suts.txt" "    pid_helper [pidmod]  10.0% → 21.7%  (500 → 1250 samples)"
+[ "$(grep -c 'other_fn' "$WORK/suts.txt")" -eq 2 ] && pass || fail "suts: other_fn in vm's block: $(cat "$WORK/suts.txt")"
+[ "$(grep -c 'time it: ' "$WORK/suts.txt")" -eq 2 ] && pass || fail "suts: expected a block per SUT: $(cat "$WORK/suts.txt")"
+
+finish
