@@ -381,8 +381,7 @@ cmd_start() {
     # flushes; not traced). Alone,
     # two vCPUs are a little faster (ssh up in 15-18 s instead of 22-35 s):
     # KBENCH_TEST_VM_CPUS=2.
-    # The CPU model is max. qemu64 with rdtscp (qemu64 alone lacks the
-    # rdtscp kbench-agent's timing needs) boots a quarter faster alone (ssh
+    # The CPU model is max. qemu64 with rdtscp boots a quarter faster alone (ssh
     # after 17.5-21.7 s against 23.7-28.8 s), but e2e_deploy_reboot failed
     # on it in two of three runs: once the GRUB one-shot boot of the staged
     # kernel gave no ssh answer within 6 minutes (console: GRUB's "Booting"

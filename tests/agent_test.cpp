@@ -15,6 +15,7 @@
 
 #include "common/records.h"
 #include "support/test_paths.h"
+#include "timing/cycle_counter.h"
 
 namespace {
 
@@ -130,6 +131,9 @@ TEST(Agent, FingerprintIsOneRecordWithTheKeys) {
   }
   ASSERT_TRUE(data.at("timer").is_object());
   EXPECT_GT(data.at("timer").at("ticks_per_second").get<double>(), 0);
+  // The agent runs on this CPU: it reads the counter as this process does.
+  EXPECT_EQ(data.at("timer").at("begin_read"), kbench::timing::counter::kBeginSequence);
+  EXPECT_EQ(data.at("timer").at("end_read"), kbench::timing::counter::end_sequence());
 }
 
 TEST(Agent, RunWritesSchemaValidRecords) {

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
@@ -120,17 +122,27 @@ TEST(RoundOrder, AFullCycleBalancesPositionsAndPredecessors) {
   }
 }
 
-// Each test runs in its own process (gtest_discover_tests), so the signal
-// state set here reaches no other test.
+// The interrupt flag and the handlers are the process's, and a run stops for
+// good once they are set: the signal is raised in a child process, so that
+// the tests after this one in the same process (the whole binary run at
+// once, or shuffled) start uninterrupted.
 TEST(SessionGap, AnInterruptEndsThePauseAtOnce) {
-  runner::install_interrupt_handlers();
-  std::raise(SIGINT);
-  // Without the check this would sleep an hour and the test would time out.
-  EXPECT_FALSE(runner::sleep_unless_interrupted(std::chrono::hours(1)));
-  EXPECT_EQ(runner::interrupt_signal(), SIGINT);
+  EXPECT_EXIT(
+      {
+        runner::install_interrupt_handlers();
+        std::raise(SIGINT);
+        // Without the check this would sleep an hour and the test would time out.
+        const bool slept = runner::sleep_unless_interrupted(std::chrono::hours(1));
+        std::fprintf(stderr, "slept %s, signal %d\n", slept ? "to the end" : "not", runner::interrupt_signal());
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(0), "slept not, signal " + std::to_string(SIGINT));
 }
 
-TEST(SessionGap, ZeroDoesNotWait) { EXPECT_TRUE(runner::sleep_unless_interrupted(std::chrono::milliseconds(0))); }
+TEST(SessionGap, ZeroDoesNotWait) {
+  ASSERT_FALSE(runner::interrupted()) << "an earlier test left this process interrupted";
+  EXPECT_TRUE(runner::sleep_unless_interrupted(std::chrono::milliseconds(0)));
+}
 
 TEST(Microcode, FirstCpusRevisionOrNull) {
   const std::string x86 =

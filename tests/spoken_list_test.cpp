@@ -20,5 +20,18 @@ TEST(SpokenList, JoinsWithCommasAndTheLastWord) {
   EXPECT_EQ(spoken_list(std::vector<std::string_view>{"grid", "csv", "json"}), "grid, csv or json");
 }
 
+struct Named {
+  std::string name;
+  std::string_view short_name;
+};
+
+TEST(CommaList, JoinsEveryItemsField) {
+  const std::vector<Named> items{{"first", "1"}, {"", "2"}, {"third", "3"}};
+  EXPECT_EQ(comma_list(items, &Named::name), "first, , third");  // an empty field keeps its place
+  EXPECT_EQ(comma_list(items, &Named::short_name), "1, 2, 3");
+  EXPECT_EQ(comma_list(std::vector<Named>{}, &Named::name), "");
+  EXPECT_EQ(comma_list(std::vector<Named>{{"only", ""}}, &Named::name), "only");
+}
+
 }  // namespace
 }  // namespace kbench

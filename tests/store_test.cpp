@@ -239,7 +239,8 @@ TEST_F(StoreTest, AStoredValueThatIsNotANumberIsRefusedNeverReadAsZero) {
   for (const auto& [planted, described] : {std::pair{"'NaN'", "the text 'NaN'"}, std::pair{"X'00FF'", "a blob of 2 bytes"}}) {
     run_sql(file(), std::string("UPDATE result SET value = ") + planted + " WHERE repeat = 1");
     auto store = open_store(url(), OpenMode::MustExist);
-    const auto refused = [&](const std::function<void()>& read) {
+    // Copied in: clang before 16 cannot capture a structured binding.
+    const auto refused = [&, planted = planted, described = described](const std::function<void()>& read) {
       try {
         read();
         ADD_FAILURE() << planted << " was read";

@@ -10,6 +10,7 @@
 #include "timing/affinity.h"
 #include "timing/bracket_cost.h"
 #include "timing/clock.h"
+#include "timing/cycle_counter.h"
 #include "timing/histogram.h"
 
 using kbench::timing::Histogram;
@@ -140,6 +141,33 @@ TEST(TimerOverhead, ModeIsNotBelowTheMinimum) {
   EXPECT_EQ(overhead.pairs, 10000u);
   EXPECT_GE(overhead.ticks, overhead.min_ticks);
 }
+
+#if defined(__x86_64__)
+namespace counter = kbench::timing::counter;
+
+TEST(CycleCounterEndRead, RdtscpOnlyWhenCpuidBit27IsSet) {
+  EXPECT_EQ(counter::end_read_for(0), counter::EndRead::kLfenceRdtsc);
+  EXPECT_EQ(counter::end_read_for(std::uint32_t(1) << 27), counter::EndRead::kRdtscp);
+  EXPECT_EQ(counter::end_read_for(0xffffffffu), counter::EndRead::kRdtscp);
+  // Every other feature present (nx, long mode, syscall), rdtscp not: qemu64.
+  EXPECT_EQ(counter::end_read_for(~(std::uint32_t(1) << 27)), counter::EndRead::kLfenceRdtsc);
+}
+
+TEST(CycleCounterEndRead, NamesTheSequenceEachReadExecutes) {
+  EXPECT_STREQ(counter::end_sequence_of(counter::EndRead::kRdtscp), "rdtscp; lfence");
+  EXPECT_STREQ(counter::end_sequence_of(counter::EndRead::kLfenceRdtsc), "lfence; rdtsc; lfence");
+  EXPECT_STREQ(counter::kBeginSequence, "lfence; rdtsc");
+}
+
+TEST(CycleCounterEndRead, ThisProcessUsesWhatThisCpuReports) {
+  const auto expected = counter::end_read_for(counter::extended_features_edx());
+  EXPECT_STREQ(counter::end_sequence(), counter::end_sequence_of(expected));
+  EXPECT_EQ(counter::kEndUsesRdtscp, expected == counter::EndRead::kRdtscp);
+  // Whichever read was chosen, it runs here without SIGILL and the TSC has advanced.
+  const std::uint64_t start = counter::begin();
+  EXPECT_GE(counter::end(), start);
+}
+#endif
 
 TEST(Affinity, PinsToAnAllowedCpuAndRefusesOthers) {
   const auto before = kbench::timing::current_affinity();

@@ -85,6 +85,10 @@ int print_fingerprint() {
     // asked for at every session's start and end.
     const auto overhead = kbench::timing::measure_timer_overhead(50000);
     data[key::kTimer] = {{"counter", kbench::timing::counter::kName},
+                      // Which instructions bracket a measurement: end()'s
+                      // depends on whether the CPU has rdtscp.
+                      {"begin_read", kbench::timing::counter::kBeginSequence},
+                      {"end_read", kbench::timing::counter::end_sequence()},
                       {"ticks_per_second", calibration.ticks_per_second},
                       {"nominal_hz", calibration.nominal_hz > 0 ? json(calibration.nominal_hz) : json(nullptr)},
                       // How far the calibration is from CNTFRQ_EL0: firmware that

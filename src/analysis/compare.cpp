@@ -556,7 +556,10 @@ Table combine_class(const std::string& sut_class, std::vector<Table>& members,
       where[m] = r;
     }
   }
-  for (const auto& [key, where] : rows) {
+  for (const auto& entry : rows) {
+    // Named, not bound: clang before 16 cannot capture a structured binding (pooled, below).
+    const RowKey& key = entry.first;
+    const std::vector<std::size_t>& where = entry.second;
     std::vector<std::size_t> present;
     for (std::size_t m = 0; m < where.size(); ++m) {
       if (where[m] != std::string::npos) present.push_back(m);

@@ -1,10 +1,7 @@
 #include "analysis/test_method.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <ranges>
-
 #include "common/errors.h"
+#include "common/spoken_list.h"
 
 namespace kbench::analysis {
 
@@ -43,8 +40,6 @@ std::string_view method_name(TestMethod method) { return describe(method).name; 
 std::string_view method_title(TestMethod method) { return describe(method).title; }
 bool gives_p_values(TestMethod method) { return describe(method).p_values; }
 
-std::string method_names() {
-  return fmt::format("{}", fmt::join(kMethods | std::views::transform(&Description::name), ", "));
-}
+std::string method_names() { return comma_list(kMethods, &Description::name); }
 
 }  // namespace kbench::analysis

@@ -12,7 +12,6 @@
 #include <functional>
 #include <filesystem>
 #include <iostream>
-#include <ranges>
 #include <set>
 
 #include <fmt/format.h>
@@ -20,6 +19,7 @@
 
 #include "app/option_values.h"
 #include "common/errors.h"
+#include "common/spoken_list.h"
 #include "process/process.h"
 #include "runner/fleet_progress.h"
 #include "runner/interrupt.h"
@@ -136,7 +136,7 @@ std::vector<plan::SutSpec> select_suts(const plan::Plan& plan, const std::vector
         std::any_of(plan.suts.begin(), plan.suts.end(), [&](const auto& s) { return matches(patterns[i], s.name); });
     if (!known) {
       throw InputError(fmt::format("--sut {}: plan {} has no such SUT (known: {})", names[i], plan.path,
-                                   fmt::join(plan.suts | std::views::transform(&plan::SutSpec::name), ", ")));
+                                   comma_list(plan.suts, &plan::SutSpec::name)));
     }
   }
   return selected;

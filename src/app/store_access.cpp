@@ -1,11 +1,9 @@
 #include "app/store_access.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <ranges>
 
 #include "common/errors.h"
+#include "common/spoken_list.h"
 
 namespace kbench::app {
 
@@ -34,8 +32,7 @@ void require_swprofiles(const OpenedStore& opened, const std::vector<std::string
     std::string message = "swprofile '" + profile + "' is not in " + opened.url;
     if (known == KnownProfiles::List) {
       const auto listings = opened.store->list_swprofiles("*");
-      const std::string names =
-          fmt::format("{}", fmt::join(listings | std::views::transform(&store::SwprofileListing::name), ", "));
+      const std::string names = comma_list(listings, &store::SwprofileListing::name);
       message += " (known: " + (names.empty() ? std::string("none") : names) + ")";
     }
     throw InputError(message);

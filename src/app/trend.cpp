@@ -1,18 +1,17 @@
 #include "app/trend.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <fnmatch.h>
 
 #include <algorithm>
 #include <map>
-#include <ranges>
 
 #include "analysis/runs.h"
 #include "analysis/trend.h"
 #include "app/option_values.h"
 #include "app/store_access.h"
 #include "common/errors.h"
+#include "common/spoken_list.h"
 #include "report/format_table.h"
 
 namespace kbench::app {
@@ -29,8 +28,7 @@ std::vector<std::string> matching_in_store_order(store::ResultStore& store, cons
   }
   if (names.empty()) {
     const auto listings = store.list_swprofiles("*");
-    const std::string known =
-        fmt::format("{}", fmt::join(listings | std::views::transform(&store::SwprofileListing::name), ", "));
+    const std::string known = comma_list(listings, &store::SwprofileListing::name);
     throw InputError("--swprofile " + glob + ": matches no swprofile in " + url + " (known: " +
                      (known.empty() ? std::string("none") : known) + ")");
   }

@@ -145,6 +145,8 @@ class SyscallLatency : public Benchmark {
   std::map<std::string, std::string> notes() const override {
     std::map<std::string, std::string> notes = {
         {"counter", timing::counter::kName},
+        {"counter_begin_read", timing::counter::kBeginSequence},
+        {"counter_end_read", timing::counter::end_sequence()},
         {"counter_hz", std::to_string(calibration_.ticks_per_second)},
         {"timer_overhead_ticks", std::to_string(overhead_.cost_ticks)},
         {"timer_overhead_statistic", overhead_.statistic},

@@ -1,12 +1,10 @@
 // kbench session show|delete: one stored session, named as users see it:
 // its swprofile and its number (1, 2, ...) within SUT and swprofile.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <iostream>
 #include <limits>
-#include <ranges>
 #include <set>
 #include <string_view>
 
@@ -14,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/errors.h"
+#include "common/spoken_list.h"
 #include "common/params.h"
 #include "store/result_store.h"
 #include "sysinfo/fingerprint_view.h"
@@ -37,8 +36,7 @@ std::string session_name(const store::SessionListing& session) {
 store::SessionListing find_session(store::ResultStore& store, const std::string& url, const SessionOptions& options) {
   if (!store.has_swprofile(options.swprofile)) {
     const auto listings = store.list_swprofiles("*");
-    const std::string names =
-        fmt::format("{}", fmt::join(listings | std::views::transform(&store::SwprofileListing::name), ", "));
+    const std::string names = comma_list(listings, &store::SwprofileListing::name);
     throw InputError("swprofile '" + options.swprofile + "' is not in " + url +
                      " (known: " + (names.empty() ? std::string("none") : names) + ")");
   }
@@ -62,7 +60,7 @@ store::SessionListing find_session(store::ResultStore& store, const std::string&
   if (matches.size() > 1) {
     throw InputError(fmt::format("session {} of swprofile {} exists on several SUTs ({}): choose one with --sut",
                                  options.number, options.swprofile,
-                                 fmt::join(matches | std::views::transform(&store::SessionListing::sut), ", ")));
+                                 comma_list(matches, &store::SessionListing::sut)));
   }
   return matches.front();
 }

@@ -102,7 +102,9 @@ void render_scenario_group(const std::vector<Scenario>& scenarios, const Scenari
     TextTable text({{"test scenario"}, {"old"}, {"new"}, {"delta"}});
     for (const auto& [s, table] : group.tables) {
       const auto& entries = group.entries.at(key);
-      const auto entry = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.scenario == s; });
+      // The index copied into the lambda: clang before 16 cannot capture a structured binding.
+      const auto entry = std::find_if(entries.begin(), entries.end(),
+                                      [scenario = s](const auto& e) { return e.scenario == scenario; });
       std::vector<std::string> cells{escape_pipes(scenarios[s].label), "", "", ""};
       if (entry != entries.end()) {
         const Row& row = *entry->row;

@@ -264,7 +264,10 @@ void RowNames::add(const std::string& benchmark, const Params& params) {
 // A key differs when some set lacks it or gives it another value than the
 // first set does.
 void RowNames::settle() {
-  for (const auto& [benchmark, sets] : sets_) {
+  for (const auto& benchmark_sets : sets_) {
+    // Named, not bound: clang before 16 cannot capture a structured binding (the lambda below).
+    const std::string& benchmark = benchmark_sets.first;
+    const std::vector<Params>& sets = benchmark_sets.second;
     if (sets.size() < 2) continue;
     std::set<std::string> keys;
     for (const Params& params : sets)

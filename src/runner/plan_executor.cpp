@@ -18,6 +18,7 @@
 #include "deploy/deployer.h"
 #include "runner/interrupt.h"
 #include "runner/local_boot.h"
+#include "runner/session_boots.h"
 #include "runner/sysctl.h"
 #include "sysinfo/fingerprint_view.h"
 
@@ -198,75 +199,6 @@ nlohmann::json state_at_end(sut::Connection& connection, const sut::Method& meth
   } catch (const std::exception&) {
   }
   return state;
-}
-
-// "boot 3/8: patched by kexec: ready after 41s, runs 6.12.1 (verified)".
-// `this_machine`: the boot's seconds run to the resumed run, not to ssh.
-std::string boot_line(const deploy::BootReport& boot, int planned, bool restoring = false, bool this_machine = false) {
-  const std::string of = restoring ? "back" : fmt::format("{}/{}", boot.number, planned);
-  if (boot.ok) {
-    return fmt::format("kbench: boot {}: {} by {}: {} after {}, runs {} (verified: uname -r, uname -v, "
-                       "/proc/cmdline)",
-                       of, boot.swprofile, boot.method, this_machine ? "resumed" : "ssh ready",
-                       format_seconds(boot.seconds), boot.release);
-  }
-  std::string line = fmt::format("kbench: boot {}: {} by {} FAILED: {}", of, boot.swprofile, boot.method, boot.reason);
-  if (!boot.console_tail.empty()) line += "\nconsole:\n" + boot.console_tail;
-  return line;
-}
-
-// On --resume with sut.boot: true when session `s` of `swprofile` needs no
-// boot (it ran to its end, or its boot failed before and is not retried);
-// an unfinished session is deleted, so that it is measured again in one
-// fresh boot rather than across two.
-std::optional<bool> booted_before(store::ResultStore& store, const std::vector<store::BootRecord>& earlier,
-                                  const std::string& swprofile, const std::string& plan_key, const std::string& run,
-                                  int s, Progress& progress) {
-  for (const auto& boot : earlier) {
-    if (boot.swprofile == swprofile && boot.plan_session == s && !boot.ok) {
-      progress.message(fmt::format("kbench: session {} of {} failed to boot before ({}); not retried", s + 1, swprofile,
-                                   boot.reason));
-      return true;
-    }
-  }
-  const auto session = store.find_plan_session(swprofile, plan_key, run, s);
-  if (!session) return std::nullopt;
-  const auto stored = store.session(*session);
-  if (stored && stored->complete()) return true;
-  store.delete_session(*session);
-  progress.message(fmt::format("kbench: session {} of {} was interrupted; measuring it again in a fresh boot", s + 1,
-                               swprofile));
-  return false;
-}
-
-// With a method that boots the swprofile's kernel for every agent run (a
-// VM, a LAVA job), asking the agent for the fingerprint is the boot: the
-// report is ok, with the release the fingerprint names, when the agent
-// answered, and says why not (the console's tail after the first line of
-// the error) when it did not.
-deploy::BootReport boot_for_fingerprint(sut::Connection& connection, const sut::Method& method,
-                                        const std::string& swprofile, int number, nlohmann::json& fingerprint) {
-  deploy::BootReport boot;
-  boot.number = number;
-  boot.swprofile = swprofile;
-  boot.method = method.name;
-  boot.started_at = utc_now_iso8601();
-  const auto started = std::chrono::steady_clock::now();
-  try {
-    fingerprint = fetch_fingerprint(connection);
-  } catch (const InfrastructureError&) {
-    throw;  // the lab's failure, not the boot's: the caller's to report
-  } catch (const RunError& error) {
-    const std::string text = error.what();
-    const auto newline = text.find('\n');
-    boot.reason = text.substr(0, newline);
-    if (newline != std::string::npos) boot.console_tail = text.substr(newline + 1);
-  }
-  boot.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (!boot.reason.empty()) return boot;
-  boot.ok = true;
-  boot.release = sysinfo::FingerprintView(fingerprint).kernel_release().value_or("");
-  return boot;
 }
 
 // The run this execution belongs to: the one a plan between boots of this
@@ -598,179 +530,11 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   }
 
   ExecResult result;
-  // An ssh SUT with sut.boot: every session is a fresh boot into its
-  // swprofile's kernel, staged once before the first.
-  std::optional<deploy::Deployer> deployer;
-  std::vector<store::BootRecord> earlier_boots;
-  if (plan.sut && plan.sut->boot) {
-    sut::RemoteShell* shell = sut::remote_shell(connection_for(profiles.front()));
-    if (!shell) {
-      throw InputError("sut.boot: expected sut.connection.method " +
-                       spoken_list(sut::MethodRegistry::instance().names_with(Capability::Deploy)));
-    }
-    deployer.emplace(*shell, *plan.sut->boot, [&](const std::string& line) { progress.message(line); },
-                     sleep_unless_interrupted, local_boots);
-    deployer->probe();
-    if (local_state) {
-      deployer->adopt_original(local_state->original);
-      deployer->count_boots(local_state->boots);
-    }
-    for (const auto& profile : profiles) deployer->stage(profile);
-    if (options.resume) earlier_boots = store.list_boots(options.plan_key, run_id);
-  }
-  // A method that boots the swprofile's kernel for every agent run (a VM, a
-  // LAVA job): a kernel that does not come up fails the session's first
-  // run, its fingerprint. That is the kernel's failure, not the plan's: it
-  // is recorded as a failed boot, and the plan goes on without it.
-  const sut::Method& method = plan::sut_method(plan);
-  const bool boots_per_run = !deployer && method.has(Capability::BootsKernel);
-  if (boots_per_run && options.resume) earlier_boots = store.list_boots(options.plan_key, run_id);
-  int vm_boots = static_cast<int>(earlier_boots.size());
-  // A kernel that failed to boot is not booted again in this run: a panic
-  // repeats, and on a lab machine each try can cost a power cycle. Its
-  // later sessions are counted as not measured. Keyed by swprofile, with
-  // the session and reason of the failure.
-  std::map<std::string, std::string> failed_kernels;
-  auto remember_failed_kernel = [&](const std::string& swprofile, int plan_session, const std::string& reason) {
-    failed_kernels.emplace(swprofile, fmt::format("session {}: {}", plan_session + 1, reason));
-  };
-  for (const auto& boot : earlier_boots) {
-    if (!boot.ok) remember_failed_kernel(boot.swprofile, boot.plan_session, boot.reason);
-  }
-  const int planned_boots = deployer ? sessions * static_cast<int>(profiles.size()) : 0;
-  const std::string boot_sut_name = plan.sut && !plan.sut->name.empty() ? plan.sut->name
-                                    : deployer ? sut::remote_shell(connection_for(profiles.front()))->describe_target()
-                                    : boots_per_run ? connection_for(profiles.front()).describe()
-                                                    : "";
-  auto boot_record = [&](const deploy::BootReport& boot, int plan_session) {
-    store::BootRecord record;
-    record.sut = boot_sut_name;
-    record.swprofile = boot.swprofile;
-    record.plan_key = options.plan_key;
-    record.run = run_id;
-    record.plan_session = plan_session;
-    record.number = boot.number;
-    record.method = boot.method;
-    record.started_at = boot.started_at;
-    record.seconds = boot.seconds;
-    record.ok = boot.ok;
-    record.power_cycled = boot.power_cycled;
-    record.release = boot.release;
-    record.reason = boot.reason;
-    record.console_tail = boot.console_tail;
-    return record;
-  };
-  // This machine: a boot ends this process. The state and the resume unit
-  // are written before the first boot, the boot in flight before each.
-  auto save_state = [&] { write_local_boot_state(state_path, *local_state); };
-  auto launch = [&](const plan::SwprofileSpec* profile, int plan_session) -> std::optional<deploy::BootReport> {
-    if (!local_state) {
-      local_state.emplace();
-      local_state->plan = plan.path;
-      local_state->plan_key = options.plan_key;
-      local_state->store = options.store_url;
-      local_state->run = run_id;
-      local_state->identity = identity;
-      local_state->unit = resume_unit_name(options.plan_key);
-      local_state->log = local_boot_log_path(options.plan_key);
-      local_state->original = deployer->original();
-      local_state->original.tools.clear();
-      save_state();
-      ResumeUnit unit{local_state->unit, plan.path, options.resume_command,
-                      {{"KBENCH_STATE_DIR", kbench_state_dir()}}, local_state->log};
-      if (const char* agent = std::getenv("KBENCH_AGENT"); agent && *agent) unit.environment["KBENCH_AGENT"] = agent;
-      install_resume_unit(unit, kSystemdUnitDir);
-      progress.message(fmt::format("kbench: installed {}: it resumes the plan after each boot of this machine (log: "
-                                   "{})",
-                                   local_state->unit, local_state->log));
-    }
-    // A safety net: a boot that repeats (a start reported failed that
-    // happened all the same, a kernel that never gets judged) must not
-    // reboot the machine forever. Past twice the plan's boots, the unit
-    // goes and the machine stays up.
-    if (local_state->boots > 2 * planned_boots + 1) {
-      const std::string warning = remove_resume_unit(local_state->unit, kSystemdUnitDir);
-      deploy::BootReport refused;
-      refused.number = local_state->boots + 1;
-      refused.swprofile = profile ? profile->name : "(the SUT's own kernel)";
-      refused.method = plan.sut->boot->method;
-      refused.started_at = utc_now_iso8601();
-      refused.reason = fmt::format("not started: the plan has started {} boots, more than twice the {} it plans; {} "
-                                   "removed so the machine stops booting{}",
-                                   local_state->boots, planned_boots, local_state->unit,
-                                   warning.empty() ? "" : " (" + warning + ")");
-      return refused;
-    }
-    const auto keep = [&](const deploy::LaunchedBoot& boot) {
-      local_state->pending = PendingBoot{boot, plan_session};
-      local_state->boots = boot.number;
-      save_state();
-    };
-    auto failed = profile ? deployer->launch(*profile, keep) : deployer->launch_restore(keep);
-    if (failed && local_state->pending && interrupted()) {
-      // Cut short by the shutdown it began (it stops the resume unit, or the
-      // ssh session, with everything in it), not refused: the boot is under
-      // way, and the run after it judges it.
-      progress.message("kbench: the start of the boot was cut short by the shutdown it began; the run after the boot "
-                       "judges it");
-    } else if (failed) {
-      local_state->pending.reset();
-      save_state();
-      return failed;
-    }
-    progress.message(fmt::format("kbench: boot {}: {} by {}: this machine boots now; {} resumes the plan after the "
-                                 "boot (log: {}); `kbench plan status {}` shows where it stands",
-                                 plan_session < 0 ? std::string("back")
-                                                  : fmt::format("{}/{}", local_state->boots, planned_boots),
-                                 local_state->pending->boot.swprofile, local_state->pending->boot.method,
-                                 local_state->unit, local_state->log, plan.path));
-    return std::nullopt;
-  };
-  // The plan is done on this machine: its own kernel runs again, and what
-  // kbench installed to carry the plan across boots goes.
-  auto finish_local = [&] {
-    deployer->cleanup();
-    if (!local_state) return;
-    if (const std::string warning = remove_resume_unit(local_state->unit, kSystemdUnitDir); !warning.empty()) {
-      progress.message("kbench: warning: " + warning);
-    }
-    write_local_boot_done(local_boot_done_path(options.plan_key), local_state->store, local_state->run);
-    std::error_code ec;
-    std::filesystem::remove(state_path, ec);
-    progress.message(fmt::format("kbench: plan done: this machine runs its own kernel {}; {} and {} removed (its log "
-                                 "stays: {})",
-                                 deployer->original().release, local_state->unit, state_path, local_state->log));
-  };
-  // The boot the previous process started, judged now that it is over.
-  std::optional<deploy::BootReport> just_booted;
-  int just_booted_session = -1;
-  if (local_state && local_state->pending) {
-    const PendingBoot pending = *local_state->pending;
-    deploy::BootReport report = deployer->finish(pending.boot);
-    local_state->pending.reset();
-    save_state();
-    if (pending.plan_session < 0) {
-      progress.message(boot_line(report, planned_boots, /*restoring=*/true, /*this_machine=*/true));
-      store.record_boot(boot_record(report, -1));
-      if (!report.ok) {
-        progress.message("kbench: warning: this machine is not back on its own kernel: " + report.reason);
-        ++result.failed;
-      }
-      finish_local();
-      return result;
-    }
-    if (report.ok) {
-      just_booted = report;
-      just_booted_session = pending.plan_session;
-    } else {
-      progress.message(boot_line(report, planned_boots, false, /*this_machine=*/true));
-      earlier_boots.push_back(boot_record(report, pending.plan_session));
-      store.record_boot(earlier_boots.back());
-      remember_failed_kernel(report.swprofile, pending.plan_session, report.reason);
-      ++result.failed;
-      ++result.failed_boots;
-    }
-  }
+  // The kernels the sessions run in, when the plan boots them (session_boots.h).
+  SessionBoots boots(plan, profiles, connection_for, store, options, progress, {run_id, identity},
+                     std::move(local_state), state_path, sessions);
+  boots.stage_all();
+  if (boots.judge_boot_in_flight(result)) return result;
   // Sessions alternate between the swprofiles, so drift of the machine
   // falls on every side, in an order balanced for carry-over (round_order).
   for (int s = 0; s < sessions && !interrupted(); ++s) {
@@ -791,52 +555,12 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       const plan::SwprofileSpec& profile = profiles[profile_index];
       if (interrupted()) break;
       sut::Connection& connection = connection_for(profile);
-      std::optional<deploy::BootReport> boot;
-      if (deployer) {
-        if (const auto done = booted_before(store, earlier_boots, profile.name, options.plan_key, run_id, s, progress)) {
-          if (*done) continue;
-        }
-      }
-      if (deployer || boots_per_run) {
-        if (const auto failed = failed_kernels.find(profile.name); failed != failed_kernels.end()) {
-          progress.message(fmt::format("kbench: session {} of {} not measured: its kernel failed to boot in {}; not "
-                                       "booted again in this run",
-                                       s + 1, profile.name, failed->second));
-          ++result.failed;
-          ++result.failed_boots;
-          continue;
-        }
-      }
-      if (deployer) {
-        if (!local_boots) {
-          boot = deployer->boot(profile);
-        } else if (just_booted && just_booted->swprofile == profile.name && just_booted_session == s) {
-          boot = std::move(just_booted);
-          just_booted.reset();
-        } else if (auto failed = launch(&profile, s)) {
-          boot = std::move(failed);
-        } else {
-          result.boot_pending = true;
-          return result;
-        }
-        if (boot->ok) {
-          if (const std::string failed = deployer->apply_sysctls(profile.sysctl); !failed.empty()) {
-            boot->ok = false;
-            boot->reason = failed;
-          }
-        }
-        progress.message(boot_line(*boot, planned_boots, false, local_boots));
-        if (!boot->ok) {
-          // On this machine a failed start is recorded also when a shutdown
-          // interrupts this run: the next run must not start it again.
-          if (interrupted() && !local_boots) break;
-          // Nothing is recorded under the swprofile: only the boot, with why.
-          store.record_boot(boot_record(*boot, s));
-          remember_failed_kernel(profile.name, s, boot->reason);
-          ++result.failed;
-          ++result.failed_boots;
-          continue;
-        }
+      SessionBoot boot = boots.boot_for(profile, s, result);
+      if (boot.next == SessionBoot::Next::Skip) continue;
+      if (boot.next == SessionBoot::Next::Stop) break;
+      if (boot.next == SessionBoot::Next::BootPending) {
+        result.boot_pending = true;
+        return result;
       }
       if (options.resume) {
         if (auto done = completed_session(store, profile.name, options.plan_key, run_id, s)) {
@@ -855,32 +579,10 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       }
       connection.set_wrapper(profile.wrapper);
       nlohmann::json fingerprint;
-      if (boots_per_run) {
-        deploy::BootReport vm_boot;
-        try {
-          vm_boot = boot_for_fingerprint(connection, method, profile.name, ++vm_boots, fingerprint);
-        } catch (const InfrastructureError& error) {
-          // The lab failed the session, not the kernel: no failed boot, and
-          // the kernel's next session boots it again.
-          if (interrupted()) break;
-          progress.message(fmt::format("kbench: session {} of {} not measured: the lab failed its run (an "
-                                       "infrastructure error, not counted against the kernel: its next session "
-                                       "boots it again): {}",
-                                       s + 1, profile.name, error.what()));
-          ++result.failed;
-          continue;
-        }
-        if (!vm_boot.ok) {
-          if (interrupted()) break;
-          progress.message(fmt::format("kbench: session {} of {}: its kernel did not come up by {}: {}", s + 1,
-                                       profile.name, method.name, vm_boot.reason));
-          store.record_boot(boot_record(vm_boot, s));
-          remember_failed_kernel(profile.name, s, vm_boot.reason);
-          ++result.failed;
-          ++result.failed_boots;
-          continue;
-        }
-        boot = std::move(vm_boot);
+      if (boots.boots_per_run()) {
+        boot = boots.boot_by_fingerprint(connection, profile, s, fingerprint, result);
+        if (boot.next == SessionBoot::Next::Skip) continue;
+        if (boot.next == SessionBoot::Next::Stop) break;
       } else {
         fingerprint = fetch_fingerprint(connection);
       }
@@ -897,24 +599,20 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         summary.session = *resumed;
       } else {
         describe_new_session(fingerprint, {plan, options, identity, description, run_id}, s, order_names, profile,
-                             boot);
+                             boot.report);
         std::vector<store::BenchmarkKey> planned;
         for (const auto& run : benchmarks) {
           if (s < run.settings.sessions) planned.push_back({run.name, run.params});
         }
         summary.session =
             store.begin_session({summary.sut, profile.name, fingerprint, utc_now_iso8601(), planned, /*uid=*/""});
-        if (boot) {
-          auto record = boot_record(*boot, s);
-          record.session = summary.session;
-          store.record_boot(record);
-        }
+        if (boot.report) boots.record(*boot.report, s, summary.session);
       }
       const auto stored_session = store.session(summary.session);
       summary.number = stored_session ? stored_session->number() : 0;
       if (resumed) progress.message(fmt::format("resuming session {} of swprofile {}", summary.number, profile.name));
       SysctlGuard sysctls;
-      if (!deployer) sysctls.apply(profile.sysctl);
+      if (!boots.deploys()) sysctls.apply(profile.sysctl);
       const bool ran_to_end =
           run_session_benchmarks(connection, store, summary, s, order, benchmarks, resumed.has_value(), options.cpus,
                                  progress, result);
@@ -924,41 +622,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     }
   }
   result.interrupted_by = interrupt_signal();
-  if (local_boots && !result.interrupted_by) {
-    // Back into the machine's own kernel, unless it runs it already (a
-    // failed last boot came back on it).
-    if (!deployer->runs_original()) {
-      progress.message(fmt::format("kbench: booting this machine back into {}", deployer->original().release));
-      const auto failed = launch(nullptr, -1);
-      if (!failed) {
-        result.boot_pending = true;
-        return result;
-      }
-      progress.message(boot_line(*failed, planned_boots, /*restoring=*/true, /*this_machine=*/true));
-      store.record_boot(boot_record(*failed, -1));
-      progress.message("kbench: warning: this machine is not back on its own kernel: " + failed->reason);
-      ++result.failed;
-    }
-    finish_local();
-  } else if (local_boots) {
-    progress.message(fmt::format("kbench: interrupted: `kbench plan exec {} --resume` continues the plan{}", plan.path,
-                                 local_state ? "; its resume unit continues it at the next boot" : ""));
-  } else if (deployer && !result.interrupted_by && deployer->boots() > 0) {
-    // A SUT never booted by this execution (a --resume with nothing left)
-    // still runs what it ran before.
-    progress.message(fmt::format("kbench: booting {} back into {}", boot_sut_name, deployer->original().release));
-    const auto back = deployer->restore();
-    progress.message(boot_line(back, planned_boots, /*restoring=*/true));
-    store.record_boot(boot_record(back, -1));
-    if (!back.ok) {
-      progress.message("kbench: warning: the SUT is not back on its own kernel: " + back.reason);
-      ++result.failed;
-    }
-  } else if (deployer) {
-    progress.message(fmt::format("kbench: interrupted: {} still runs the kernel of the last boot; `plan exec --resume` "
-                                 "continues the plan and boots it back into {} at its end",
-                                 boot_sut_name, deployer->original().release));
-  }
+  boots.boot_back(result);
   return result;
 }
 
