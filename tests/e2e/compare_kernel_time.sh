@@ -189,5 +189,22 @@ expect_contains "$WORK/suts.txt" "    other_fn  10.0% → 30.0%  (500 → 1500 s
 expect_contains "$WORK/suts.txt" "    pid_helper [pidmod]  10.0% → 21.7%  (500 → 1250 samples)"
 [ "$(grep -c 'other_fn' "$WORK/suts.txt")" -eq 2 ] && pass || fail "suts: other_fn in vm's block: $(cat "$WORK/suts.txt")"
 [ "$(grep -c 'time it: ' "$WORK/suts.txt")" -eq 2 ] && pass || fail "suts: expected a block per SUT: $(cat "$WORK/suts.txt")"
+# kbench profile sums one SUT's profiles: with two, it names them and asks for --sut.
+expect_bad_input "profile of two SUTs" "$KBENCH" profile base regressed --benchmark syscall/getpid --store "$STORE"
+expect_contains "$WORK/err" \
+  "--benchmark syscall/getpid: the kernel profiles of base and regressed come from 2 SUTs (other, vm); choose one with --sut"
+for sut in vm other; do
+  "$KBENCH" profile base regressed --benchmark syscall/getpid --sut "$sut" --store "$STORE" >"$WORK/profile-$sut.txt" 2>&1 \
+    || fail "kbench profile --sut $sut exited $?: $(cat "$WORK/profile-$sut.txt")"
+done
+expect_contains "$WORK/profile-vm.txt" "base: 5 sessions, 5000 kernel samples"
+expect_contains "$WORK/profile-vm.txt" "--benchmark kfunc/pid_helper"
+expect_absent "$WORK/profile-vm.txt" "other_fn"
+expect_contains "$WORK/profile-other.txt" "--benchmark kfunc/other_fn"
+expect_absent "$WORK/profile-other.txt" "pid_helper"
+expect_bad_input "profile --sut matching none" "$KBENCH" profile base regressed --benchmark syscall/getpid \
+  --sut 'lab-*' --store "$STORE"
+expect_contains "$WORK/err" \
+  "--sut lab-*: swprofile 'base' has no kernel profile of syscall/getpid on a matching SUT (its profiles are from other, vm)"
 
 finish
