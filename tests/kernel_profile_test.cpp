@@ -223,6 +223,12 @@ TEST(KernelProfileShifts, AModuleFunctionIsTimedByItsBareName) {
             "kbench run --swprofile patched --benchmark kfunc/__task_pid_nr_ns");
 }
 
+TEST(KernelProfileShifts, SharesAreRoughBelowAHundredSamplesOnEitherSide) {
+  EXPECT_TRUE(kbench::analysis::rough_shares(99, 5000));
+  EXPECT_TRUE(kbench::analysis::rough_shares(5000, 99));
+  EXPECT_FALSE(kbench::analysis::rough_shares(100, 100));
+}
+
 TEST(KernelProfileShifts, UnavailableProfilesAreCountedNotSummed) {
   auto unavailable = store_profile(2, {});
   unavailable.profile.unavailable = "perf_event_open refused";

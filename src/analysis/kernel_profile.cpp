@@ -68,6 +68,10 @@ std::string kfunc_command(const std::string& swprofile, const std::string& funct
   return "kbench run --swprofile " + swprofile + " --benchmark kfunc/" + function.substr(0, function.find(' '));
 }
 
+bool rough_shares(std::uint64_t samples_a, std::uint64_t samples_b) {
+  return std::min(samples_a, samples_b) < kRoughShareSamples;
+}
+
 namespace {
 
 // The stored profiles a report reads, each (swprofile, benchmark) once, and

@@ -45,6 +45,16 @@ std::vector<FunctionShift> top_moves(std::vector<FunctionShift> shifts, ShareMov
 // name, so "name [module]" is timed as kfunc/name.
 std::string kfunc_command(const std::string& swprofile, const std::string& function);
 
+// Below this many kernel samples on a side, a function's share is rough. A
+// function with share p of n samples has a binomial standard deviation of
+// sqrt(p(1-p)/n): at n = 100 and p = 10% that is 3 percentage points, so
+// the difference of two sides' shares has a standard deviation of 4.2
+// points and a move of 8 points can be chance. From 100 samples on it
+// shrinks with sqrt(n) (1 point at 1000), below a change of the size
+// worth timing.
+inline constexpr std::uint64_t kRoughShareSamples = 100;
+bool rough_shares(std::uint64_t samples_a, std::uint64_t samples_b);
+
 // For every cell of the report marked (I) or (R) whose benchmark (with the
 // row's parameters) has kernel profiles on both sides among the table's
 // machines' sessions: where the time went, into Table::kernel_time. A

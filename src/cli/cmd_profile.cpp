@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/errors.h"
+#include "report/kernel_time.h"
 #include "store/result_store.h"
 #include "store/store_text.h"
 
@@ -109,7 +110,11 @@ void print_profile(const ProfileOptions& options) {
   std::cout << fmt::format("Kernel profile of {}: share of the kernel samples per function, the largest change "
                            "first (one sample every {} us of CPU time in the kernel)\n",
                            options.benchmark, a.period_ns / 1000.0);
-  std::cout << side_summary(name_a, a) << "\n" << side_summary(name_b, b) << "\n\n";
+  std::cout << side_summary(name_a, a) << "\n" << side_summary(name_b, b) << "\n";
+  if (analysis::rough_shares(a.samples, b.samples)) {
+    std::cout << report::rough_shares_note(a.samples, b.samples) << "\n";
+  }
+  std::cout << "\n";
   const int width = 40;
   std::cout << fmt::format("{:<{}} {:>10} {:>8} {:>10} {:>8} {:>10}\n", "function", width, name_a + " n",
                            name_a + " %", name_b + " n", name_b + " %", "change");

@@ -9,17 +9,18 @@
 source "$(dirname "$0")/lib.bash"
 
 # Five boots a swprofile on SUT vm. syscall/getpid (lower is better) and
-# syscall/getppid: "regressed" and "blind" 20% slower, "improved" 20%
+# syscall/getppid: "regressed", "blind" and "thin" 20% slower, "improved" 20%
 # faster, "same" the base's values; perf/syscall is the same everywhere.
 # getpid's profile per session: on "regressed" pid_helper [pidmod] gains the
 # most share, __task_pid_nr_ns and audit_filter less, while entry_SYSCALL_64
 # loses more than any gains; on "improved" __task_pid_nr_ns and pid_helper
 # lose 5 points each, entry_SYSCALL_64 gains; "blind"'s profile was
-# unavailable. getppid has no profile anywhere. At the end SUT other gets
+# unavailable; "thin"'s has 12 samples a session. getppid has no profile
+# anywhere. At the end SUT other gets
 # base and regressed sessions, where other_fn gains.
 /usr/bin/python3 - "$WORK/spec.json" "$WORK/other.json" <<'EOF'
 import json, sys
-factor = {"base": 1.0, "same": 1.0, "regressed": 1.2, "improved": 0.8, "blind": 1.2}
+factor = {"base": 1.0, "same": 1.0, "regressed": 1.2, "improved": 0.8, "blind": 1.2, "thin": 1.2}
 getpid_profile = {
     "base": {"functions": {"entry_SYSCALL_64": 600, "__task_pid_nr_ns": 100, "do_syscall_64": 200,
                            "pid_helper [pidmod]": 100}},
@@ -28,6 +29,7 @@ getpid_profile = {
     "improved": {"functions": {"entry_SYSCALL_64": 700, "__task_pid_nr_ns": 50, "do_syscall_64": 200,
                                "pid_helper [pidmod]": 50}},
     "blind": {"unavailable": "perf_event_open refused (Permission denied)"},
+    "thin": {"functions": {"entry_SYSCALL_64": 8, "pid_helper [pidmod]": 4}},
 }
 getpid_profile["same"] = getpid_profile["base"]
 other_profile = {"base": {"functions": {"entry_SYSCALL_64": 900, "other_fn": 100}},
@@ -44,7 +46,7 @@ def session(sut, profile, boot, kernel):
                                                  "values": getpid}]},
         {"name": "perf/syscall", "results": [{"class": "basic", "unit": "ops/sec", "better": "higher",
                                               "values": basic}], "kernel_profile": syscall_profile}]}
-for profile in ("base", "same", "regressed", "improved", "blind"):
+for profile in ("base", "same", "regressed", "improved", "blind", "thin"):
     for boot in range(5):
         sessions.append(session("vm", profile, boot, getpid_profile))
 json.dump({"sut": "vm", "sessions": sessions}, open(sys.argv[1], "w"))
@@ -103,6 +105,21 @@ expect_block "$WORK/improved.txt" <<'EOF'
     time it: kbench run --swprofile improved --benchmark kfunc/__task_pid_nr_ns
 EOF
 expect_absent "$WORK/improved.txt" "do_syscall_64"
+
+# A side with fewer than 100 kernel samples: its shares are rough, and one
+# line says so; thick sides say nothing.
+compare_to thin.txt base thin
+expect_block "$WORK/thin.txt" <<'EOF'
+  syscall/getpid (R) in thin: the functions that gained the most share (base: 5 sessions, 5000 kernel samples; thin: 5 sessions, 60 kernel samples)
+    The shares rest on 5000 and 60 kernel samples and are rough (fewer than 100 on a side)
+EOF
+expect_absent "$WORK/regressed.txt" "rough"
+"$KBENCH" profile base thin --benchmark syscall/getpid --store "$STORE" >"$WORK/profile-thin.txt" 2>&1 \
+  || fail "kbench profile base thin exited $?: $(cat "$WORK/profile-thin.txt")"
+expect_block "$WORK/profile-thin.txt" <<'EOF'
+thin: 5 sessions, 60 kernel samples
+The shares rest on 5000 and 60 kernel samples and are rough (fewer than 100 on a side)
+EOF
 
 # Unchanged rows with profiles on both sides: no section.
 compare_to same.txt base same
@@ -176,6 +193,7 @@ sed -n 6p "$WORK/profile.txt" | grep -q '^entry_SYSCALL_64 ' && pass \
   || fail "the first row is not entry_SYSCALL_64: $(cat "$WORK/profile.txt")"
 expect_contains "$WORK/profile.txt" \
   "Gained the most share: pid_helper [pidmod] (+11.7pp). Time it: kbench run --swprofile regressed --benchmark kfunc/pid_helper"
+expect_absent "$WORK/profile.txt" "rough"
 expect_absent "$WORK/profile.txt" "kfunc/entry_SYSCALL_64"
 "$KBENCH" profile base same --benchmark syscall/getpid --store "$STORE" >"$WORK/profile-same.txt" 2>&1 \
   || fail "kbench profile base same exited $?: $(cat "$WORK/profile-same.txt")"
