@@ -221,6 +221,10 @@ TEST(KernelProfileShifts, AModuleFunctionIsTimedByItsBareName) {
             "kbench run --swprofile patched --benchmark kfunc/helper");
   EXPECT_EQ(kbench::analysis::kfunc_command("patched", "__task_pid_nr_ns"),
             "kbench run --swprofile patched --benchmark kfunc/__task_pid_nr_ns");
+  EXPECT_EQ(kbench::analysis::kfunc_commands("base", "patched", "helper [mod]"),
+            (std::vector<std::string>{"kbench run --swprofile base --benchmark kfunc/helper",
+                                      "kbench run --swprofile patched --benchmark kfunc/helper",
+                                      "kbench compare base patched --benchmark kfunc/helper"}));
 }
 
 TEST(KernelProfileShifts, SharesAreRoughBelowAHundredSamplesOnEitherSide) {

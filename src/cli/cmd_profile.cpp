@@ -134,8 +134,11 @@ void print_profile(const ProfileOptions& options) {
     std::cout << fmt::format("\nNo function gained share from {} to {}: none to time.\n", name_a, name_b);
     return;
   }
-  std::cout << fmt::format("\nGained the most share: {} ({:+.1f}pp). Time it: {}\n", gained.front().function,
-                           100 * gained.front().change(), analysis::kfunc_command(name_b, gained.front().function));
+  std::cout << fmt::format("\nGained the most share: {} ({:+.1f}pp). Time it on both swprofiles, then compare:\n",
+                           gained.front().function, 100 * gained.front().change());
+  for (const std::string& command : analysis::kfunc_commands(name_a, name_b, gained.front().function)) {
+    std::cout << "  " << command << "\n";
+  }
 }
 
 }  // namespace
@@ -158,7 +161,7 @@ void add_profile_command(CLI::App& app) {
       "  kbench profile base patched --benchmark syscall/getppid --top 10\n"
       "  kbench profile base patched --benchmark syscall/getppid --sut lab-1\n"
       "Shares are of all kernel samples of a swprofile's sessions on one SUT, summed; a function whose share\n"
-      "grew is where the extra kernel time went (kfunc/<function> times it).");
+      "grew is where the extra kernel time went (kfunc/<function> times it on both swprofiles).");
   cmd->callback([options] { print_profile(*options); });
 }
 

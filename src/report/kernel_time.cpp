@@ -58,7 +58,11 @@ KernelTimeBlock block_of(const Table& table, const RowNames& names, const Kernel
                                       pad(cells[f][2], widths[2], Align::Right), shift.functions[f].samples_a,
                                       shift.functions[f].samples_b));
   }
-  block.items.push_back("time it: " + code(shift.kfunc_command));
+  // One line for the three commands: kfunc_commands has each in full.
+  const std::string& function = shift.functions.front().function;
+  const std::string both_runs = analysis::kfunc_command(table.base_profile + "|" + test_profile, function);
+  block.items.push_back(fmt::format("time it: {}, then {}", code(both_runs),
+                                    code(analysis::kfunc_compare_command(table.base_profile, test_profile, function))));
   return block;
 }
 

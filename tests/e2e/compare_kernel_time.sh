@@ -88,7 +88,7 @@ Where the kernel time went (kernel profiles: each function's share of a side's k
     pid_helper [pidmod]  10.0% → 21.7%  (500 → 1250 samples)
     __task_pid_nr_ns     10.0% → 17.4%  (500 → 1000 samples)
     audit_filter          0.0% →  4.3%  (0 → 250 samples)
-    time it: kbench run --swprofile regressed --benchmark kfunc/pid_helper
+    time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper, then kbench compare base regressed --benchmark kfunc/pid_helper
 
 EOF
 # getppid regressed too, but without profiles; perf/syscall has profiles but did not change.
@@ -102,7 +102,7 @@ expect_block "$WORK/improved.txt" <<'EOF'
   syscall/getpid (I) in improved: the functions that lost the most share (base: 5 sessions, 5000 kernel samples; improved: 5 sessions, 5000 kernel samples)
     __task_pid_nr_ns     10.0% → 5.0%  (500 → 250 samples)
     pid_helper [pidmod]  10.0% → 5.0%  (500 → 250 samples)
-    time it: kbench run --swprofile improved --benchmark kfunc/__task_pid_nr_ns
+    time it: kbench run --swprofile base|improved --benchmark kfunc/__task_pid_nr_ns, then kbench compare base improved --benchmark kfunc/__task_pid_nr_ns
 EOF
 expect_absent "$WORK/improved.txt" "do_syscall_64"
 
@@ -149,12 +149,14 @@ expect_block "$WORK/regressed.md" <<'EOF'
 - `pid_helper [pidmod]`  10.0% → 21.7%  (500 → 1250 samples)
 - `__task_pid_nr_ns`     10.0% → 17.4%  (500 → 1000 samples)
 - `audit_filter`          0.0% →  4.3%  (0 → 250 samples)
-- time it: `kbench run --swprofile regressed --benchmark kfunc/pid_helper`
+- time it: `kbench run --swprofile base|regressed --benchmark kfunc/pid_helper`, then `kbench compare base regressed --benchmark kfunc/pid_helper`
 EOF
 compare_to regressed.mail base regressed --format mail
-expect_contains "$WORK/regressed.mail" "time it: kbench run --swprofile regressed --benchmark kfunc/pid_helper"
+# (mail wraps its lines at 80 columns)
+expect_contains "$WORK/regressed.mail" "time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper,"
+expect_contains "$WORK/regressed.mail" "  then kbench compare base regressed --benchmark kfunc/pid_helper"
 compare_to regressed.delta base regressed --format delta
-expect_contains "$WORK/regressed.delta" '- time it: `kbench run --swprofile regressed --benchmark kfunc/pid_helper`'
+expect_contains "$WORK/regressed.delta" '- time it: `kbench run --swprofile base|regressed --benchmark kfunc/pid_helper`, then `kbench compare base regressed --benchmark kfunc/pid_helper`'
 
 # json: the same as data.
 compare_to regressed.json base regressed --format json
@@ -167,7 +169,9 @@ if len(shifts) != 1: problems.append(f"{len(shifts)} entries, expected 1")
 shift = shifts[0]
 expected = {"benchmark": "syscall/getpid", "test_profile": "regressed", "verdict": "regression", "share": "gained",
             "base_sessions": 5, "test_sessions": 5, "base_samples": 5000, "test_samples": 5750, "unavailable": None,
-            "kfunc_command": "kbench run --swprofile regressed --benchmark kfunc/pid_helper"}
+            "kfunc_commands": ["kbench run --swprofile base --benchmark kfunc/pid_helper",
+                               "kbench run --swprofile regressed --benchmark kfunc/pid_helper",
+                               "kbench compare base regressed --benchmark kfunc/pid_helper"]}
 for key, value in expected.items():
     if shift.get(key) != value: problems.append(f"{key}: {shift.get(key)!r}, expected {value!r}")
 names = [f["function"] for f in shift["functions"]]
@@ -191,8 +195,12 @@ expect_absent "$WORK/regressed.csv" "pid_helper"
   || fail "kbench profile exited $?: $(cat "$WORK/profile.txt")"
 sed -n 6p "$WORK/profile.txt" | grep -q '^entry_SYSCALL_64 ' && pass \
   || fail "the first row is not entry_SYSCALL_64: $(cat "$WORK/profile.txt")"
-expect_contains "$WORK/profile.txt" \
-  "Gained the most share: pid_helper [pidmod] (+11.7pp). Time it: kbench run --swprofile regressed --benchmark kfunc/pid_helper"
+expect_block "$WORK/profile.txt" <<'EOF'
+Gained the most share: pid_helper [pidmod] (+11.7pp). Time it on both swprofiles, then compare:
+  kbench run --swprofile base --benchmark kfunc/pid_helper
+  kbench run --swprofile regressed --benchmark kfunc/pid_helper
+  kbench compare base regressed --benchmark kfunc/pid_helper
+EOF
 expect_absent "$WORK/profile.txt" "rough"
 expect_absent "$WORK/profile.txt" "kfunc/entry_SYSCALL_64"
 "$KBENCH" profile base same --benchmark syscall/getpid --store "$STORE" >"$WORK/profile-same.txt" 2>&1 \
