@@ -185,6 +185,19 @@ EOF
 compare_to same.json base same --format json
 python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["tables"][0]["kernel_time"] != [])' "$WORK/same.json" \
   && pass || fail "json of unchanged rows has kernel_time entries"
+# html (the page kbench serve's compare shows too): paragraphs and lists, escaped.
+compare_to regressed.html base regressed --format html
+expect_block "$WORK/regressed.html" <<'EOF'
+<div class="kernel-time">
+<p>Where the kernel time went (kernel profiles: each function&#39;s share of a side&#39;s kernel samples):</p>
+<p>syscall/getpid (R) in regressed: the functions that gained the most share (base: 5 sessions, 5000 kernel samples; regressed: 5 sessions, 5750 kernel samples)</p>
+<ul>
+<li>pid_helper [pidmod]  10.0% → 21.7%  (500 → 1250 samples)</li>
+EOF
+expect_contains "$WORK/regressed.html" \
+  "<li>time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper, then kbench compare base regressed --benchmark kfunc/pid_helper</li>"
+compare_to same.html base same --format html
+expect_absent "$WORK/same.html" "kernel-time"
 # csv cannot show it: the same columns as ever.
 compare_to regressed.csv base regressed --format csv
 expect_absent "$WORK/regressed.csv" "pid_helper"
