@@ -221,6 +221,16 @@ TEST(KernelProfileShifts, AModuleFunctionIsTimedByItsBareName) {
             "kbench run --swprofile patched --benchmark kfunc/helper");
   EXPECT_EQ(kbench::analysis::kfunc_command("patched", "__task_pid_nr_ns"),
             "kbench run --swprofile patched --benchmark kfunc/__task_pid_nr_ns");
+  EXPECT_EQ(kbench::analysis::kfunc_commands("base", "patched", "helper [mod]"),
+            (std::vector<std::string>{"kbench run --swprofile base --benchmark kfunc/helper",
+                                      "kbench run --swprofile patched --benchmark kfunc/helper",
+                                      "kbench compare base patched --benchmark kfunc/helper"}));
+}
+
+TEST(KernelProfileShifts, SharesAreRoughBelowAHundredSamplesOnEitherSide) {
+  EXPECT_TRUE(kbench::analysis::rough_shares(99, 5000));
+  EXPECT_TRUE(kbench::analysis::rough_shares(5000, 99));
+  EXPECT_FALSE(kbench::analysis::rough_shares(100, 100));
 }
 
 TEST(KernelProfileShifts, UnavailableProfilesAreCountedNotSummed) {

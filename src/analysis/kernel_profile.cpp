@@ -64,8 +64,27 @@ std::vector<FunctionShift> top_moves(std::vector<FunctionShift> shifts, ShareMov
   return shifts;
 }
 
+namespace {
+
+std::string kfunc_benchmark(const std::string& function) { return "kfunc/" + function.substr(0, function.find(' ')); }
+
+}  // namespace
+
 std::string kfunc_command(const std::string& swprofile, const std::string& function) {
-  return "kbench run --swprofile " + swprofile + " --benchmark kfunc/" + function.substr(0, function.find(' '));
+  return "kbench run --swprofile " + swprofile + " --benchmark " + kfunc_benchmark(function);
+}
+
+std::string kfunc_compare_command(const std::string& base, const std::string& test, const std::string& function) {
+  return "kbench compare " + base + " " + test + " --benchmark " + kfunc_benchmark(function);
+}
+
+std::vector<std::string> kfunc_commands(const std::string& base, const std::string& test,
+                                        const std::string& function) {
+  return {kfunc_command(base, function), kfunc_command(test, function), kfunc_compare_command(base, test, function)};
+}
+
+bool rough_shares(std::uint64_t samples_a, std::uint64_t samples_b) {
+  return std::min(samples_a, samples_b) < kRoughShareSamples;
 }
 
 namespace {
@@ -134,7 +153,9 @@ KernelTimeShift kernel_time_shift(const Table& table, const Row& row, std::size_
   if (!shift.unavailable.empty()) return shift;
   const ShareMove move = verdict == Verdict::Regression ? ShareMove::Gained : ShareMove::Lost;
   shift.functions = top_moves(function_shifts(base, test), move, kKernelTimeShiftFunctions);
-  if (!shift.functions.empty()) shift.kfunc_command = kfunc_command(test_profile, shift.functions.front().function);
+  if (!shift.functions.empty()) {
+    shift.kfunc_commands = kfunc_commands(table.base_profile, test_profile, shift.functions.front().function);
+  }
   return shift;
 }
 

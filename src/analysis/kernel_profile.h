@@ -41,9 +41,26 @@ enum class ShareMove { Gained, Lost };
 // first (equal moves by name); none when no function did.
 std::vector<FunctionShift> top_moves(std::vector<FunctionShift> shifts, ShareMove move, std::size_t top);
 
-// The command that times `function` on `swprofile`: kfunc/ takes the bare
-// name, so "name [module]" is timed as kfunc/name.
+// The commands that time `function` with kfunc/, which takes the bare name
+// ("name [module]" is timed as kfunc/name): on `swprofile` (the run), and
+// the two swprofiles' timings side by side (the compare).
 std::string kfunc_command(const std::string& swprofile, const std::string& function);
+std::string kfunc_compare_command(const std::string& base, const std::string& test, const std::string& function);
+// Run on `base`, run on `test`, then compare them: a function's share grows
+// in a slower kernel even when its own time did not, so only its time on
+// both sides says whether it got slower.
+std::vector<std::string> kfunc_commands(const std::string& base, const std::string& test,
+                                        const std::string& function);
+
+// Below this many kernel samples on a side, a function's share is rough. A
+// function with share p of n samples has a binomial standard deviation of
+// sqrt(p(1-p)/n): at n = 100 and p = 10% that is 3 percentage points, so
+// the difference of two sides' shares has a standard deviation of 4.2
+// points and a move of 8 points can be chance. From 100 samples on it
+// shrinks with sqrt(n) (1 point at 1000), below a change of the size
+// worth timing.
+inline constexpr std::uint64_t kRoughShareSamples = 100;
+bool rough_shares(std::uint64_t samples_a, std::uint64_t samples_b);
 
 // For every cell of the report marked (I) or (R) whose benchmark (with the
 // row's parameters) has kernel profiles on both sides among the table's

@@ -129,9 +129,10 @@ struct KernelTimeShift {
   // Non-empty: no side-by-side profile, and why ("patched: perf_event_open
   // refused ...").
   std::string unavailable{};
-  // The command that times the first function (kfunc/<function>); "" when
-  // there is none.
-  std::string kfunc_command{};
+  // The commands that time the first function (kfunc/<function>) on the
+  // base, on the test profile, and compare the two (kfunc_commands); empty
+  // when there is none.
+  std::vector<std::string> kfunc_commands{};
 };
 inline constexpr std::size_t kKernelTimeShiftFunctions = 3;
 

@@ -1,15 +1,20 @@
 // kbench profile: where a benchmark's kernel time moved between two
 // swprofiles, from the kernel profiles `kbench run --kernel-profile` stored.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <fnmatch.h>
 
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "analysis/kernel_profile.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/errors.h"
+#include "report/kernel_time.h"
 #include "store/result_store.h"
 #include "store/store_text.h"
 
@@ -21,7 +26,14 @@ struct ProfileOptions {
   std::vector<std::string> profiles;
   std::string benchmark;
   std::optional<int> top;
+  std::string sut_glob;
   std::string store_url;
+};
+
+// What the profiles of both sides must agree on, gathered as each side is read.
+struct ProfilesSeen {
+  std::set<std::string> params;
+  std::set<std::string> suts;
 };
 
 constexpr int kDefaultTop = 20;
@@ -36,17 +48,34 @@ std::string side_summary(const std::string& name, const analysis::ProfileSum& su
   return text;
 }
 
-// The profiles of one side; none at all, or only unavailable ones, end the
-// command with the reason.
-analysis::ProfileSum side(const OpenedStore& opened, const std::string& swprofile, const std::string& benchmark,
-                          std::set<std::string>& params_seen) {
-  const auto profiles = opened.store->kernel_profiles(swprofile, benchmark);
-  if (profiles.empty()) {
+// The profiles of one side on the SUTs `sut_glob` matches (all when empty);
+// none at all, or only unavailable ones, end the command with the reason.
+analysis::ProfileSum side(const OpenedStore& opened, const ProfileOptions& options, const std::string& swprofile,
+                          const std::map<std::int64_t, std::string>& sut_of_session, ProfilesSeen& seen) {
+  const auto stored = opened.store->kernel_profiles(swprofile, options.benchmark);
+  if (stored.empty()) {
     throw InputError(fmt::format("swprofile '{}' has no kernel profile of {} in {} (run it with kbench run "
                                  "--kernel-profile, or the plan setting kernel_profile: true)",
-                                 swprofile, benchmark, opened.url));
+                                 swprofile, options.benchmark, opened.url));
   }
-  for (const auto& profile : profiles) params_seen.insert(store::canonical_params(profile.benchmark.params));
+  std::vector<store::StoredKernelProfile> profiles;
+  std::set<std::string> suts_elsewhere;
+  for (const auto& profile : stored) {
+    const auto sut = sut_of_session.find(profile.session);
+    const std::string name = sut == sut_of_session.end() ? std::string() : sut->second;
+    if (!options.sut_glob.empty() && fnmatch(options.sut_glob.c_str(), name.c_str(), 0) != 0) {
+      suts_elsewhere.insert(name);
+      continue;
+    }
+    seen.params.insert(store::canonical_params(profile.benchmark.params));
+    seen.suts.insert(name);
+    profiles.push_back(profile);
+  }
+  if (profiles.empty()) {
+    throw InputError(fmt::format("--sut {}: swprofile '{}' has no kernel profile of {} on a matching SUT "
+                                 "(its profiles are from {})",
+                                 options.sut_glob, swprofile, options.benchmark, fmt::join(suts_elsewhere, ", ")));
+  }
   auto sum = analysis::sum_profiles(profiles);
   if (sum.samples == 0 && !sum.unavailable.empty()) {
     throw RunError(fmt::format("{}: profile unavailable: {}", swprofile, sum.unavailable.front()));
@@ -61,21 +90,31 @@ void print_profile(const ProfileOptions& options) {
   const OpenedStore opened = open_existing_store(options.store_url);
   require_swprofiles(opened, options.profiles, KnownProfiles::List);
   const auto& [name_a, name_b] = std::pair(options.profiles[0], options.profiles[1]);
-  std::set<std::string> params_seen;
-  const auto a = side(opened, name_a, options.benchmark, params_seen);
-  const auto b = side(opened, name_b, options.benchmark, params_seen);
-  if (params_seen.size() > 1) {
-    std::string listed;
-    for (const auto& params : params_seen) listed += (listed.empty() ? "" : ", ") + params;
+  std::map<std::int64_t, std::string> sut_of_session;
+  for (const auto& session : opened.store->list_sessions(options.profiles)) sut_of_session[session.id] = session.sut;
+  ProfilesSeen seen;
+  const auto a = side(opened, options, name_a, sut_of_session, seen);
+  const auto b = side(opened, options, name_b, sut_of_session, seen);
+  // Two machines' profiles summed would mix their kernels' and CPUs' costs.
+  if (seen.suts.size() > 1) {
+    throw InputError(fmt::format("--benchmark {}: the kernel profiles of {} and {} come from {} SUTs ({}); "
+                                 "choose one with --sut",
+                                 options.benchmark, name_a, name_b, seen.suts.size(), fmt::join(seen.suts, ", ")));
+  }
+  if (seen.params.size() > 1) {
     throw InputError(fmt::format("--benchmark {}: profiled with {} parameter sets ({}); profiles of different "
                                  "parameters are not comparable",
-                                 options.benchmark, params_seen.size(), listed));
+                                 options.benchmark, seen.params.size(), fmt::join(seen.params, ", ")));
   }
 
   std::cout << fmt::format("Kernel profile of {}: share of the kernel samples per function, the largest change "
                            "first (one sample every {} us of CPU time in the kernel)\n",
                            options.benchmark, a.period_ns / 1000.0);
-  std::cout << side_summary(name_a, a) << "\n" << side_summary(name_b, b) << "\n\n";
+  std::cout << side_summary(name_a, a) << "\n" << side_summary(name_b, b) << "\n";
+  if (analysis::rough_shares(a.samples, b.samples)) {
+    std::cout << report::rough_shares_note(a.samples, b.samples) << "\n";
+  }
+  std::cout << "\n";
   const int width = 40;
   std::cout << fmt::format("{:<{}} {:>10} {:>8} {:>10} {:>8} {:>10}\n", "function", width, name_a + " n",
                            name_a + " %", name_b + " n", name_b + " %", "change");
@@ -95,8 +134,11 @@ void print_profile(const ProfileOptions& options) {
     std::cout << fmt::format("\nNo function gained share from {} to {}: none to time.\n", name_a, name_b);
     return;
   }
-  std::cout << fmt::format("\nGained the most share: {} ({:+.1f}pp). Time it: {}\n", gained.front().function,
-                           100 * gained.front().change(), analysis::kfunc_command(name_b, gained.front().function));
+  std::cout << fmt::format("\nGained the most share: {} ({:+.1f}pp). Time it on both swprofiles, then compare:\n",
+                           gained.front().function, 100 * gained.front().change());
+  for (const std::string& command : analysis::kfunc_commands(name_a, name_b, gained.front().function)) {
+    std::cout << "  " << command << "\n";
+  }
 }
 
 }  // namespace
@@ -109,14 +151,17 @@ void add_profile_command(CLI::App& app) {
   cmd->add_option("--benchmark", options->benchmark, "the benchmark, e.g. syscall/getppid")->required();
   add_integer_option(*cmd, "--top", options->top, 1, 100000,
                      "functions shown, the largest change of share first (default 20)");
+  add_glob_option(*cmd, "--sut", options->sut_glob,
+                  "only SUTs matching this glob; needed when the profiles come from several");
   add_store_option(*cmd, options->store_url);
   cmd->footer(
       "Examples:\n"
       "  kbench run --swprofile base --benchmark syscall/getppid --kernel-profile\n"
       "  kbench run --swprofile patched --benchmark syscall/getppid --kernel-profile\n"
       "  kbench profile base patched --benchmark syscall/getppid --top 10\n"
-      "Shares are of all kernel samples of a swprofile's sessions, summed; a function whose share\n"
-      "grew is where the extra kernel time went (kfunc/<function> times it).");
+      "  kbench profile base patched --benchmark syscall/getppid --sut lab-1\n"
+      "Shares are of all kernel samples of a swprofile's sessions on one SUT, summed; a function whose share\n"
+      "grew is where the extra kernel time went (kfunc/<function> times it on both swprofiles).");
   cmd->callback([options] { print_profile(*options); });
 }
 

@@ -25,8 +25,8 @@ constexpr Format kFormats[] = {
      .samples = make_csv_sample_writer},
     {.name = "json", .machine_readable = true, .shows_kernel_time = true, .comparison = make_json_renderer,
      .noise = render_noise_json, .samples = make_json_sample_writer},
-    {.name = "html", .machine_readable = true, .needs_session_samples = true, .comparison = make_html_renderer,
-     .trend = render_trend_html},
+    {.name = "html", .machine_readable = true, .needs_session_samples = true, .shows_kernel_time = true,
+     .comparison = make_html_renderer, .trend = render_trend_html},
 };
 
 }  // namespace

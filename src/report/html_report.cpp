@@ -107,6 +107,22 @@ SignedChange signed_interval(const Row& row, const Cell& cell, SignConvention si
   return result;
 }
 
+// Where a marked benchmark's kernel time went, as the environment
+// differences are shown: the heading a paragraph, each block's heading a
+// paragraph and its items a list.
+std::string kernel_time_html(const analysis::Table& table) {
+  if (table.kernel_time.empty()) return "";
+  std::string h = "<div class=\"kernel-time\">\n<p>" + escape(kKernelTimeHeading) + "</p>\n";
+  for (const KernelTimeBlock& block : kernel_time_blocks(table, plain_text)) {
+    h += "<p>" + escape(block.heading) + "</p>\n";
+    if (block.items.empty()) continue;
+    h += "<ul>\n";
+    for (const std::string& item : block.items) h += "<li>" + escape(item) + "</li>\n";
+    h += "</ul>\n";
+  }
+  return h + "</div>\n";
+}
+
 json forest_spec(const json& rows, double min_change_pct, SignConvention sign) {
   const json verdicts = json::array({"(I) improvement", "(R) regression", "(?) undecided", "unchanged", "not tested"});
   // Colours as the table's verdict classes; the shapes say the same without them.
@@ -303,6 +319,7 @@ class HtmlRenderer : public Renderer {
         h += "<li>" + escape(environment[i].substr(environment[i].find_first_not_of(' '))) + "</li>\n";
       h += "</ul>\n</div>\n";
     }
+    h += kernel_time_html(table);
     h += "</section>\n";
 
     parts.forest = {forest_id, forest_spec(forest_rows, legend.min_change_pct, legend.sign), alt};

@@ -82,7 +82,7 @@ Json kernel_time_json(const Table& table) {
                           {"test_samples", shift.test_samples},
                           {"unavailable", shift.unavailable.empty() ? Json(nullptr) : Json(shift.unavailable)},
                           {"functions", std::move(functions)},
-                          {"kfunc_command", shift.kfunc_command.empty() ? Json(nullptr) : Json(shift.kfunc_command)}});
+                          {"kfunc_commands", shift.kfunc_commands}});
   }
   return shifts;
 }

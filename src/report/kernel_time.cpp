@@ -6,6 +6,7 @@
 #include <array>
 #include <ostream>
 
+#include "analysis/kernel_profile.h"
 #include "report/format.h"
 #include "report/text_table.h"
 
@@ -34,6 +35,9 @@ KernelTimeBlock block_of(const Table& table, const RowNames& names, const Kernel
   const std::string counts =
       fmt::format("({}; {})", side_counts(table.base_profile, shift.base_sessions, shift.base_samples),
                   side_counts(test_profile, shift.test_sessions, shift.test_samples));
+  if (analysis::rough_shares(shift.base_samples, shift.test_samples)) {
+    block.items.push_back(rough_shares_note(shift.base_samples, shift.test_samples));
+  }
   if (shift.functions.empty()) {
     block.heading = fmt::format("{}: no function {} share {}", subject, regression ? "gained" : "lost", counts);
     return block;
@@ -54,7 +58,11 @@ KernelTimeBlock block_of(const Table& table, const RowNames& names, const Kernel
                                       pad(cells[f][2], widths[2], Align::Right), shift.functions[f].samples_a,
                                       shift.functions[f].samples_b));
   }
-  block.items.push_back("time it: " + code(shift.kfunc_command));
+  // One line for the three commands: kfunc_commands has each in full.
+  const std::string& function = shift.functions.front().function;
+  const std::string both_runs = analysis::kfunc_command(table.base_profile + "|" + test_profile, function);
+  block.items.push_back(fmt::format("time it: {}, then {}", code(both_runs),
+                                    code(analysis::kfunc_compare_command(table.base_profile, test_profile, function))));
   return block;
 }
 
@@ -68,6 +76,11 @@ std::vector<KernelTimeBlock> kernel_time_blocks(const Table& table, CodeText cod
 }
 
 std::string plain_text(const std::string& text) { return text; }
+
+std::string rough_shares_note(std::uint64_t samples_a, std::uint64_t samples_b) {
+  return fmt::format("The shares rest on {} and {} kernel samples and are rough (fewer than {} on a side)", samples_a,
+                     samples_b, analysis::kRoughShareSamples);
+}
 
 std::vector<std::string> kernel_time_lines(const Table& table) {
   std::vector<std::string> lines;

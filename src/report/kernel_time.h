@@ -2,6 +2,7 @@
 // Where a marked benchmark's kernel time went (analysis::Table::kernel_time)
 // as text: the report formats print it under a table, bisect under a
 // confirmed culprit.
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -12,8 +13,9 @@ namespace kbench::report {
 
 // Table::kernel_time, one block per marked benchmark: a heading that names
 // the row, its mark, the test profile and both sides' sessions and samples
-// (or why there is no profile), then one item per function (its share and
-// samples on both sides) and the command that times the first.
+// (or why there is no profile), then a note when a side has too few samples
+// for its shares to be more than rough, one item per function (its share
+// and samples on both sides) and the commands that time the first.
 struct KernelTimeBlock {
   std::string heading;
   std::vector<std::string> items;
@@ -24,6 +26,8 @@ inline constexpr const char* kKernelTimeHeading =
 // leaves them as they are.
 using CodeText = std::string (*)(const std::string& text);
 std::string plain_text(const std::string& text);
+// Said of a side-by-side profile when analysis::rough_shares holds.
+std::string rough_shares_note(std::uint64_t samples_a, std::uint64_t samples_b);
 std::vector<KernelTimeBlock> kernel_time_blocks(const analysis::Table& table, CodeText code);
 
 // The blocks as plain lines: kKernelTimeHeading, each block's heading

@@ -9,17 +9,18 @@
 source "$(dirname "$0")/lib.bash"
 
 # Five boots a swprofile on SUT vm. syscall/getpid (lower is better) and
-# syscall/getppid: "regressed" and "blind" 20% slower, "improved" 20%
+# syscall/getppid: "regressed", "blind" and "thin" 20% slower, "improved" 20%
 # faster, "same" the base's values; perf/syscall is the same everywhere.
 # getpid's profile per session: on "regressed" pid_helper [pidmod] gains the
 # most share, __task_pid_nr_ns and audit_filter less, while entry_SYSCALL_64
 # loses more than any gains; on "improved" __task_pid_nr_ns and pid_helper
 # lose 5 points each, entry_SYSCALL_64 gains; "blind"'s profile was
-# unavailable. getppid has no profile anywhere. At the end SUT other gets
+# unavailable; "thin"'s has 12 samples a session. getppid has no profile
+# anywhere. At the end SUT other gets
 # base and regressed sessions, where other_fn gains.
 /usr/bin/python3 - "$WORK/spec.json" "$WORK/other.json" <<'EOF'
 import json, sys
-factor = {"base": 1.0, "same": 1.0, "regressed": 1.2, "improved": 0.8, "blind": 1.2}
+factor = {"base": 1.0, "same": 1.0, "regressed": 1.2, "improved": 0.8, "blind": 1.2, "thin": 1.2}
 getpid_profile = {
     "base": {"functions": {"entry_SYSCALL_64": 600, "__task_pid_nr_ns": 100, "do_syscall_64": 200,
                            "pid_helper [pidmod]": 100}},
@@ -28,6 +29,7 @@ getpid_profile = {
     "improved": {"functions": {"entry_SYSCALL_64": 700, "__task_pid_nr_ns": 50, "do_syscall_64": 200,
                                "pid_helper [pidmod]": 50}},
     "blind": {"unavailable": "perf_event_open refused (Permission denied)"},
+    "thin": {"functions": {"entry_SYSCALL_64": 8, "pid_helper [pidmod]": 4}},
 }
 getpid_profile["same"] = getpid_profile["base"]
 other_profile = {"base": {"functions": {"entry_SYSCALL_64": 900, "other_fn": 100}},
@@ -44,7 +46,7 @@ def session(sut, profile, boot, kernel):
                                                  "values": getpid}]},
         {"name": "perf/syscall", "results": [{"class": "basic", "unit": "ops/sec", "better": "higher",
                                               "values": basic}], "kernel_profile": syscall_profile}]}
-for profile in ("base", "same", "regressed", "improved", "blind"):
+for profile in ("base", "same", "regressed", "improved", "blind", "thin"):
     for boot in range(5):
         sessions.append(session("vm", profile, boot, getpid_profile))
 json.dump({"sut": "vm", "sessions": sessions}, open(sys.argv[1], "w"))
@@ -86,7 +88,7 @@ Where the kernel time went (kernel profiles: each function's share of a side's k
     pid_helper [pidmod]  10.0% → 21.7%  (500 → 1250 samples)
     __task_pid_nr_ns     10.0% → 17.4%  (500 → 1000 samples)
     audit_filter          0.0% →  4.3%  (0 → 250 samples)
-    time it: kbench run --swprofile regressed --benchmark kfunc/pid_helper
+    time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper, then kbench compare base regressed --benchmark kfunc/pid_helper
 
 EOF
 # getppid regressed too, but without profiles; perf/syscall has profiles but did not change.
@@ -100,9 +102,24 @@ expect_block "$WORK/improved.txt" <<'EOF'
   syscall/getpid (I) in improved: the functions that lost the most share (base: 5 sessions, 5000 kernel samples; improved: 5 sessions, 5000 kernel samples)
     __task_pid_nr_ns     10.0% → 5.0%  (500 → 250 samples)
     pid_helper [pidmod]  10.0% → 5.0%  (500 → 250 samples)
-    time it: kbench run --swprofile improved --benchmark kfunc/__task_pid_nr_ns
+    time it: kbench run --swprofile base|improved --benchmark kfunc/__task_pid_nr_ns, then kbench compare base improved --benchmark kfunc/__task_pid_nr_ns
 EOF
 expect_absent "$WORK/improved.txt" "do_syscall_64"
+
+# A side with fewer than 100 kernel samples: its shares are rough, and one
+# line says so; thick sides say nothing.
+compare_to thin.txt base thin
+expect_block "$WORK/thin.txt" <<'EOF'
+  syscall/getpid (R) in thin: the functions that gained the most share (base: 5 sessions, 5000 kernel samples; thin: 5 sessions, 60 kernel samples)
+    The shares rest on 5000 and 60 kernel samples and are rough (fewer than 100 on a side)
+EOF
+expect_absent "$WORK/regressed.txt" "rough"
+"$KBENCH" profile base thin --benchmark syscall/getpid --store "$STORE" >"$WORK/profile-thin.txt" 2>&1 \
+  || fail "kbench profile base thin exited $?: $(cat "$WORK/profile-thin.txt")"
+expect_block "$WORK/profile-thin.txt" <<'EOF'
+thin: 5 sessions, 60 kernel samples
+The shares rest on 5000 and 60 kernel samples and are rough (fewer than 100 on a side)
+EOF
 
 # Unchanged rows with profiles on both sides: no section.
 compare_to same.txt base same
@@ -132,12 +149,14 @@ expect_block "$WORK/regressed.md" <<'EOF'
 - `pid_helper [pidmod]`  10.0% → 21.7%  (500 → 1250 samples)
 - `__task_pid_nr_ns`     10.0% → 17.4%  (500 → 1000 samples)
 - `audit_filter`          0.0% →  4.3%  (0 → 250 samples)
-- time it: `kbench run --swprofile regressed --benchmark kfunc/pid_helper`
+- time it: `kbench run --swprofile base|regressed --benchmark kfunc/pid_helper`, then `kbench compare base regressed --benchmark kfunc/pid_helper`
 EOF
 compare_to regressed.mail base regressed --format mail
-expect_contains "$WORK/regressed.mail" "time it: kbench run --swprofile regressed --benchmark kfunc/pid_helper"
+# (mail wraps its lines at 80 columns)
+expect_contains "$WORK/regressed.mail" "time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper,"
+expect_contains "$WORK/regressed.mail" "  then kbench compare base regressed --benchmark kfunc/pid_helper"
 compare_to regressed.delta base regressed --format delta
-expect_contains "$WORK/regressed.delta" '- time it: `kbench run --swprofile regressed --benchmark kfunc/pid_helper`'
+expect_contains "$WORK/regressed.delta" '- time it: `kbench run --swprofile base|regressed --benchmark kfunc/pid_helper`, then `kbench compare base regressed --benchmark kfunc/pid_helper`'
 
 # json: the same as data.
 compare_to regressed.json base regressed --format json
@@ -150,7 +169,9 @@ if len(shifts) != 1: problems.append(f"{len(shifts)} entries, expected 1")
 shift = shifts[0]
 expected = {"benchmark": "syscall/getpid", "test_profile": "regressed", "verdict": "regression", "share": "gained",
             "base_sessions": 5, "test_sessions": 5, "base_samples": 5000, "test_samples": 5750, "unavailable": None,
-            "kfunc_command": "kbench run --swprofile regressed --benchmark kfunc/pid_helper"}
+            "kfunc_commands": ["kbench run --swprofile base --benchmark kfunc/pid_helper",
+                               "kbench run --swprofile regressed --benchmark kfunc/pid_helper",
+                               "kbench compare base regressed --benchmark kfunc/pid_helper"]}
 for key, value in expected.items():
     if shift.get(key) != value: problems.append(f"{key}: {shift.get(key)!r}, expected {value!r}")
 names = [f["function"] for f in shift["functions"]]
@@ -164,6 +185,19 @@ EOF
 compare_to same.json base same --format json
 python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["tables"][0]["kernel_time"] != [])' "$WORK/same.json" \
   && pass || fail "json of unchanged rows has kernel_time entries"
+# html (the page kbench serve's compare shows too): paragraphs and lists, escaped.
+compare_to regressed.html base regressed --format html
+expect_block "$WORK/regressed.html" <<'EOF'
+<div class="kernel-time">
+<p>Where the kernel time went (kernel profiles: each function&#39;s share of a side&#39;s kernel samples):</p>
+<p>syscall/getpid (R) in regressed: the functions that gained the most share (base: 5 sessions, 5000 kernel samples; regressed: 5 sessions, 5750 kernel samples)</p>
+<ul>
+<li>pid_helper [pidmod]  10.0% → 21.7%  (500 → 1250 samples)</li>
+EOF
+expect_contains "$WORK/regressed.html" \
+  "<li>time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper, then kbench compare base regressed --benchmark kfunc/pid_helper</li>"
+compare_to same.html base same --format html
+expect_absent "$WORK/same.html" "kernel-time"
 # csv cannot show it: the same columns as ever.
 compare_to regressed.csv base regressed --format csv
 expect_absent "$WORK/regressed.csv" "pid_helper"
@@ -174,8 +208,13 @@ expect_absent "$WORK/regressed.csv" "pid_helper"
   || fail "kbench profile exited $?: $(cat "$WORK/profile.txt")"
 sed -n 6p "$WORK/profile.txt" | grep -q '^entry_SYSCALL_64 ' && pass \
   || fail "the first row is not entry_SYSCALL_64: $(cat "$WORK/profile.txt")"
-expect_contains "$WORK/profile.txt" \
-  "Gained the most share: pid_helper [pidmod] (+11.7pp). Time it: kbench run --swprofile regressed --benchmark kfunc/pid_helper"
+expect_block "$WORK/profile.txt" <<'EOF'
+Gained the most share: pid_helper [pidmod] (+11.7pp). Time it on both swprofiles, then compare:
+  kbench run --swprofile base --benchmark kfunc/pid_helper
+  kbench run --swprofile regressed --benchmark kfunc/pid_helper
+  kbench compare base regressed --benchmark kfunc/pid_helper
+EOF
+expect_absent "$WORK/profile.txt" "rough"
 expect_absent "$WORK/profile.txt" "kfunc/entry_SYSCALL_64"
 "$KBENCH" profile base same --benchmark syscall/getpid --store "$STORE" >"$WORK/profile-same.txt" 2>&1 \
   || fail "kbench profile base same exited $?: $(cat "$WORK/profile-same.txt")"
@@ -189,5 +228,22 @@ expect_contains "$WORK/suts.txt" "    other_fn  10.0% → 30.0%  (500 → 1500 s
 expect_contains "$WORK/suts.txt" "    pid_helper [pidmod]  10.0% → 21.7%  (500 → 1250 samples)"
 [ "$(grep -c 'other_fn' "$WORK/suts.txt")" -eq 2 ] && pass || fail "suts: other_fn in vm's block: $(cat "$WORK/suts.txt")"
 [ "$(grep -c 'time it: ' "$WORK/suts.txt")" -eq 2 ] && pass || fail "suts: expected a block per SUT: $(cat "$WORK/suts.txt")"
+# kbench profile sums one SUT's profiles: with two, it names them and asks for --sut.
+expect_bad_input "profile of two SUTs" "$KBENCH" profile base regressed --benchmark syscall/getpid --store "$STORE"
+expect_contains "$WORK/err" \
+  "--benchmark syscall/getpid: the kernel profiles of base and regressed come from 2 SUTs (other, vm); choose one with --sut"
+for sut in vm other; do
+  "$KBENCH" profile base regressed --benchmark syscall/getpid --sut "$sut" --store "$STORE" >"$WORK/profile-$sut.txt" 2>&1 \
+    || fail "kbench profile --sut $sut exited $?: $(cat "$WORK/profile-$sut.txt")"
+done
+expect_contains "$WORK/profile-vm.txt" "base: 5 sessions, 5000 kernel samples"
+expect_contains "$WORK/profile-vm.txt" "--benchmark kfunc/pid_helper"
+expect_absent "$WORK/profile-vm.txt" "other_fn"
+expect_contains "$WORK/profile-other.txt" "--benchmark kfunc/other_fn"
+expect_absent "$WORK/profile-other.txt" "pid_helper"
+expect_bad_input "profile --sut matching none" "$KBENCH" profile base regressed --benchmark syscall/getpid \
+  --sut 'lab-*' --store "$STORE"
+expect_contains "$WORK/err" \
+  "--sut lab-*: swprofile 'base' has no kernel profile of syscall/getpid on a matching SUT (its profiles are from other, vm)"
 
 finish

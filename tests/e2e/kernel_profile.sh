@@ -59,7 +59,7 @@ else
   done
   # The function that gained the most share, to time; none only when the
   # two profiles have the very same shares.
-  grep -Eq 'Time it: kbench run --swprofile B --benchmark kfunc/|No function gained share from A to B' \
+  grep -Eq '^  kbench compare A B --benchmark kfunc/|No function gained share from A to B' \
     "$WORK/profile.out" && pass || fail "no function to time, nor why: $(cat "$WORK/profile.out")"
   cat "$WORK/profile.out"
   # getppid's own work is sampled (every function listed: which changed most
