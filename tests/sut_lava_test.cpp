@@ -161,8 +161,10 @@ class FakeLava {
     server_.Get("/api/v0.2/jobs/7/cancel/", [this](const httplib::Request&, httplib::Response&) { ++cancels_; });
     server_.Get("/api/v0.2/devices/", [this](const httplib::Request& request, httplib::Response& response) {
       devices_query_ = request.get_param_value("device_type");
-      response.set_content(R"({"count": 1, "results": [{"hostname": "q1", "state": "Idle", "health": "Maintenance"}]})",
-                           "application/json");
+      response.set_content(devices_, "application/json");
+    });
+    server_.Get("/api/v0.2/workers/", [this](const httplib::Request&, httplib::Response& response) {
+      response.set_content(workers_, "application/json");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (port_ <= 0) throw std::runtime_error("FakeLava: cannot bind a port on 127.0.0.1");
@@ -189,6 +191,9 @@ class FakeLava {
   std::string definition_;
   std::atomic<int> cancels_ = 0;
   std::string devices_query_;
+  std::string devices_ = R"({"count": 1, "results": [{"hostname": "q1", "state": "Idle", "health": "Maintenance",
+                                                     "worker_host": "w1"}]})";
+  std::string workers_ = R"({"count": 1, "results": [{"hostname": "w1", "state": "Online", "health": "Active"}]})";
 
  private:
   httplib::Server server_;
@@ -301,6 +306,34 @@ TEST_F(LavaConnection, BadOnesAreOneLine) {
   for (const std::string& error : {make_error(params), make_error(good(), {"a b"})}) {
     EXPECT_EQ(error.find('\n'), std::string::npos) << error;
   }
+}
+
+TEST(LavaDevices, NoDeviceCanRunAJobWhenEachIsUnhealthyOrOnAWorkerThatIsNotUp) {
+  const std::string workers = R"({"count": 2, "results": [{"hostname": "w1", "state": "Online", "health": "Active"},
+                                                          {"hostname": "w2", "state": "Offline", "health": "Active"}]})";
+  auto devices = [](const std::string& health, const std::string& worker) {
+    return R"({"count": 2, "results": [{"hostname": "q1", "state": "Idle", "health": "Maintenance", "worker_host": "w1"},
+                                      {"hostname": "q2", "state": "Running", "health": ")" +
+           health + R"(", "worker_host": ")" + worker + R"("}]})";
+  };
+  // LAVA schedules onto Good and Unknown devices of online, active workers,
+  // busy ones included (they will be free).
+  EXPECT_EQ(lava::why_no_device_can_run(devices("Good", "w1"), workers), std::nullopt);
+  EXPECT_EQ(lava::why_no_device_can_run(devices("Unknown", "w1"), workers), std::nullopt);
+  EXPECT_EQ(lava::why_no_device_can_run(devices("Bad", "w1"), workers), "q1 Maintenance, q2 Bad");
+  EXPECT_EQ(lava::why_no_device_can_run(devices("Looping", "w1"), workers), "q1 Maintenance, q2 Looping");
+  EXPECT_EQ(lava::why_no_device_can_run(devices("Good", "w2"), workers), "q1 Maintenance, q2 Good on w2 Offline/Active");
+  // What kbench cannot see is not held against the device: a worker missing
+  // from the listing, an unreadable listing of workers.
+  EXPECT_EQ(lava::why_no_device_can_run(devices("Good", "w9"), workers), std::nullopt);
+  EXPECT_EQ(lava::why_no_device_can_run(devices("Good", "w2"), "<html>"), std::nullopt);
+  EXPECT_EQ(lava::why_no_device_can_run(devices("Retired", "w2"), "<html>"), "q1 Maintenance, q2 Retired");
+  // Only a type seen whole is reported: devices on a later page may be up.
+  EXPECT_EQ(lava::why_no_device_can_run(
+                R"({"count": 3, "results": [{"hostname": "q1", "health": "Retired", "worker_host": "w1"}]})", workers),
+            std::nullopt);
+  EXPECT_EQ(lava::why_no_device_can_run("<html>", workers), std::nullopt);
+  EXPECT_EQ(lava::why_no_device_can_run(R"({"count": 0, "results": []})", workers), "the type has no device");
 }
 
 TEST(LavaDevices, SaysHowManyCouldTakeAJobAndEachOnesStateAndHealth) {
@@ -466,18 +499,50 @@ TEST_F(LavaConnection, AJobTheKernelFailsIsNotSubmittedAgain) {
 
 // The job never leaves the queue here: the relay gives up on it after
 // queue_timeout, cancels it, and says what LAVA says of the device type.
+// A busy farm is not the kernel's failure: the lab's status (75).
 TEST_F(LavaConnection, AJobLeftInTheQueueIsCanceledAfterQueueTimeout) {
   FakeLava lava;
   lava.job_["state"] = "Submitted";
   lava.job_["health"] = "Unknown";
   const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}, {"queue_timeout", "1"}});
-  EXPECT_EQ(relayed.status, 1);
+  EXPECT_EQ(relayed.status, kExitInfrastructure);
   EXPECT_EQ(relayed.out, "");
   EXPECT_EQ(relayed.err, "kbench: lava: job 7 waited in the queue for more than 1s (device type qemu: 1 device, "
                          "0 Idle and Good: q1 Idle/Maintenance) (" +
                              lava.url() + "scheduler/job/7)\n");
   EXPECT_EQ(lava.cancels_, 1);
   EXPECT_EQ(lava.devices_query_, "qemu");
+}
+
+// Every device of the type in Maintenance: the relay does not wait for the
+// queue's hour; after offline_timeout it cancels the job and fails as the lab.
+TEST_F(LavaConnection, AJobNoDeviceCanRunIsCanceledAfterOfflineTimeout) {
+  FakeLava lava;
+  lava.job_["state"] = "Submitted";
+  lava.job_["health"] = "Unknown";
+  const Relayed relayed =
+      relay_job(lava, {}, {{"poll_interval", "1"}, {"offline_timeout", "0"}, {"queue_timeout", "1000000"}});
+  EXPECT_EQ(relayed.status, kExitInfrastructure);
+  EXPECT_EQ(relayed.out, "");
+  EXPECT_EQ(relayed.err, "kbench: lava: job 7 waited 0s with no device of type qemu able to run it (q1 Maintenance) (" +
+                             lava.url() + "scheduler/job/7)\n");
+  EXPECT_EQ(lava.cancels_, 1);
+  EXPECT_EQ(lava.devices_query_, "qemu");
+}
+
+// A healthy device on a worker that is online: the job waits for it (here
+// until queue_timeout), whatever offline_timeout says.
+TEST_F(LavaConnection, AJobADeviceCanRunWaitsForIt) {
+  FakeLava lava;
+  lava.job_["state"] = "Submitted";
+  lava.job_["health"] = "Unknown";
+  lava.devices_ = R"({"count": 1, "results": [{"hostname": "q1", "state": "Running", "health": "Good",
+                                                "worker_host": "w1"}]})";
+  const Relayed relayed =
+      relay_job(lava, {}, {{"poll_interval", "1"}, {"offline_timeout", "0"}, {"queue_timeout", "1"}});
+  EXPECT_EQ(relayed.status, kExitInfrastructure);
+  EXPECT_THAT(relayed.err, HasSubstr("waited in the queue for more than 1s"));
+  EXPECT_THAT(relayed.err, HasSubstr("1 device, 0 Idle and Good: q1 Running/Good"));
 }
 
 // The URL of `image` ("kernel", "initrd") in a job definition.

@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -150,6 +151,48 @@ std::string describe_devices(const std::string& devices_json) {
                      total > devices.size() ? fmt::format(" of the first {}", devices.size()) : "", named);
 }
 
+std::optional<std::string> why_no_device_can_run(const std::string& devices_json, const std::string& workers_json) {
+  const nlohmann::json page = nlohmann::json::parse(devices_json, nullptr, /*allow_exceptions=*/false);
+  if (!page.is_object() || !page.contains("results") || !page["results"].is_array()) return std::nullopt;
+  const nlohmann::json& devices = page["results"];
+  if (page.contains("count") && page["count"].is_number_unsigned() && page["count"].get<std::size_t>() > devices.size()) {
+    return std::nullopt;
+  }
+  if (devices.empty()) return "the type has no device";
+  // hostname -> "state/health" of the workers the listing shows.
+  std::map<std::string, std::string> workers;
+  const nlohmann::json worker_page = nlohmann::json::parse(workers_json, nullptr, /*allow_exceptions=*/false);
+  const bool workers_known = worker_page.is_object() && worker_page.contains("results") &&
+                             worker_page["results"].is_array();
+  if (workers_known) {
+    for (const auto& worker : worker_page["results"]) {
+      if (!worker.is_object() || !worker.contains("hostname") || !worker["hostname"].is_string()) continue;
+      workers[worker["hostname"].get<std::string>()] = worker.value("state", "?") + "/" + worker.value("health", "?");
+    }
+  }
+  constexpr std::size_t kNamed = 5;
+  std::string named;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const nlohmann::json& device = devices[i];
+    if (!device.is_object()) return std::nullopt;
+    const std::string health = device.value("health", "?");
+    const std::string worker =
+        device.contains("worker_host") && device["worker_host"].is_string() ? device["worker_host"].get<std::string>()
+                                                                            : "";
+    const auto found = workers.find(worker);
+    // A worker the listing does not show is not held against its device.
+    const bool worker_ready = !workers_known || found == workers.end() || found->second == "Online/Active";
+    if ((health == "Good" || health == "Unknown") && worker_ready) return std::nullopt;
+    if (i < kNamed) {
+      std::string why = health;
+      if (!worker_ready) why += fmt::format(" on {} {}", worker, found->second);
+      named += fmt::format("{}{} {}", named.empty() ? "" : ", ", device.value("hostname", "?"), why);
+    }
+  }
+  if (devices.size() > kNamed) named += ", ...";
+  return named;
+}
+
 LogContents read_job_log(const std::string& log_yaml) {
   LogContents contents;
   std::istringstream lines(log_yaml);
@@ -273,9 +316,14 @@ const std::vector<ParamSpec>& lava_param_specs() {
       ParamSpec{"job_timeout", "1800", "1800", "seconds one job (a boot and one agent run) may take once it runs"}
           .integer(120, 1e9),
       ParamSpec{"queue_timeout", "3600", "3600",
-                "seconds one job may wait in LAVA's queue (state Submitted) before kbench cancels it and the agent "
-                "run fails"}
+                "seconds one job may wait in LAVA's queue (state Submitted) before kbench cancels it; the session "
+                "then fails as the lab's, not as a failed boot of its kernel"}
           .integer(1, 1e9),
+      ParamSpec{"offline_timeout", "300", "300",
+                "seconds one job may wait while no device of its type can run it (each one's health Bad, "
+                "Maintenance, Looping or Retired, or its worker offline or not Active) before kbench cancels it; "
+                "the session then fails as the lab's"}
+          .integer(0, 1e9),
       ParamSpec{"extra_options", "-cpu max", "-cpu max",
                 "QEMU device types: options added to QEMU's command line as one string (LAVA's context "
                 "extra_options; QEMU's own commas stay); the default gives the guest every instruction TCG has, "
@@ -340,6 +388,7 @@ struct LavaParams {
   std::string priority = "medium";
   std::chrono::seconds job_timeout{1800};
   std::chrono::seconds queue_timeout{3600};
+  std::chrono::seconds offline_timeout{300};
   std::string busybox = "/bin/busybox";
   std::chrono::seconds poll_interval{2};
   int infra_retries = 1;
@@ -380,6 +429,7 @@ LavaParams parse_lava_params(const Params& params) {
   };
   seconds("job_timeout", parsed.job_timeout);
   seconds("queue_timeout", parsed.queue_timeout);
+  seconds("offline_timeout", parsed.offline_timeout);
   seconds("poll_interval", parsed.poll_interval);
   if (params.count("infra_retries")) parsed.infra_retries = std::stoi(params.at("infra_retries"));
   if (params.count("busybox")) parsed.busybox = params.at("busybox");
@@ -588,6 +638,9 @@ class LavaConnection final : public Connection {
     // sooner (following it, logs/?start=N, is for later).
     nlohmann::json info;
     std::string state;
+    // Whether, and since when, no device of the type can run the job.
+    bool no_device = false;
+    Clock::time_point no_device_since;
     int failed_polls = 0;
     for (;;) {
       try {
@@ -601,23 +654,41 @@ class LavaConnection final : public Connection {
       }
       state = info.value("state", "");
       if (state == "Finished") break;
-      // A job that never leaves the queue (no device of its type healthy, a
-      // busy farm) would otherwise hold the plan until the runner's timeout,
-      // with nothing said of why.
-      if (state == "Submitted" && Clock::now() - queued_since > params_.queue_timeout) {
-        const std::string canceled = cancel_job(rest, id);
-        std::string devices;
-        try {
-          devices = lava::describe_devices(rest.request("GET", "devices/?device_type=" + params_.device_type));
-        } catch (const std::exception& error) {
-          devices = std::string("its devices not listed: ") + error.what();
+      // A job that never leaves the queue (a busy farm, no device able to
+      // run it) would otherwise hold the plan until the runner's timeout,
+      // with nothing said of why. Neither is the kernel's failure.
+      if (state == "Submitted") {
+        const auto now = Clock::now();
+        if (const auto why = why_no_device_can_run(rest)) {
+          if (!no_device) no_device_since = now;
+          no_device = true;
+          if (now - no_device_since >= params_.offline_timeout) {
+            const std::string canceled = cancel_job(rest, id);
+            write_all(err_fd, fmt::format("kbench: lava: job {} waited {}s with no device of type {} able to run it "
+                                          "({}){} ({})\n",
+                                          id, std::chrono::duration_cast<std::chrono::seconds>(now - no_device_since).count(),
+                                          params_.device_type, *why, canceled == "canceled" ? "" : ", " + canceled,
+                                          job_url));
+            return kExitInfrastructure;
+          }
+        } else {
+          no_device = false;
         }
-        write_all(err_fd, fmt::format("kbench: lava: job {} waited in the queue for more than {}s{} (device type {}: "
-                                      "{}) ({})\n",
-                                      id, params_.queue_timeout.count(),
-                                      canceled == "canceled" ? "" : ", " + canceled, params_.device_type, devices,
-                                      job_url));
-        return 1;
+        if (now - queued_since > params_.queue_timeout) {
+          const std::string canceled = cancel_job(rest, id);
+          std::string devices;
+          try {
+            devices = lava::describe_devices(rest.request("GET", "devices/?device_type=" + params_.device_type));
+          } catch (const std::exception& error) {
+            devices = std::string("its devices not listed: ") + error.what();
+          }
+          write_all(err_fd, fmt::format("kbench: lava: job {} waited in the queue for more than {}s{} (device type "
+                                        "{}: {}) ({})\n",
+                                        id, params_.queue_timeout.count(),
+                                        canceled == "canceled" ? "" : ", " + canceled, params_.device_type, devices,
+                                        job_url));
+          return kExitInfrastructure;
+        }
       }
       const auto next_poll = Clock::now() + params_.poll_interval;
       while (!relay_stop_requested && Clock::now() < next_poll) {
@@ -722,6 +793,25 @@ class LavaConnection final : public Connection {
     }
     std::replace(reason.begin(), reason.end(), '\n', ' ');
     return reason;
+  }
+
+  // The devices and workers as LAVA lists them now; nullopt when a device
+  // can run the job or the server does not say (a failed request is not the
+  // devices' state).
+  std::optional<std::string> why_no_device_can_run(RestClient& rest) const {
+    std::string devices;
+    std::string workers;
+    try {
+      devices = rest.request("GET", fmt::format("devices/?device_type={}&limit=200", params_.device_type));
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    try {
+      workers = rest.request("GET", "workers/?limit=200");
+    } catch (const std::exception&) {
+      workers.clear();
+    }
+    return lava::why_no_device_can_run(devices, workers);
   }
 
   // "canceled", or "not canceled: " and why.

@@ -2,6 +2,7 @@
 // The pieces of the lava connection (src/sut/lava.cpp) that need no server,
 // declared for its tests.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,15 @@ LogContents read_job_log(const std::string& log_yaml);
 // a few words: how many, how many could take a job now, each one's state
 // and health ("2 devices, 0 Idle and Good: a Idle/Maintenance, b Running/Good").
 std::string describe_devices(const std::string& devices_json);
+
+// Why no device of a type can run a job now, as LAVA's scheduler decides it
+// (a device whose health is Good or Unknown, on a worker Online and Active,
+// whatever it runs at the moment): "q1 Maintenance, q2 Good on w1
+// Offline/Active". nullopt when one can, or when the listings do not show
+// every device (a later page, a reply kbench cannot read): only a device
+// type seen whole to be unable is reported. `workers_json`: the reply of
+// api/v0.2/workers/; unreadable, the devices' health alone decides.
+std::optional<std::string> why_no_device_can_run(const std::string& devices_json, const std::string& workers_json);
 
 // A YAML double-quoted scalar's text (without its quotes) unescaped.
 std::string yaml_unquote(const std::string& text);

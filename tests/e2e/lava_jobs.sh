@@ -10,11 +10,14 @@
 # jobs get their kernel and initramfs over HTTP from kbench (serve_files),
 # not as file:// URLs.
 #
-# queue_timeout: a job for a device type whose only device is in
-# Maintenance can never start. kbench must cancel it after queue_timeout
-# and fail the agent run with one line naming the job, the wait, what LAVA
-# says of the type's devices and the job's URL; the session is a failed boot
-# and the plan exits 1. A bad queue_timeout is a bad plan (exit 2, one line).
+# queue_timeout and offline_timeout: a job for a device type whose only
+# device is in Maintenance can never start. kbench must cancel it after
+# queue_timeout (offline_timeout set longer) and fail the agent run with one
+# line naming the job, the wait, what LAVA says of the type's devices and the
+# job's URL; and after offline_timeout (queue_timeout set longer) with one
+# line naming the device's health. Either is the lab's failure, not the
+# kernel's: the session is not measured, no failed boot is recorded, and the
+# plan exits 1. A bad queue_timeout is a bad plan (exit 2, one line).
 # The device type and its device are this script's own, made and removed
 # through the REST API: the server's test device stays available to the
 # tests that share the server. Nothing waits on a duration: the job cannot
@@ -98,14 +101,14 @@ grep -q '"health":"Maintenance"' "$WORK/device.json" || {
   exit 1
 }
 
-plan() {  # plan QUEUE_TIMEOUT: the plan, on stdout
+plan() {  # plan QUEUE_TIMEOUT [OFFLINE_TIMEOUT]: the plan, on stdout
   cat <<YAML
 sut:
   name: farm
   connection:
     method: lava
     params: {url: "$KBENCH_TEST_LAVA_URL", token_file: "$KBENCH_TEST_LAVA_TOKEN_FILE", device_type: "$queue_type",
-             queue_timeout: "$1", job_timeout: "300"}
+             queue_timeout: "$1", offline_timeout: "${2:-1000}", job_timeout: "300"}
 swprofiles:
   - {name: queued, kernel: $kernel}
 benchmarks:
@@ -136,10 +139,28 @@ if [[ "$(cat "$WORK/plan.err")" =~ $line_re ]] && [ "${BASH_REMATCH[1]}" = "${BA
 else
   fail "no one line naming the queued job, the wait, the device type's devices and the job's URL"
 fi
-expect_contains "$WORK/plan.err" "session 1 of queued: its kernel did not come up by lava"
+expect_contains "$WORK/plan.err" "session 1 of queued not measured: the lab failed its run"
 "$KBENCH" list boots --store "sqlite://$WORK/queue.db" >"$WORK/boots.txt" 2>&1
 cat "$WORK/boots.txt"
-expect_contains "$WORK/boots.txt" "waited in the queue for more than 20s"
+# Not the kernel's failure: no failed boot.
+grep -q FAILED "$WORK/boots.txt" && fail "a failed boot recorded for a job the lab never started" || pass
+
+# The device in Maintenance is seen as such: after offline_timeout, not the
+# queue's hour.
+plan 1000000 5 >"$WORK/offline-plan.yaml"
+nice -n 19 "$KBENCH" plan exec "$WORK/offline-plan.yaml" --store "sqlite://$WORK/offline.db" >"$WORK/plan.out" 2>"$WORK/plan.err"
+status=$?
+cat "$WORK/plan.err"
+[ "$status" -eq 1 ] && pass || fail "plan exec with a job no device can run exited $status, expected 1"
+line_re="kbench: lava: job ([0-9]+) waited [0-9]+s with no device of type $queue_type able to run it \($queue_device Maintenance\) \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)"
+if [[ "$(cat "$WORK/plan.err")" =~ $line_re ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
+  pass
+  api GET "jobs/${BASH_REMATCH[1]}/" >"$WORK/job.json"
+  grep -q '"health":"Canceled"' "$WORK/job.json" && pass || fail "job ${BASH_REMATCH[1]} was not canceled: $(cat "$WORK/job.json")"
+else
+  fail "no one line naming the job, the device type and its device's health"
+fi
+expect_contains "$WORK/plan.err" "session 1 of queued not measured: the lab failed its run"
 
 stop_lava_test_server
 finish
