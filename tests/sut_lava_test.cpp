@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -152,6 +153,12 @@ class FakeLava {
       response.status = 201;
       response.set_content(R"({"message": "job(s) successfully submitted", "job_ids": [7]})", "application/json");
     });
+    server_.Get("/api/v0.2/jobs/", [this](const httplib::Request& request, httplib::Response& response) {
+      ++lookups_;
+      looked_for_ = request.get_param_value("description__startswith");
+      looked_in_states_ = request.get_param_value("state__in");
+      response.set_content(going_, "application/json");
+    });
     server_.Get("/api/v0.2/jobs/7/", [this](const httplib::Request&, httplib::Response& response) {
       response.set_content(job_.dump(), "application/json");
     });
@@ -191,6 +198,12 @@ class FakeLava {
   std::string definition_;
   std::atomic<int> cancels_ = 0;
   std::string devices_query_;
+  // What GET jobs/ (a resumed relay looking for its job) answers, and what
+  // it was asked.
+  std::string going_ = R"({"count": 0, "results": []})";
+  std::string looked_for_;
+  std::string looked_in_states_;
+  std::atomic<int> lookups_ = 0;
   std::string devices_ = R"({"count": 1, "results": [{"hostname": "q1", "state": "Idle", "health": "Maintenance",
                                                      "worker_host": "w1"}]})";
   std::string workers_ = R"({"count": 1, "results": [{"hostname": "w1", "state": "Online", "health": "Active"}]})";
@@ -543,6 +556,77 @@ TEST_F(LavaConnection, AJobADeviceCanRunWaitsForIt) {
   EXPECT_EQ(relayed.status, kExitInfrastructure);
   EXPECT_THAT(relayed.err, HasSubstr("waited in the queue for more than 1s"));
   EXPECT_THAT(relayed.err, HasSubstr("1 device, 0 Idle and Good: q1 Running/Good"));
+}
+
+// With a run label (a plan's session) the job's name carries a digest of
+// the label and the agent's arguments. Resuming, the connection first asks
+// LAVA once for this swprofile's kbench jobs not finished; none here: it
+// submits.
+TEST_F(LavaConnection, AResumedConnectionLooksForItsJobsBeforeSubmitting) {
+  FakeLava lava;
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
+              log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
+              log_entry("target", frame("KBX1", "0"));
+  Params params = good();
+  params["url"] = lava.url();
+  params["poll_interval"] = "1";
+  const SwprofileKernel kernel = swprofile();
+  auto connection = make_connection("lava", params, &kernel);
+  connection->set_run_label("store\nplan\nA\n0", /*resuming=*/true);
+  ASSERT_EQ(relay_through(*connection).status, 0);
+  ASSERT_EQ(relay_through(*connection).status, 0);
+  EXPECT_EQ(lava.submits_, 2);
+  EXPECT_EQ(lava.lookups_, 1);
+  EXPECT_EQ(lava.looked_for_, "kbench A ");
+  EXPECT_EQ(lava.looked_in_states_, "Submitted,Scheduling,Scheduled,Running");
+  const std::string name =
+      fmt::format("kbench A fingerprint [{:016x}]", lava::fnv1a64("store\nplan\nA\n0\nfingerprint"));
+  EXPECT_THAT(lava.definition_, HasSubstr("job_name: '" + name + "'"));
+  // Not resuming, or without a label: nothing is looked for.
+  auto fresh = make_connection("lava", params, &kernel);
+  fresh->set_run_label("store\nplan\nA\n0", /*resuming=*/false);
+  ASSERT_EQ(relay_through(*fresh).status, 0);
+  EXPECT_THAT(lava.definition_, HasSubstr("job_name: '" + name + "'"));
+  relay_job(lava);
+  EXPECT_EQ(lava.lookups_, 1);
+  EXPECT_EQ(lava.submits_, 4);
+}
+
+// kbench was killed while its job ran: the resumed plan's relay follows that
+// job (finished since, here) and passes its results on, submitting nothing;
+// the same run again is a new job.
+TEST_F(LavaConnection, AJobAStoppedKbenchLeftIsFollowedOnceNotSubmittedAgain) {
+  FakeLava lava;
+  const std::string name = fmt::format("kbench A fingerprint [{:016x}]", lava::fnv1a64("a session\nfingerprint"));
+  lava.going_ = R"({"count": 3, "results": [{"id": 5, "description": ")" + name +
+                R"("}, {"id": 7, "description": ")" + name + R"("}, {"id": 8, "description": "kbench A other"}]})";
+  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
+              log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
+              log_entry("target", frame("KBX1", "0"));
+  Params params = good();
+  params["url"] = lava.url();
+  params["poll_interval"] = "1";
+  const SwprofileKernel kernel = swprofile();
+  auto connection = make_connection("lava", params, &kernel);
+  connection->set_run_label("a session", /*resuming=*/true);
+  const Relayed relayed = relay_through(*connection);
+  EXPECT_EQ(relayed.status, 0) << relayed.err;
+  EXPECT_EQ(lava.submits_, 0);
+  EXPECT_EQ(nlohmann::json::parse(relayed.out)["data"]["kernel"], "6.12");
+  EXPECT_THAT(relayed.err, StartsWith("kbench: lava: following job 7, submitted before kbench was stopped (" +
+                                      lava.url() + "scheduler/job/7)\n"));
+  // The run's last line, which the runner keeps with the outcome, says so.
+  EXPECT_THAT(relayed.err, HasSubstr("the agent exited with status 0; followed after the kbench that submitted it "
+                                     "was stopped (" + lava.url() + "scheduler/job/7)\n"));
+  ASSERT_EQ(relay_through(*connection).status, 0);
+  EXPECT_EQ(lava.submits_, 1);
+}
+
+TEST(LavaJobName, DigestIsStableAcrossRuns) {
+  // FNV-1a's published test vectors: the digest must not depend on the build.
+  EXPECT_EQ(lava::fnv1a64(""), 0xcbf29ce484222325ULL);
+  EXPECT_EQ(lava::fnv1a64("a"), 0xaf63dc4c8601ec8cULL);
+  EXPECT_EQ(lava::fnv1a64("foobar"), 0x85944171f73967e8ULL);
 }
 
 // The URL of `image` ("kernel", "initrd") in a job definition.

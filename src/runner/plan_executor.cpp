@@ -578,6 +578,10 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
         }
       }
       connection.set_wrapper(profile.wrapper);
+      // Not the run's id: a plan killed before its first session was stored
+      // resumes as a new run, and its job may still be going.
+      connection.set_run_label(fmt::format("{}\n{}\n{}\n{}", store.location(), options.plan_key, profile.name, s),
+                               options.resume);
       nlohmann::json fingerprint;
       if (boots.boots_per_run()) {
         boot = boots.boot_by_fingerprint(connection, profile, s, fingerprint, result);

@@ -28,6 +28,16 @@ class Connection {
   // `taskset -c 1` or a sandbox): `wrapper... kbench-agent args...`. Empty:
   // the agent alone. Connections that cannot run one refuse it in start_agent.
   void set_wrapper(std::vector<std::string> words) { wrapper_ = std::move(words); }
+  // A name for the agent runs that follow, the same in every execution of a
+  // plan's session (its store, plan and session), and whether this
+  // execution resumes an interrupted one. A connection whose runs outlive
+  // kbench (a LAVA job goes on when kbench is killed) follows, when
+  // resuming, a run of that name and the same arguments still going instead
+  // of starting another. Empty: every run is new.
+  void set_run_label(std::string label, bool resuming) {
+    run_label_ = std::move(label);
+    resuming_ = resuming;
+  }
   // How the line begins with which this connection ends an agent's stderr to
   // say where the run was (lava: "kbench: lava: job ", its job and URL), or
   // "" for a connection that says nothing of the kind. The runner keeps that
@@ -40,6 +50,8 @@ class Connection {
 
  protected:
   std::vector<std::string> wrapper_;
+  std::string run_label_;
+  bool resuming_ = false;
 };
 
 // The agent binary next to the running kbench, or $KBENCH_AGENT.

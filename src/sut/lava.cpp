@@ -151,6 +151,15 @@ std::string describe_devices(const std::string& devices_json) {
                      total > devices.size() ? fmt::format(" of the first {}", devices.size()) : "", named);
 }
 
+std::uint64_t fnv1a64(const std::string& text) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
 std::optional<std::string> why_no_device_can_run(const std::string& devices_json, const std::string& workers_json) {
   const nlohmann::json page = nlohmann::json::parse(devices_json, nullptr, /*allow_exceptions=*/false);
   if (!page.is_object() || !page.contains("results") || !page["results"].is_array()) return std::nullopt;
@@ -559,7 +568,16 @@ class LavaConnection final : public Connection {
     }
     spec.cmdline = swprofile_.cmdline;
     spec.job_timeout = params_.job_timeout;
-    return start_relay(lava::job_yaml(spec));
+    // A resumed plan finds its job by this name when the job outlived the
+    // kbench that submitted it.
+    std::optional<long> orphan;
+    if (!run_label_.empty()) {
+      std::string key = run_label_;
+      for (const auto& arg : args) key += "\n" + arg;
+      spec.job_name += fmt::format(" [{:016x}]", lava::fnv1a64(key));
+      if (resuming_) orphan = orphaned_job(spec.job_name);
+    }
+    return start_relay(lava::job_yaml(spec), orphan);
   }
 
  private:
@@ -598,39 +616,89 @@ class LavaConnection final : public Connection {
     files_thread_ = std::thread([server = files_server_.get()] { server->listen_after_bind(); });
   }
 
-  AgentProcess start_relay(const std::string& job) {
+  AgentProcess start_relay(const std::string& job, std::optional<long> orphan) {
     return process::fork_relay(
         [&](int out_fd, int err_fd) {
           signal(SIGTERM, [](int) { relay_stop_requested = 1; });
-          return relay(job, out_fd, err_fd);
+          return relay(job, orphan, out_fd, err_fd);
         },
         "kbench: lava");
   }
 
-  // Submits the job again while LAVA ends it with an Infrastructure error
-  // before the agent started, up to infra_retries times: a device or a
-  // dispatcher failing is not the kernel's failure. Returns the agent's
-  // status, or the relay's own when no agent status came back.
-  int relay(const std::string& job, int out_fd, int err_fd) {
+  // Follows `orphan`, a job of the same name a stopped kbench submitted,
+  // else submits `job`; submits it again while LAVA ends it with an
+  // Infrastructure error before the agent started, up to infra_retries
+  // times: a device or a dispatcher failing is not the kernel's failure.
+  // Returns the agent's status, or the relay's own when no agent status came
+  // back.
+  int relay(const std::string& job, std::optional<long> orphan, int out_fd, int err_fd) {
     RestClient rest(params_);
     std::vector<std::string> lab_failures;  // "job N: why", one per try the lab failed
+    if (orphan) {
+      write_all(err_fd, fmt::format("kbench: lava: following job {}, submitted before kbench was stopped ({})\n",
+                                    *orphan, job_url_of(*orphan)));
+    }
     for (;;) {
-      if (const auto status = run_job(rest, job, out_fd, err_fd, lab_failures)) return *status;
+      if (const auto status = run_job(rest, job, orphan, out_fd, err_fd, lab_failures)) return *status;
+      orphan.reset();
     }
   }
 
-  // One try: submit, follow, read the log. nullopt: the lab failed it before
-  // the agent started and a retry is left (said on err_fd, added to
-  // lab_failures).
-  std::optional<int> run_job(RestClient& rest, const std::string& job, int out_fd, int err_fd,
-                             std::vector<std::string>& lab_failures) {
-    const nlohmann::json submitted =
-        nlohmann::json::parse(rest.request("POST", "jobs/", nlohmann::json{{"definition", job}}.dump(), 201));
-    if (!submitted.contains("job_ids") || submitted["job_ids"].empty()) {
-      throw std::runtime_error("the job was not accepted: " + submitted.dump());
+  std::string job_url_of(long id) const {
+    return fmt::format("{}{}scheduler/job/{}", params_.origin, params_.base, id);
+  }
+
+  // The job named `name` among those of this swprofile that LAVA had not
+  // finished when this resumed execution first looked: a stopped kbench's,
+  // whose results a resumed session takes even when the job has finished
+  // since (its device was busy with it meanwhile). Each is followed once.
+  std::optional<long> orphaned_job(const std::string& name) {
+    if (!orphans_) orphans_ = jobs_going();
+    const auto found = orphans_->find(name);
+    if (found == orphans_->end()) return std::nullopt;
+    const long id = found->second;
+    orphans_->erase(found);
+    return id;
+  }
+
+  // name -> id (the newest of a name) of this swprofile's kbench jobs not
+  // finished; empty when the server does not say (new jobs are submitted).
+  std::map<std::string, long> jobs_going() const {
+    std::map<std::string, long> going;
+    try {
+      RestClient rest(params_);
+      const nlohmann::json page = nlohmann::json::parse(rest.request(
+          "GET", httplib::append_query_params("jobs/", {{"description__startswith", "kbench " + swprofile_.name + " "},
+                                                        {"state__in", "Submitted,Scheduling,Scheduled,Running"},
+                                                        {"limit", "1000"}})));
+      for (const auto& job : page.at("results")) {
+        const long id = job.at("id").get<long>();
+        long& newest = going[job.at("description").get<std::string>()];
+        newest = std::max(newest, id);
+      }
+    } catch (const std::exception&) {
+      going.clear();
     }
-    const long id = submitted["job_ids"][0].get<long>();
-    const std::string job_url = fmt::format("{}{}scheduler/job/{}", params_.origin, params_.base, id);
+    return going;
+  }
+
+  // One try: submit (or take `orphan`, a job submitted before), follow,
+  // read the log. nullopt: the lab failed it before the agent started and a
+  // retry is left (said on err_fd, added to lab_failures).
+  std::optional<int> run_job(RestClient& rest, const std::string& job, std::optional<long> orphan, int out_fd,
+                             int err_fd, std::vector<std::string>& lab_failures) {
+    long id = 0;
+    if (orphan) {
+      id = *orphan;
+    } else {
+      const nlohmann::json submitted =
+          nlohmann::json::parse(rest.request("POST", "jobs/", nlohmann::json{{"definition", job}}.dump(), 201));
+      if (!submitted.contains("job_ids") || submitted["job_ids"].empty()) {
+        throw std::runtime_error("the job was not accepted: " + submitted.dump());
+      }
+      id = submitted["job_ids"][0].get<long>();
+    }
+    const std::string job_url = job_url_of(id);
     const auto queued_since = Clock::now();
     // Nothing is said while the job runs: the runner quotes a failed agent's
     // stderr, and the failure's own line names the job. The log is read once,
@@ -727,6 +795,7 @@ class LavaConnection final : public Connection {
     std::string earlier;
     for (const auto& failure : lab_failures) earlier += (earlier.empty() ? "" : "; ") + failure;
     if (!earlier.empty()) earlier = "; after the lab failed " + earlier;
+    if (orphan) earlier += "; followed after the kbench that submitted it was stopped";
     std::optional<int> agent_status;
     bool init_started = false;
     int corrupted = 0;
@@ -848,6 +917,9 @@ class LavaConnection final : public Connection {
   std::string files_url_;  // ending in '/'; empty: file:// URLs
   std::string base_archive_;
   int jobs_ = 0;
+  // Resuming: the jobs a stopped kbench left going, not yet followed (read
+  // at the first agent run); see orphaned_job.
+  std::optional<std::map<std::string, long>> orphans_;
   // Set in the relay process once its job has ended.
   long job_id_ = 0;
   std::string job_url_;

@@ -2,6 +2,7 @@
 // The pieces of the lava connection (src/sut/lava.cpp) that need no server,
 // declared for its tests.
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,10 @@ std::string describe_devices(const std::string& devices_json);
 // type seen whole to be unable is reported. `workers_json`: the reply of
 // api/v0.2/workers/; unreadable, the devices' health alone decides.
 std::optional<std::string> why_no_device_can_run(const std::string& devices_json, const std::string& workers_json);
+
+// FNV-1a, 64 bits: a digest that stays the same from one kbench build and
+// run to the next (a resumed plan's job names), unlike std::hash.
+std::uint64_t fnv1a64(const std::string& text);
 
 // A YAML double-quoted scalar's text (without its quotes) unescaped.
 std::string yaml_unquote(const std::string& text);

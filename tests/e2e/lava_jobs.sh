@@ -8,7 +8,9 @@
 # to /init's environment) with a reason naming its job and the job's URL, one
 # that succeeds (selftest/sleep) with its job in place of a reason. These
 # jobs get their kernel and initramfs over HTTP from kbench (serve_files),
-# not as file:// URLs.
+# not as file:// URLs. The first kbench is killed while its first
+# benchmark's job runs; `plan exec --resume` must follow that job, not submit
+# another.
 #
 # queue_timeout and offline_timeout: a job for a device type whose only
 # device is in Maintenance can never start. kbench must cancel it after
@@ -53,20 +55,45 @@ benchmarks:
   - {name: selftest/exit, params: {ms: "1", at: "0"}}
 defaults: {benchmark: {warmups: 0, repeats: 1, sessions: 1, timeout: 10m}}
 YAML
+# kbench killed while its first benchmark's job runs (a terminal closed,
+# kill -9): the job goes on in LAVA, and `plan exec --resume` follows it to
+# its end rather than submitting another (the resumed session's fingerprint
+# is a new job, which waits for the device meanwhile). Killed once the job's
+# kernel boots, so that the dispatcher has fetched the files kbench served.
 KBENCH_SELFTEST=1 nice -n 19 "$KBENCH" plan exec "$WORK/fails-plan.yaml" --store "sqlite://$WORK/fails.db" \
+  >"$WORK/killed.out" 2>"$WORK/killed.err" &
+kbench_pid=$!
+first_job=""
+for _ in $(seq 900); do
+  if [ -z "$first_job" ]; then
+    first_job=$(api GET "jobs/?state=Running&limit=100" | python3 -c '
+import json, sys
+for job in json.load(sys.stdin)["results"]:
+    if job["description"].startswith("kbench jobs run --benchmark "): print(job["id"])')
+  fi
+  [ -n "$first_job" ] && api GET "jobs/$first_job/logs/" | grep -q "Linux version" && break
+  kill -0 "$kbench_pid" 2>/dev/null || break
+  sleep 1
+done
+pkill -KILL -P "$kbench_pid"
+kill -KILL "$kbench_pid"
+wait "$kbench_pid" 2>/dev/null
+cat "$WORK/killed.err"
+[ -n "$first_job" ] && pass || fail "no running benchmark job of the killed kbench"
+KBENCH_SELFTEST=1 nice -n 19 "$KBENCH" plan exec "$WORK/fails-plan.yaml" --resume --store "sqlite://$WORK/fails.db" \
   >"$WORK/fails.out" 2>"$WORK/fails.err"
 status=$?
 cat "$WORK/fails.err"
 [ "$status" -eq 1 ] && pass || fail "plan exec with a benchmark that fails exited $status, expected 1"
 "$KBENCH" session show --store "sqlite://$WORK/fails.db" jobs 1 >"$WORK/show.txt" 2>&1
 cat "$WORK/show.txt"
-job_re="^selftest/exit +failed .*agent exited with status 3 \(kbench: lava: job ([0-9]+) Finished/Complete on $KBENCH_TEST_LAVA_DEVICE: the agent exited with status 3 \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)\)"
-ok_re="^selftest/sleep +ok .*; kbench: lava: job ([0-9]+) Finished/Complete on $KBENCH_TEST_LAVA_DEVICE: the agent exited with status 0 \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)$"
+job_re="^selftest/exit +failed .*agent exited with status 3 \(kbench: lava: job ([0-9]+) Finished/Complete on $KBENCH_TEST_LAVA_DEVICE: the agent exited with status 3(; followed after the kbench that submitted it was stopped)? \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)\)"
+ok_re="^selftest/sleep +ok .*; kbench: lava: job ([0-9]+) Finished/Complete on $KBENCH_TEST_LAVA_DEVICE: the agent exited with status 0(; followed after the kbench that submitted it was stopped)? \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)$"
 jobs=$(sqlite3 "$WORK/fails.db" "select json_extract(fingerprint, '$.lava_job_id') from session")
 for benchmark in exit sleep; do
   re=$job_re
   [ "$benchmark" = sleep ] && re=$ok_re
-  if [[ "$(grep "^selftest/$benchmark" "$WORK/show.txt")" =~ $re ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
+  if [[ "$(grep "^selftest/$benchmark" "$WORK/show.txt")" =~ $re ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[3]}" ]; then
     pass
     jobs="$jobs ${BASH_REMATCH[1]}"
   else
@@ -75,6 +102,8 @@ for benchmark in exit sleep; do
 done
 [ "$(echo "$jobs" | tr ' ' '\n' | sort -u | wc -l)" -eq 3 ] && pass ||
   fail "expected three jobs (the fingerprint's and one a benchmark), found: $jobs"
+grep -qE "kbench: lava: job $first_job Finished/Complete on $KBENCH_TEST_LAVA_DEVICE: the agent exited with status [03]; followed after the kbench that submitted it was stopped" "$WORK/show.txt" && pass ||
+  fail "no benchmark of the session says it took the killed kbench's job $first_job"
 for job in $jobs; do
   definition=$(api GET "jobs/$job/" | python3 -c 'import json, sys; print(json.load(sys.stdin)["definition"])')
   for image in vmlinuz 'initramfs-[0-9]+\.cpio'; do
