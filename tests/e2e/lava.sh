@@ -30,7 +30,7 @@ swprofiles:
   - {name: A, kernel: $kernel}
   - {name: B, kernel: $kernel, cmdline: [mitigations=off]}
 benchmarks:
-  - {name: syscall/getpid, size: quick}
+  - {name: syscall/getpid, params: {calls: "20000"}}
 defaults: {benchmark: {warmups: 1, repeats: 3, sessions: 2, timeout: 15m}}
 YAML
 plan_started=$(date +%s)
