@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/errors.h"
 #include "plan/plan.h"
@@ -160,10 +162,32 @@ class FakeLava {
       response.set_content(going_, "application/json");
     });
     server_.Get("/api/v0.2/jobs/7/", [this](const httplib::Request&, httplib::Response& response) {
-      response.set_content(job_.dump(), "application/json");
+      nlohmann::json job = job_;
+      if (running_polls_ > 0) {
+        --running_polls_;
+        job["state"] = "Running";
+      }
+      response.set_content(job.dump(), "application/json");
     });
-    server_.Get("/api/v0.2/jobs/7/logs/", [this](const httplib::Request&, httplib::Response& response) {
-      response.set_content(submits_ == 1 && !first_log_.empty() ? first_log_ : log_, "application/yaml");
+    server_.Get("/api/v0.2/jobs/7/logs/", [this](const httplib::Request& request, httplib::Response& response) {
+      std::string text = submits_ == 1 && !first_log_.empty() ? first_log_ : log_;
+      if (!growing_log_.empty()) {
+        text = growing_log_.front();
+        if (growing_log_.size() > 1) growing_log_.erase(growing_log_.begin());
+      }
+      // As LAVA: the lines from `start` on, 404 when there is none.
+      const std::size_t start = request.has_param("start") ? std::stoul(request.get_param_value("start")) : 0;
+      log_starts_.push_back(start);
+      std::size_t at = 0;
+      for (std::size_t line = 0; line < start && at != std::string::npos; ++line) {
+        at = text.find('\n', at);
+        if (at != std::string::npos) ++at;
+      }
+      if (at == std::string::npos || at >= text.size()) {
+        response.status = 404;
+        return;
+      }
+      response.set_content(text.substr(at), "application/yaml");
     });
     server_.Get("/api/v0.2/jobs/7/cancel/", [this](const httplib::Request&, httplib::Response&) { ++cancels_; });
     server_.Get("/api/v0.2/devices/", [this](const httplib::Request& request, httplib::Response& response) {
@@ -193,6 +217,11 @@ class FakeLava {
                          {"failure_comment", nullptr}};
   std::string log_;
   std::string first_log_;  // the first submission's log, when set; log_ for the later ones
+  // The log as each read finds it, the last one staying (a job's log
+  // growing while it runs); when empty, log_ or first_log_.
+  std::vector<std::string> growing_log_;
+  std::vector<std::size_t> log_starts_;  // each read's start line
+  std::atomic<int> running_polls_ = 0;    // polls that find the job Running before it is job_'s state
   std::atomic<int> submits_ = 0;
   std::string authorization_;
   std::string definition_;
@@ -525,6 +554,26 @@ TEST_F(LavaConnection, AJobLeftInTheQueueIsCanceledAfterQueueTimeout) {
                              lava.url() + "scheduler/job/7)\n");
   EXPECT_EQ(lava.cancels_, 1);
   EXPECT_EQ(lava.devices_query_, "qemu");
+}
+
+// The log is followed while the job runs: the agent's record is passed on
+// once, whole, though the first read cut its line in two (LAVA indexes a
+// line before it has written all of it), and the next read starts at the
+// first line not yet taken.
+TEST_F(LavaConnection, TheLogIsFollowedWhileTheJobRuns) {
+  FakeLava lava;
+  const std::string started = log_entry("target", frame("KBS1", "init 6.12"));
+  const std::string record = log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})"));
+  const std::string exited = log_entry("target", frame("KBX1", "0"));
+  lava.growing_log_ = {started + record.substr(0, record.size() / 2), started + record + exited};
+  lava.running_polls_ = 1;
+  const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}});
+  EXPECT_EQ(relayed.status, 0) << relayed.err;
+  EXPECT_EQ(lava.log_starts_, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(nlohmann::json::parse(relayed.out)["data"]["kernel"], "6.12");
+  EXPECT_EQ(std::count(relayed.out.begin(), relayed.out.end(), '\n'), 1) << relayed.out;
+  EXPECT_THAT(relayed.err, StartsWith("kbench: lava: job 7: init 6.12 reached /init on qemu-01"));
+  EXPECT_THAT(relayed.err, HasSubstr("the agent exited with status 0"));
 }
 
 // Every device of the type in Maintenance: the relay does not wait for the

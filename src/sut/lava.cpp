@@ -486,6 +486,31 @@ class RestClient {
   httplib::Headers headers_;
 };
 
+// A job's log read as it grows: logs/?start=N gives the lines from N on.
+// Only whole lines are taken: LAVA indexes a line before it has written all
+// of it, so the last one read may be cut; it is read again next time.
+struct LogReader {
+  std::size_t lines_read = 0;
+  lava::LogContents contents;  // of every line read so far
+
+  // The lines written since the last read, also added to `contents`. Throws
+  // when LAVA has none (HTTP 404) or the request fails.
+  lava::LogContents read_more(RestClient& rest, long id) {
+    std::string text = rest.request("GET", fmt::format("jobs/{}/logs/?start={}", id, lines_read));
+    const auto last_newline = text.rfind('\n');
+    if (last_newline == std::string::npos) return {};
+    text.resize(last_newline + 1);
+    lava::LogContents more = lava::read_job_log(text);
+    lines_read += more.lines;
+    contents.frames.insert(contents.frames.end(), more.frames.begin(), more.frames.end());
+    contents.errors.insert(contents.errors.end(), more.errors.begin(), more.errors.end());
+    if (!more.last_console_line.empty()) contents.last_console_line = more.last_console_line;
+    if (!more.job_error_type.empty()) contents.job_error_type = more.job_error_type;
+    contents.lines += more.lines;
+    return more;
+  }
+};
+
 class LavaConnection final : public Connection {
  public:
   LavaConnection(LavaParams params, SwprofileKernel swprofile, std::string agent_path)
@@ -699,11 +724,14 @@ class LavaConnection final : public Connection {
       id = submitted["job_ids"][0].get<long>();
     }
     const std::string job_url = job_url_of(id);
+    // What the agent's fingerprint record is given (with_job).
+    job_id_ = id;
+    job_url_ = job_url;
     const auto queued_since = Clock::now();
-    // Nothing is said while the job runs: the runner quotes a failed agent's
-    // stderr, and the failure's own line names the job. The log is read once,
-    // when the job has ended: it is small, and the runner needs the lines no
-    // sooner (following it, logs/?start=N, is for later).
+    // The log is followed while the job runs, so that the agent's records
+    // reach the runner (its progress) as the agent writes them.
+    LogReader log;
+    FramesPassed passed;
     nlohmann::json info;
     std::string state;
     // Whether, and since when, no device of the type can run the job.
@@ -722,6 +750,15 @@ class LavaConnection final : public Connection {
       }
       state = info.value("state", "");
       if (state == "Finished") break;
+      if (state == "Running") {
+        take_device(info);
+        try {
+          pass_on(log.read_more(rest, id).frames, id, job_url, out_fd, err_fd, passed);
+        } catch (const std::exception&) {
+          // No line yet (LAVA answers 404), or a moment's failure: the next
+          // poll, or the read at the job's end, takes the lines.
+        }
+      }
       // A job that never leaves the queue (a busy farm, no device able to
       // run it) would otherwise hold the plan until the runner's timeout,
       // with nothing said of why. Neither is the kernel's failure.
@@ -769,18 +806,16 @@ class LavaConnection final : public Connection {
       }
     }
     const std::string health = info.value("health", "");
-    std::string log;
+    take_device(info);
     try {
-      log = rest.request("GET", fmt::format("jobs/{}/logs/", id));
+      pass_on(log.read_more(rest, id).frames, id, job_url, out_fd, err_fd, passed);
     } catch (const std::exception& error) {
-      if (health == "Complete") throw std::runtime_error(fmt::format("job {}: {}", id, error.what()));
+      // LAVA answers 404 when no line is left to read.
+      if (health == "Complete" && log.lines_read == 0) {
+        throw std::runtime_error(fmt::format("job {}: {}", id, error.what()));
+      }
     }
-    const lava::LogContents contents = lava::read_job_log(log);
-
-    device_ = info.contains("actual_device") && info["actual_device"].is_string() ? info["actual_device"].get<std::string>()
-                                                                                   : "";
-    job_id_ = id;
-    job_url_ = job_url;
+    const lava::LogContents& contents = log.contents;
     const bool lab_failed = contents.job_error_type == "Infrastructure";
     const bool any_frame = std::any_of(contents.frames.begin(), contents.frames.end(),
                                        [](const ResultFrame& frame) { return frame.valid; });
@@ -796,26 +831,9 @@ class LavaConnection final : public Connection {
     for (const auto& failure : lab_failures) earlier += (earlier.empty() ? "" : "; ") + failure;
     if (!earlier.empty()) earlier = "; after the lab failed " + earlier;
     if (orphan) earlier += "; followed after the kbench that submitted it was stopped";
-    std::optional<int> agent_status;
-    bool init_started = false;
-    int corrupted = 0;
-    for (const ResultFrame& frame : contents.frames) {
-      if (!frame.valid) {
-        ++corrupted;
-        write_all(err_fd, "kbench: lava: dropped a result line whose checksum does not match: " +
-                              frame.payload.substr(0, 120) + "\n");
-      } else if (frame.tag == "KBS1") {
-        init_started = true;
-        write_all(err_fd, fmt::format("kbench: lava: job {}: {} reached /init on {} ({})\n", id, frame.payload,
-                                      device_.empty() ? "?" : device_, job_url));
-      } else if (frame.tag == "KBO1") {
-        write_all(out_fd, with_job(frame.payload) + "\n");
-      } else if (frame.tag == "KBE1") {
-        write_all(err_fd, frame.payload + "\n");
-      } else if (frame.tag == "KBX1") {
-        agent_status = std::atoi(frame.payload.c_str());
-      }
-    }
+    const std::optional<int>& agent_status = passed.agent_status;
+    const bool init_started = passed.init_started;
+    const int corrupted = passed.corrupted;
     if (agent_status && corrupted == 0) {
       // The run's last line names its job: the runner keeps it with the
       // benchmark's outcome. Not after a refusal of the agent's input
@@ -842,6 +860,42 @@ class LavaConnection final : public Connection {
                                   reason.empty() ? "" : ": " + reason, classed, earlier, job_url));
     if (agent_status && *agent_status != 0) return *agent_status;
     return lab_failed && !init_started ? kExitInfrastructure : 1;
+  }
+
+  // What the frames read so far of a job's log said.
+  struct FramesPassed {
+    std::optional<int> agent_status;
+    bool init_started = false;
+    int corrupted = 0;
+  };
+
+  // Passes the agent's frames on as they are read: its records to out_fd,
+  // its diagnostics to err_fd.
+  void pass_on(const std::vector<ResultFrame>& frames, long id, const std::string& job_url, int out_fd, int err_fd,
+               FramesPassed& passed) {
+    for (const ResultFrame& frame : frames) {
+      if (!frame.valid) {
+        ++passed.corrupted;
+        write_all(err_fd, "kbench: lava: dropped a result line whose checksum does not match: " +
+                              frame.payload.substr(0, 120) + "\n");
+      } else if (frame.tag == "KBS1") {
+        passed.init_started = true;
+        write_all(err_fd, fmt::format("kbench: lava: job {}: {} reached /init on {} ({})\n", id, frame.payload,
+                                      device_.empty() ? "?" : device_, job_url));
+      } else if (frame.tag == "KBO1") {
+        write_all(out_fd, with_job(frame.payload) + "\n");
+      } else if (frame.tag == "KBE1") {
+        write_all(err_fd, frame.payload + "\n");
+      } else if (frame.tag == "KBX1") {
+        passed.agent_status = std::atoi(frame.payload.c_str());
+      }
+    }
+  }
+
+  void take_device(const nlohmann::json& info) {
+    if (info.contains("actual_device") && info["actual_device"].is_string()) {
+      device_ = info["actual_device"].get<std::string>();
+    }
   }
 
   // One line: LAVA's own reason for a job's failure. The failure comment is
@@ -920,7 +974,7 @@ class LavaConnection final : public Connection {
   // Resuming: the jobs a stopped kbench left going, not yet followed (read
   // at the first agent run); see orphaned_job.
   std::optional<std::map<std::string, long>> orphans_;
-  // Set in the relay process once its job has ended.
+  // Set in the relay process: its job, and the device running it once known.
   long job_id_ = 0;
   std::string job_url_;
   std::string device_;
