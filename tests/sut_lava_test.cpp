@@ -197,6 +197,18 @@ class FakeLava {
     server_.Get("/api/v0.2/workers/", [this](const httplib::Request&, httplib::Response& response) {
       response.set_content(workers_, "application/json");
     });
+    server_.Get("/api/v0.2/devicetypes/", [this](const httplib::Request& request, httplib::Response& response) {
+      authorization_ = request.get_header_value("Authorization");
+      if (authorization_ != "Token abc123") {
+        response.status = 401;
+        response.set_content(R"({"detail":"Invalid token."})", "application/json");
+        return;
+      }
+      const std::string name = request.get_param_value("name");
+      const bool known = name.empty() || name == "qemu";
+      response.set_content(known ? R"({"count": 1, "results": [{"name": "qemu"}]})" : R"({"count": 0, "results": []})",
+                           "application/json");
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (port_ <= 0) throw std::runtime_error("FakeLava: cannot bind a port on 127.0.0.1");
     thread_ = std::thread([this] {
@@ -676,6 +688,40 @@ TEST(LavaJobName, DigestIsStableAcrossRuns) {
   EXPECT_EQ(lava::fnv1a64(""), 0xcbf29ce484222325ULL);
   EXPECT_EQ(lava::fnv1a64("a"), 0xaf63dc4c8601ec8cULL);
   EXPECT_EQ(lava::fnv1a64("foobar"), 0x85944171f73967e8ULL);
+}
+
+// `plan check` asks the server: the device type must exist and the token
+// be accepted; a server that does not answer is said, not held against the
+// plan.
+TEST_F(LavaConnection, PlanCheckAsksTheServerForTheDeviceTypeAndTheToken) {
+  FakeLava lava;
+  const Method& method = MethodRegistry::instance().get("lava");
+  ASSERT_TRUE(method.check_online);
+  Params params = good();
+  params["url"] = lava.url();
+  Method::OnlineCheck check = method.check_online(params);
+  EXPECT_FALSE(check.problem);
+  EXPECT_EQ(check.note, "LAVA server " + lava.url() + ": device type qemu: 1 device, 0 Idle and Good: q1 Idle/Maintenance");
+
+  params["device_type"] = "qemu-typo";
+  check = method.check_online(params);
+  ASSERT_TRUE(check.problem);
+  EXPECT_EQ(check.problem->key, "device_type");
+  EXPECT_EQ(check.problem->expected,
+            "a device type of the LAVA server at " + lava.url() + ", got 'qemu-typo' (it has: qemu)");
+
+  params["device_type"] = "qemu";
+  std::ofstream(token_) << "wrong\n";
+  check = method.check_online(params);
+  ASSERT_TRUE(check.problem);
+  EXPECT_EQ(check.problem->key, "token_file");
+  EXPECT_EQ(check.problem->expected, "a file holding a token the LAVA server at " + lava.url() + " accepts, got " +
+                                         token_ + " (HTTP 401: {\"detail\":\"Invalid token.\"})");
+
+  check = method.check_online(good());  // port 9: nothing listens
+  EXPECT_FALSE(check.problem);
+  EXPECT_THAT(check.note, StartsWith("LAVA server http://127.0.0.1:9/ not reached ("));
+  EXPECT_THAT(check.note, ::testing::EndsWith("): device type qemu not checked"));
 }
 
 // The URL of `image` ("kernel", "initrd") in a job definition.

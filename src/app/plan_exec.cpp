@@ -153,6 +153,20 @@ PlanSummary check_plan(const PlanRequest& options) {
   auto connection = sut::make_local_connection(sut::find_agent_binary());
   const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*connection));
   PlanSummary summary;
+  std::vector<std::pair<std::string, const plan::SutSpec*>> suts;
+  if (plan.sut) suts.emplace_back("sut", &*plan.sut);
+  for (const auto& spec : plan.suts) suts.emplace_back("suts[" + spec.name + "]", &spec);
+  for (const auto& [at, spec] : suts) {
+    const sut::Method& method = plan::sut_method(*spec);
+    if (!method.check_online) continue;
+    const sut::Method::OnlineCheck check = method.check_online(spec->params);
+    if (check.problem) {
+      throw InputError(fmt::format("{}{}: {}.connection.params.{}: expected {}", plan.path,
+                                   spec->line > 0 ? ":" + std::to_string(spec->line) : "", at, check.problem->key,
+                                   check.problem->expected));
+    }
+    if (!check.note.empty()) summary.notes.push_back(check.note);
+  }
   summary.suts = plan.suts.size();
   summary.swprofiles = plan.swprofiles.size();
   summary.benchmarks = runs.size();

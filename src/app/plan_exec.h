@@ -31,10 +31,15 @@ struct PlanSummary {
   std::size_t swprofiles = 0;
   std::size_t benchmarks = 0;
   int repeats = 0;  // per swprofile, over all sessions
+  // What the services behind the SUTs said (sut::Method::check_online), one
+  // line each: what was found, or that a service was not reached.
+  std::vector<std::string> notes;
 };
 
 // Every check that runs nothing: names, the plan, the SUTs' connection
-// parameters, the build specs, the benchmarks. Throws InputError.
+// parameters, the build specs, the benchmarks; and what a SUT's service
+// says of its parameters when it answers (a LAVA server's device types).
+// Throws InputError.
 PlanSummary check_plan(const PlanRequest& request);
 
 // Builds (or finds) the kernels, measures, prints the session tables, and

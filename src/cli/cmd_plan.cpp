@@ -13,6 +13,7 @@ namespace {
 
 void check_command(const app::PlanRequest& request) {
   const app::PlanSummary summary = app::check_plan(request);
+  for (const auto& note : summary.notes) std::cerr << "kbench: plan check: " << note << "\n";
   const auto counted = [](std::size_t count, const char* one, const char* several) {
     return std::to_string(count) + " " + (count == 1 ? one : several);
   };

@@ -461,6 +461,19 @@ class RestClient {
     headers_ = {{"Authorization", "Token " + params.token}};
   }
 
+  struct Reply {
+    int status = 0;     // 0: no answer (`error` says why)
+    std::string body;
+    std::string error;
+  };
+  // GET `path`, whatever the answer.
+  Reply get(const std::string& path) {
+    auto result = client_.Get(base_ + path, headers_);
+    if (!result) return {0, "", httplib::to_string(result.error())};
+    return {result->status, result->body, ""};
+  }
+  void set_connection_timeout(int seconds) { client_.set_connection_timeout(seconds); }
+
   // The response's body; throws std::runtime_error naming the request for a
   // transport error or a status other than `expected`.
   std::string request(const std::string& method, const std::string& path, const std::string& body = "",
@@ -510,6 +523,53 @@ struct LogReader {
     return more;
   }
 };
+
+// `plan check`'s questions to the server: does the device type exist, is
+// the token accepted (one request answers both: LAVA refuses a bad token on
+// any request that carries it).
+Method::OnlineCheck check_lava_online(const Params& params) {
+  const LavaParams parsed = parse_lava_params(params);
+  const std::string server = parsed.origin + parsed.base;
+  RestClient rest(parsed);
+  rest.set_connection_timeout(5);
+  const auto reply = rest.get(httplib::append_query_params("devicetypes/", {{"name", parsed.device_type}}));
+  Method::OnlineCheck check;
+  if (reply.status == 401 || reply.status == 403) {
+    std::string detail = reply.body.substr(0, 120);
+    std::replace(detail.begin(), detail.end(), '\n', ' ');
+    check.problem = ParamProblem{"token_file", fmt::format("a file holding a token the LAVA server at {} accepts, "
+                                                           "got {} (HTTP {}: {})",
+                                                           server, params.at("token_file"), reply.status, detail)};
+    return check;
+  }
+  const nlohmann::json page = nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
+  if (reply.status != 200 || !page.is_object() || !page.contains("count") || !page["count"].is_number()) {
+    check.note = fmt::format("LAVA server {} not reached ({}): device type {} not checked", server,
+                             reply.status == 0 ? reply.error : fmt::format("HTTP {}", reply.status),
+                             parsed.device_type);
+    return check;
+  }
+  if (page["count"] == 0) {
+    std::string known;
+    const auto all = rest.get("devicetypes/?limit=50");
+    const nlohmann::json types = nlohmann::json::parse(all.body, nullptr, /*allow_exceptions=*/false);
+    if (types.is_object() && types.contains("results") && types["results"].is_array()) {
+      for (const auto& type : types["results"]) {
+        if (type.is_object() && type.contains("name") && type["name"].is_string()) {
+          known += (known.empty() ? "" : ", ") + type["name"].get<std::string>();
+        }
+      }
+    }
+    check.problem = ParamProblem{"device_type", fmt::format("a device type of the LAVA server at {}, got '{}' ({})",
+                                                            server, parsed.device_type,
+                                                            known.empty() ? "it lists none" : "it has: " + known)};
+    return check;
+  }
+  const auto devices = rest.get("devices/?device_type=" + parsed.device_type);
+  check.note = fmt::format("LAVA server {}: device type {}: {}", server, parsed.device_type,
+                           lava::describe_devices(devices.body));
+  return check;
+}
 
 class LavaConnection final : public Connection {
  public:
@@ -1002,6 +1062,7 @@ KBENCH_SUT_METHOD({
                                               agent_for_machine(host_machine(), find_agent_binary()));
     },
     .check_params = check_lava_params,
+    .check_online = check_lava_online,
 });
 
 }  // namespace lava

@@ -81,6 +81,15 @@ struct Method {
   std::function<std::unique_ptr<Connection>(const Params& params, const SwprofileKernel* swprofile)> make;
   // Optional: what the plan parser refuses early, with the plan's line.
   std::function<std::optional<ParamProblem>(const Params& params)> check_params{};
+  // Optional: what `plan check` asks the service behind the SUT, when it
+  // answers (a LAVA server: that the device type exists and the token is
+  // accepted). A problem is bad input; the note is one line for the user
+  // either way (what was found, or that the service was not reached).
+  struct OnlineCheck {
+    std::optional<ParamProblem> problem;
+    std::string note;
+  };
+  std::function<OnlineCheck(const Params& params)> check_online{};
 
   bool has(Capability c) const { return capabilities.has(c); }
   // "host, user, port": the declared parameters' names in their order.

@@ -55,6 +55,16 @@ benchmarks:
   - {name: selftest/exit, params: {ms: "1", at: "0"}}
 defaults: {benchmark: {warmups: 0, repeats: 1, sessions: 1, timeout: 10m}}
 YAML
+# plan check asks the server: the device type exists (what LAVA says of its
+# devices is said), and a type the server lacks is bad input.
+if KBENCH_SELFTEST=1 "$KBENCH" plan check "$WORK/fails-plan.yaml" >"$WORK/out" 2>"$WORK/err"; then pass; else
+  fail "plan check of the jobs plan exited $?: $(cat "$WORK/err")"
+fi
+expect_contains "$WORK/err" "kbench: plan check: LAVA server $KBENCH_TEST_LAVA_URL: device type $KBENCH_TEST_LAVA_DEVICE_TYPE: 1 device"
+sed "s/device_type: \"$KBENCH_TEST_LAVA_DEVICE_TYPE\"/device_type: \"no-such-type\"/" "$WORK/fails-plan.yaml" >"$WORK/typo-plan.yaml"
+KBENCH_SELFTEST=1 expect_bad_input "plan check: a device type the server lacks" "$KBENCH" plan check "$WORK/typo-plan.yaml"
+expect_contains "$WORK/err" "sut.connection.params.device_type: expected a device type of the LAVA server at $KBENCH_TEST_LAVA_URL, got 'no-such-type' (it has: "
+
 # kbench killed while its first benchmark's job runs (a terminal closed,
 # kill -9): the job goes on in LAVA, and `plan exec --resume` follows it to
 # its end rather than submitting another (the resumed session's fingerprint
