@@ -14,6 +14,7 @@
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "support/plan_errors.h"
+#include "support/scoped_env.h"
 #include "support/test_files.h"
 
 namespace fs = std::filesystem;
@@ -41,10 +42,6 @@ bool on_path(const std::string& program) {
 class KernelBuildKey : public ::testing::Test {
  protected:
   void SetUp() override {
-    setenv("GIT_AUTHOR_NAME", "kbench test", 1);
-    setenv("GIT_AUTHOR_EMAIL", "test@kbench.invalid", 1);
-    setenv("GIT_COMMITTER_NAME", "kbench test", 1);
-    setenv("GIT_COMMITTER_EMAIL", "test@kbench.invalid", 1);
     tree = dir.path() / "linux";
     write(tree / "Makefile", "all:\n");
     write(tree / "Kconfig", "mainmenu \"test\"\n");
@@ -66,6 +63,12 @@ class KernelBuildKey : public ::testing::Test {
   std::string key(const KernelBuildSpec& of) { return build_key(build_key_parts(of, "test")); }
   std::string key() { return key(spec); }
 
+  // The commit's identity, whatever git's configuration here says; for this
+  // fixture only, as the other tests share the process.
+  kbench::testing::ScopedEnv author_name{"GIT_AUTHOR_NAME", "kbench test"};
+  kbench::testing::ScopedEnv author_email{"GIT_AUTHOR_EMAIL", "test@kbench.invalid"};
+  kbench::testing::ScopedEnv committer_name{"GIT_COMMITTER_NAME", "kbench test"};
+  kbench::testing::ScopedEnv committer_email{"GIT_COMMITTER_EMAIL", "test@kbench.invalid"};
   TempDir dir{"kbench-build-key"};
   fs::path tree;
   KernelBuildSpec spec;

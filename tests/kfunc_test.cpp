@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -21,6 +22,7 @@
 #include "common/errors.h"
 #include "runner/catalogue.h"
 #include "tracing/tracefs.h"
+#include "support/scoped_env.h"
 #include "support/test_paths.h"
 
 namespace {
@@ -183,8 +185,9 @@ class FakeTracefs {
   FakeTracefs() {
     char pattern[] = "/tmp/kbench-fake-tracefs-XXXXXX";
     root_ = mkdtemp(pattern);
-    // The sessions' restore journals go beside the fake tree, not to /tmp.
-    setenv("KBENCH_TRACEFS_JOURNAL_DIR", root_.c_str(), 1);
+    // The sessions' restore journals go beside the fake tree, not to /tmp,
+    // for as long as the tree exists.
+    journal_dir_.emplace("KBENCH_TRACEFS_JOURNAL_DIR", root_.c_str());
   }
   ~FakeTracefs() { fs::remove_all(root_); }
   void put(const std::string& name, const std::string& text) const {
@@ -216,6 +219,7 @@ class FakeTracefs {
 
  private:
   fs::path root_;
+  std::optional<kbench::testing::ScopedEnv> journal_dir_;
 };
 
 TEST(KfuncTracefs, NoFunctionGraphIsTheSkipReasonNamingTheTracers) {

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -25,6 +26,7 @@
 #include "plan/plan.h"
 #include "process/process.h"
 #include "support/error_text.h"
+#include "support/scoped_env.h"
 #include "sut/initramfs.h"
 #include "sut/lava.h"
 #include "sut/method.h"
@@ -281,7 +283,7 @@ class LavaConnection : public ::testing::Test {
     // Every lava connection carries the agent: without it each test fails
     // on this one line rather than on its own.
     ASSERT_EQ(access(agent.c_str(), X_OK), 0) << agent << " is not built (cmake --build ... --target kbench-agent)";
-    setenv("KBENCH_AGENT", agent.c_str(), 1);
+    agent_env_.emplace("KBENCH_AGENT", agent.c_str());
     dir_ = std::filesystem::temp_directory_path() / ("kbench-lava-test-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir_);
     token_ = (dir_ / "token").string();
@@ -312,6 +314,8 @@ class LavaConnection : public ::testing::Test {
     return relay_through(*connection);
   }
 
+  // KBENCH_AGENT for this test only: the other tests share the process.
+  std::optional<kbench::testing::ScopedEnv> agent_env_;
   std::filesystem::path dir_;
   std::string token_;
   std::string kernel_;

@@ -11,6 +11,7 @@
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "support/error_text.h"
+#include "support/scoped_env.h"
 #include "sut/method.h"
 #include "support/test_paths.h"
 
@@ -33,9 +34,12 @@ std::vector<std::string> capabilities_of(const std::string& name) {
   return out;
 }
 
-// The agent the local and ssh factories look for; a test binary has no
-// kbench beside it.
-void point_at_agent() { setenv("KBENCH_AGENT", (std::string(KBENCH_BINARY_DIR) + "/kbench-agent").c_str(), 1); }
+// The agent the local and ssh factories look for (a test binary has no
+// kbench beside it), for the returned object's scope only: the other tests
+// share the process.
+kbench::testing::ScopedEnv point_at_agent() {
+  return {"KBENCH_AGENT", (std::string(KBENCH_BINARY_DIR) + "/kbench-agent").c_str()};
+}
 
 TEST(SutMethods, EveryMethodFileIsRegistered) {
   EXPECT_THAT(MethodRegistry::instance().names(), ElementsAre("lava", "local", "qemu", "ssh"));
@@ -69,7 +73,7 @@ TEST(SutMethods, AnUnknownNameIsBadInputNamingTheRegisteredOnes) {
 }
 
 TEST(SutMethods, AnUnknownParameterIsNamedWithTheDeclaredOnes) {
-  point_at_agent();
+  const auto agent = point_at_agent();
   EXPECT_EQ(error_of([] { make_connection("ssh", {{"host", "h"}, {"bogus", "1"}}, nullptr); }),
             "sut.connection.params.bogus: expected a parameter of the ssh method (host, user, port, keyfile, "
             "known_hosts, strict_host_key_checking, connect_timeout), got 'bogus'");
@@ -87,7 +91,7 @@ TEST(SutMethods, AnUnknownParameterIsNamedWithTheDeclaredOnes) {
 }
 
 TEST(SutMethods, DeployableMethodsHaveAShellOnTheSut) {
-  point_at_agent();
+  const auto agent = point_at_agent();
   auto local = make_connection("local", {}, nullptr);
   EXPECT_NE(remote_shell(*local), nullptr);
   EXPECT_EQ(local->describe(), "local");

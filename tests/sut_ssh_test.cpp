@@ -72,6 +72,13 @@ class SshdFixture : public ::testing::Test {
     if (env_ && env_->count("SSHD_PID")) kill(std::stoi(env_->at("SSHD_PID")), SIGTERM);
     std::error_code ignored;  // sshd may still be removing its pid file
     if (dir_) fs::remove_all(*dir_, ignored);
+    // A next run of the suite (--gtest_repeat) starts its own server.
+    delete env_;
+    delete skip_reason_;
+    delete dir_;
+    env_ = nullptr;
+    skip_reason_ = nullptr;
+    dir_ = nullptr;
   }
 
   void SetUp() override {
