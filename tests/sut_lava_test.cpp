@@ -147,6 +147,13 @@ TEST(LavaLog, UnquotesYamlEscapes) {
 
 // A stand-in for LAVA's REST API: one job, its state and its log as a test
 // sets them.
+// A job's log in which the agent started, wrote its fingerprint and exited 0.
+std::string fingerprint_log() {
+  return log_entry("target", frame("KBS1", "init 6.12")) +
+         log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
+         log_entry("target", frame("KBX1", "0"));
+}
+
 class FakeLava {
  public:
   FakeLava() {
@@ -303,14 +310,22 @@ class LavaConnection : public ::testing::Test {
   Params good() const {
     return {{"url", "http://127.0.0.1:9/"}, {"token_file", token_}, {"device_type", "qemu"}};
   }
-  // What the relay passes on from one job on `lava`: good() params pointed at
-  // it, `extra` over them.
-  Relayed relay_job(const FakeLava& lava, std::vector<std::string> cmdline = {}, const Params& extra = {}) {
+  // good() params pointed at `lava`, `extra` over them.
+  Params params_for(const FakeLava& lava, const Params& extra = {}) const {
     Params params = good();
     params["url"] = lava.url();
     for (const auto& [name, value] : extra) params[name] = value;
+    return params;
+  }
+  // A connection to `lava` for swprofile() (the connection keeps a copy).
+  std::unique_ptr<Connection> connect(const FakeLava& lava, const Params& extra = {}) const {
+    const SwprofileKernel kernel = swprofile();
+    return make_connection("lava", params_for(lava, extra), &kernel);
+  }
+  // What the relay passes on from one job on `lava`.
+  Relayed relay_job(const FakeLava& lava, std::vector<std::string> cmdline = {}, const Params& extra = {}) {
     const SwprofileKernel kernel = swprofile(std::move(cmdline));
-    auto connection = make_connection("lava", params, &kernel);
+    auto connection = make_connection("lava", params_for(lava, extra), &kernel);
     return relay_through(*connection);
   }
 
@@ -529,9 +544,7 @@ TEST_F(LavaConnection, AJobTheLabFailsBeforeTheAgentStartsIsSubmittedAgain) {
 TEST_F(LavaConnection, AJobThatRunsAfterTheLabFailedItOnceSaysSo) {
   FakeLava lava;
   lava.first_log_ = job_result("Infrastructure", "Connection closed");
-  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
-              log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
-              log_entry("target", frame("KBX1", "0"));
+  lava.log_ = fingerprint_log();
   const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}});
   EXPECT_EQ(relayed.status, 0) << relayed.err;
   EXPECT_EQ(lava.submits_, 2);
@@ -629,14 +642,8 @@ TEST_F(LavaConnection, AJobADeviceCanRunWaitsForIt) {
 // submits.
 TEST_F(LavaConnection, AResumedConnectionLooksForItsJobsBeforeSubmitting) {
   FakeLava lava;
-  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
-              log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
-              log_entry("target", frame("KBX1", "0"));
-  Params params = good();
-  params["url"] = lava.url();
-  params["poll_interval"] = "1";
-  const SwprofileKernel kernel = swprofile();
-  auto connection = make_connection("lava", params, &kernel);
+  lava.log_ = fingerprint_log();
+  auto connection = connect(lava, {{"poll_interval", "1"}});
   connection->set_run_label("store\nplan\nA\n0", /*resuming=*/true);
   ASSERT_EQ(relay_through(*connection).status, 0);
   ASSERT_EQ(relay_through(*connection).status, 0);
@@ -648,7 +655,7 @@ TEST_F(LavaConnection, AResumedConnectionLooksForItsJobsBeforeSubmitting) {
       fmt::format("kbench A fingerprint [{:016x}]", lava::fnv1a64("store\nplan\nA\n0\nfingerprint"));
   EXPECT_THAT(lava.definition_, HasSubstr("job_name: '" + name + "'"));
   // Not resuming, or without a label: nothing is looked for.
-  auto fresh = make_connection("lava", params, &kernel);
+  auto fresh = connect(lava, {{"poll_interval", "1"}});
   fresh->set_run_label("store\nplan\nA\n0", /*resuming=*/false);
   ASSERT_EQ(relay_through(*fresh).status, 0);
   EXPECT_THAT(lava.definition_, HasSubstr("job_name: '" + name + "'"));
@@ -665,14 +672,8 @@ TEST_F(LavaConnection, AJobAStoppedKbenchLeftIsFollowedOnceNotSubmittedAgain) {
   const std::string name = fmt::format("kbench A fingerprint [{:016x}]", lava::fnv1a64("a session\nfingerprint"));
   lava.going_ = R"({"count": 3, "results": [{"id": 5, "description": ")" + name +
                 R"("}, {"id": 7, "description": ")" + name + R"("}, {"id": 8, "description": "kbench A other"}]})";
-  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
-              log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
-              log_entry("target", frame("KBX1", "0"));
-  Params params = good();
-  params["url"] = lava.url();
-  params["poll_interval"] = "1";
-  const SwprofileKernel kernel = swprofile();
-  auto connection = make_connection("lava", params, &kernel);
+  lava.log_ = fingerprint_log();
+  auto connection = connect(lava, {{"poll_interval", "1"}});
   connection->set_run_label("a session", /*resuming=*/true);
   const Relayed relayed = relay_through(*connection);
   EXPECT_EQ(relayed.status, 0) << relayed.err;
@@ -701,8 +702,7 @@ TEST_F(LavaConnection, PlanCheckAsksTheServerForTheDeviceTypeAndTheToken) {
   FakeLava lava;
   const Method& method = MethodRegistry::instance().get("lava");
   ASSERT_TRUE(method.check_online);
-  Params params = good();
-  params["url"] = lava.url();
+  Params params = params_for(lava);
   Method::OnlineCheck check = method.check_online(params);
   EXPECT_FALSE(check.problem);
   EXPECT_EQ(check.note, "LAVA server " + lava.url() + ": device type qemu: 1 device, 0 Idle and Good: q1 Idle/Maintenance");
@@ -741,15 +741,9 @@ std::string image_url(const std::string& definition, const std::string& image) {
 // kbench's own HTTP server, which lasts as long as the connection.
 TEST_F(LavaConnection, ServeFilesPutsHttpUrlsOfItsOwnServerIntoTheJob) {
   FakeLava lava;
-  lava.log_ = log_entry("target", frame("KBS1", "init 6.12")) +
-              log_entry("target", frame("KBO1", R"({"type":"fingerprint","data":{"kernel":"6.12"}})")) +
-              log_entry("target", frame("KBX1", "0"));
-  Params params = good();
-  params["url"] = lava.url();
-  params["serve_files"] = "127.0.0.1:0";
-  const SwprofileKernel kernel = swprofile();
+  lava.log_ = fingerprint_log();
   // Made here, not by relay_job: the files are fetched after the job.
-  auto connection = make_connection("lava", params, &kernel);
+  auto connection = connect(lava, {{"serve_files", "127.0.0.1:0"}});
   ASSERT_EQ(relay_through(*connection).status, 0);
   const std::string kernel_url = image_url(lava.definition_, "kernel");
   const std::string initrd_url = image_url(lava.definition_, "initrd");

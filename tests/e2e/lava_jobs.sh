@@ -162,23 +162,31 @@ for bad in 0 20s; do
   expect_contains "$WORK/err" "sut.connection.params.queue_timeout: expected an integer from 1 to 1000000000, got '$bad'"
 done
 
+# gave_up PLAN STORE WHAT LINE_RE: the plan's one job can never start. kbench
+# must exit 1 with LINE_RE (its first and last groups: the job's id in the
+# text and in its URL), have canceled the job, and count the session as the
+# lab's failure, not its kernel's.
+gave_up() {
+  nice -n 19 "$KBENCH" plan exec "$1" --store "$2" >"$WORK/plan.out" 2>"$WORK/plan.err"
+  local status=$?
+  cat "$WORK/plan.err"
+  [ "$status" -eq 1 ] && pass || fail "plan exec with $3 exited $status, expected 1"
+  if [[ "$(cat "$WORK/plan.err")" =~ $4 ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
+    pass
+    local job=${BASH_REMATCH[1]}
+    # kbench canceled it: LAVA ends a canceled job that never started at once.
+    api GET "jobs/$job/" >"$WORK/job.json"
+    grep -q '"state":"Finished"' "$WORK/job.json" && grep -q '"health":"Canceled"' "$WORK/job.json" && pass ||
+      fail "job $job was not canceled: $(cat "$WORK/job.json")"
+  else
+    fail "$3: no one line naming the job, why kbench gave it up, and the job's URL"
+  fi
+  expect_contains "$WORK/plan.err" "session 1 of queued not measured: the lab failed its run"
+}
+
 plan 20 >"$WORK/queue-plan.yaml"
-nice -n 19 "$KBENCH" plan exec "$WORK/queue-plan.yaml" --store "sqlite://$WORK/queue.db" >"$WORK/plan.out" 2>"$WORK/plan.err"
-status=$?
-cat "$WORK/plan.err"
-[ "$status" -eq 1 ] && pass || fail "plan exec with a job that cannot leave the queue exited $status, expected 1"
-line_re="kbench: lava: job ([0-9]+) waited in the queue for more than 20s \(device type $queue_type: 1 device, 0 Idle and Good: $queue_device Idle/Maintenance\) \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)"
-if [[ "$(cat "$WORK/plan.err")" =~ $line_re ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
-  pass
-  job=${BASH_REMATCH[1]}
-  # kbench canceled it: LAVA ends a canceled job that never started at once.
-  api GET "jobs/$job/" >"$WORK/job.json"
-  grep -q '"state":"Finished"' "$WORK/job.json" && grep -q '"health":"Canceled"' "$WORK/job.json" && pass ||
-    fail "job $job was not canceled: $(cat "$WORK/job.json")"
-else
-  fail "no one line naming the queued job, the wait, the device type's devices and the job's URL"
-fi
-expect_contains "$WORK/plan.err" "session 1 of queued not measured: the lab failed its run"
+gave_up "$WORK/queue-plan.yaml" "sqlite://$WORK/queue.db" "a job that cannot leave the queue" \
+  "kbench: lava: job ([0-9]+) waited in the queue for more than 20s \(device type $queue_type: 1 device, 0 Idle and Good: $queue_device Idle/Maintenance\) \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)"
 "$KBENCH" list boots --store "sqlite://$WORK/queue.db" >"$WORK/boots.txt" 2>&1
 cat "$WORK/boots.txt"
 # Not the kernel's failure: no failed boot.
@@ -187,19 +195,8 @@ grep -q FAILED "$WORK/boots.txt" && fail "a failed boot recorded for a job the l
 # The device in Maintenance is seen as such: after offline_timeout, not the
 # queue's hour.
 plan 1000000 5 >"$WORK/offline-plan.yaml"
-nice -n 19 "$KBENCH" plan exec "$WORK/offline-plan.yaml" --store "sqlite://$WORK/offline.db" >"$WORK/plan.out" 2>"$WORK/plan.err"
-status=$?
-cat "$WORK/plan.err"
-[ "$status" -eq 1 ] && pass || fail "plan exec with a job no device can run exited $status, expected 1"
-line_re="kbench: lava: job ([0-9]+) waited [0-9]+s with no device of type $queue_type able to run it \($queue_device Maintenance\) \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)"
-if [[ "$(cat "$WORK/plan.err")" =~ $line_re ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
-  pass
-  api GET "jobs/${BASH_REMATCH[1]}/" >"$WORK/job.json"
-  grep -q '"health":"Canceled"' "$WORK/job.json" && pass || fail "job ${BASH_REMATCH[1]} was not canceled: $(cat "$WORK/job.json")"
-else
-  fail "no one line naming the job, the device type and its device's health"
-fi
-expect_contains "$WORK/plan.err" "session 1 of queued not measured: the lab failed its run"
+gave_up "$WORK/offline-plan.yaml" "sqlite://$WORK/offline.db" "a job no device can run" \
+  "kbench: lava: job ([0-9]+) waited [0-9]+s with no device of type $queue_type able to run it \($queue_device Maintenance\) \(${KBENCH_TEST_LAVA_URL}scheduler/job/([0-9]+)\)"
 
 stop_lava_test_server
 finish
