@@ -79,7 +79,8 @@ check: deps-check build
 # The unit tests built with ASan+UBSan (-O0 and line tables: what ASan needs
 # for its reports; -O0 builds in 631 CPU seconds where -O1 took 1062, and
 # the tests then run in 69 s instead of 37 s), each GoogleTest program once
-# over all its cases; not the end-to-end scripts, which the plain build runs.
+# over all its cases; not the end-to-end scripts (nor the LAVA test server
+# some of them need), which the plain build runs.
 # Which cases the sanitizer build leaves out (the VM boots, the PostgreSQL
 # store's, the static-link check), and why: tests/CMakeLists.txt.
 build-asan: deps
@@ -90,7 +91,7 @@ build-asan: deps
 test-asan: build-asan
 	cd $(BUILD_ASAN) && env -u KBENCH_TEST_KERNEL \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j$(JOBS) -E '^e2e_'
+	  ctest --output-on-failure -j$(JOBS) -E '^e2e_|^lava_test_server_'
 	@date +'make: %T test-asan done'
 
 # Each libFuzzer target for FUZZ_SECONDS; a crash fails.
