@@ -466,30 +466,31 @@ class RestClient {
     std::string body;
     std::string error;
   };
-  // GET `path`, whatever the answer.
-  Reply get(const std::string& path) {
-    auto result = client_.Get(base_ + path, headers_);
+  // `method` (GET or POST) `path`, whatever the answer.
+  Reply send(const std::string& method, const std::string& path, const std::string& body = "") {
+    const std::string target = base_ + path;
+    auto result = method == "POST" ? client_.Post(target, headers_, body, "application/json")
+                                   : client_.Get(target, headers_);
     if (!result) return {0, "", httplib::to_string(result.error())};
     return {result->status, result->body, ""};
   }
+  Reply get(const std::string& path) { return send("GET", path); }
   void set_connection_timeout(int seconds) { client_.set_connection_timeout(seconds); }
 
   // The response's body; throws std::runtime_error naming the request for a
   // transport error or a status other than `expected`.
   std::string request(const std::string& method, const std::string& path, const std::string& body = "",
                       int expected = 200) {
-    const std::string target = base_ + path;
-    auto result = method == "POST" ? client_.Post(target, headers_, body, "application/json")
-                                   : client_.Get(target, headers_);
-    if (!result) {
-      throw std::runtime_error(fmt::format("{} {}{}: {}", method, origin_, target, httplib::to_string(result.error())));
+    Reply reply = send(method, path, body);
+    if (reply.status == 0) {
+      throw std::runtime_error(fmt::format("{} {}{}{}: {}", method, origin_, base_, path, reply.error));
     }
-    if (result->status != expected) {
-      std::string reply = result->body.substr(0, 300);
-      std::replace(reply.begin(), reply.end(), '\n', ' ');
-      throw std::runtime_error(fmt::format("{} {}{}: HTTP {}: {}", method, origin_, target, result->status, reply));
+    if (reply.status != expected) {
+      std::string shown = reply.body.substr(0, 300);
+      std::replace(shown.begin(), shown.end(), '\n', ' ');
+      throw std::runtime_error(fmt::format("{} {}{}{}: HTTP {}: {}", method, origin_, base_, path, reply.status, shown));
     }
-    return result->body;
+    return std::move(reply.body);
   }
 
  private:
@@ -891,25 +892,23 @@ class LavaConnection final : public Connection {
     for (const auto& failure : lab_failures) earlier += (earlier.empty() ? "" : "; ") + failure;
     if (!earlier.empty()) earlier = "; after the lab failed " + earlier;
     if (orphan) earlier += "; followed after the kbench that submitted it was stopped";
-    const std::optional<int>& agent_status = passed.agent_status;
-    const bool init_started = passed.init_started;
-    const int corrupted = passed.corrupted;
-    if (agent_status && corrupted == 0) {
+    if (passed.agent_status && passed.corrupted == 0) {
       // The run's last line names its job: the runner keeps it with the
       // benchmark's outcome. Not after a refusal of the agent's input
       // (kExitUsage), which the runner quotes from the agent's own last line.
-      if (*agent_status != kExitUsage) {
+      if (*passed.agent_status != kExitUsage) {
         write_all(err_fd, fmt::format("kbench: lava: job {} {}/{} on {}: the agent exited with status {}{} ({})\n", id,
-                                      state, health, device_.empty() ? "?" : device_, *agent_status, earlier, job_url));
+                                      state, health, device_.empty() ? "?" : device_, *passed.agent_status, earlier,
+                                      job_url));
       }
-      return *agent_status;
+      return *passed.agent_status;
     }
 
-    const std::string reason = failure_reason(info, contents, init_started);
+    const std::string reason = failure_reason(info, contents, passed.init_started);
     std::string what;
-    if (corrupted > 0) {
-      what = fmt::format("{} result line(s) failed their checksum", corrupted);
-    } else if (!init_started) {
+    if (passed.corrupted > 0) {
+      what = fmt::format("{} result line(s) failed their checksum", passed.corrupted);
+    } else if (!passed.init_started) {
       what = "the agent never started";
     } else {
       what = "the agent did not finish";
@@ -918,8 +917,8 @@ class LavaConnection final : public Connection {
         contents.job_error_type.empty() ? "" : fmt::format(" (LAVA: {} error)", contents.job_error_type);
     write_all(err_fd, fmt::format("kbench: lava: job {} {}/{}: {}{}{}{} ({})\n", id, state, health, what,
                                   reason.empty() ? "" : ": " + reason, classed, earlier, job_url));
-    if (agent_status && *agent_status != 0) return *agent_status;
-    return lab_failed && !init_started ? kExitInfrastructure : 1;
+    if (passed.agent_status && *passed.agent_status != 0) return *passed.agent_status;
+    return lab_failed && !passed.init_started ? kExitInfrastructure : 1;
   }
 
   // What the frames read so far of a job's log said.
