@@ -172,7 +172,11 @@ class FakeLava {
     });
     server_.Get("/api/v0.2/jobs/7/", [this](const httplib::Request&, httplib::Response& response) {
       nlohmann::json job = job_;
-      if (running_polls_ > 0) {
+      if (queued_polls_ > 0) {
+        --queued_polls_;
+        job["state"] = "Submitted";
+        job["health"] = "Unknown";
+      } else if (running_polls_ > 0) {
         --running_polls_;
         job["state"] = "Running";
       }
@@ -201,6 +205,7 @@ class FakeLava {
     server_.Get("/api/v0.2/jobs/7/cancel/", [this](const httplib::Request&, httplib::Response&) { ++cancels_; });
     server_.Get("/api/v0.2/devices/", [this](const httplib::Request& request, httplib::Response& response) {
       devices_query_ = request.get_param_value("device_type");
+      ++device_listings_;
       response.set_content(devices_, "application/json");
     });
     server_.Get("/api/v0.2/workers/", [this](const httplib::Request&, httplib::Response& response) {
@@ -242,12 +247,14 @@ class FakeLava {
   // growing while it runs); when empty, log_ or first_log_.
   std::vector<std::string> growing_log_;
   std::vector<std::size_t> log_starts_;  // each read's start line
+  std::atomic<int> queued_polls_ = 0;     // polls that find the job Submitted, before the running ones
   std::atomic<int> running_polls_ = 0;    // polls that find the job Running before it is job_'s state
   std::atomic<int> submits_ = 0;
   std::string authorization_;
   std::string definition_;
   std::atomic<int> cancels_ = 0;
   std::string devices_query_;
+  std::atomic<int> device_listings_ = 0;
   // What GET jobs/ (a resumed relay looking for its job) answers, and what
   // it was asked.
   std::string going_ = R"({"count": 0, "results": []})";
@@ -605,6 +612,46 @@ TEST_F(LavaConnection, TheLogIsFollowedWhileTheJobRuns) {
   EXPECT_THAT(relayed.err, HasSubstr("the agent exited with status 0"));
 }
 
+// A kernel that hangs while booting: the job runs, its console printed
+// and then nothing more. After boot_silence_timeout the relay cancels the
+// job and fails as a failed boot, naming the last console line, instead of
+// waiting out LAVA's boot timeout.
+TEST_F(LavaConnection, AJobWhoseLogFallsSilentBeforeTheAgentIsAFailedBoot) {
+  FakeLava lava;
+  lava.job_["state"] = "Running";
+  lava.log_ = log_entry("target", "[    2.100000] Freeing unused kernel image memory: 2048K");
+  const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}, {"boot_silence_timeout", "1"}});
+  EXPECT_EQ(relayed.status, 1);
+  EXPECT_THAT(relayed.err, StartsWith("kbench: lava: job 7: its log gained no line for "));
+  EXPECT_THAT(relayed.err, HasSubstr("s before the agent started; last console line: [    2.100000] Freeing unused "
+                                     "kernel image memory: 2048K (" + lava.url() + "scheduler/job/7)\n"));
+  EXPECT_EQ(lava.cancels_, 1);
+}
+
+// Silent with no console line at all (a dispatcher stuck before the boot):
+// the lab's failure, not the kernel's.
+TEST_F(LavaConnection, AJobSilentBeforeAnyConsoleLineIsTheLabs) {
+  FakeLava lava;
+  lava.job_["state"] = "Running";
+  const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}, {"boot_silence_timeout", "1"}});
+  EXPECT_EQ(relayed.status, kExitInfrastructure);
+  EXPECT_THAT(relayed.err, HasSubstr("before the agent started and the console printed nothing: the lab's failure"));
+  EXPECT_EQ(lava.cancels_, 1);
+}
+
+// Once the agent has started, a silence is a benchmark's (which writes its
+// records at the end of a repeat): the job is followed to its end.
+TEST_F(LavaConnection, ASilenceAfterTheAgentStartedIsNotABootHang) {
+  FakeLava lava;
+  const std::string started = log_entry("target", frame("KBS1", "init 6.12"));
+  lava.growing_log_ = {started, started, started, started, fingerprint_log()};
+  lava.running_polls_ = 4;
+  const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}, {"boot_silence_timeout", "1"}});
+  EXPECT_EQ(relayed.status, 0) << relayed.err;
+  EXPECT_EQ(lava.cancels_, 0);
+  EXPECT_EQ(nlohmann::json::parse(relayed.out)["data"]["kernel"], "6.12");
+}
+
 // Every device of the type in Maintenance: the relay does not wait for the
 // queue's hour; after offline_timeout it cancels the job and fails as the lab.
 TEST_F(LavaConnection, AJobNoDeviceCanRunIsCanceledAfterOfflineTimeout) {
@@ -634,6 +681,23 @@ TEST_F(LavaConnection, AJobADeviceCanRunWaitsForIt) {
   EXPECT_EQ(relayed.status, kExitInfrastructure);
   EXPECT_THAT(relayed.err, HasSubstr("waited in the queue for more than 1s"));
   EXPECT_THAT(relayed.err, HasSubstr("1 device, 0 Idle and Good: q1 Running/Good"));
+}
+
+// A job queued while its only device is in Maintenance, for less than
+// offline_timeout: the devices are listed once, not at each of its polls
+// (the next listing is due 30 s later), and the job, once it leaves the
+// queue, runs as any other.
+TEST_F(LavaConnection, AQueuedJobListsItsDevicesLessOftenThanItPolls) {
+  FakeLava lava;
+  lava.log_ = fingerprint_log();
+  lava.queued_polls_ = 6;
+  const Relayed relayed = relay_job(lava, {}, {{"poll_interval", "1"}});
+  EXPECT_EQ(relayed.status, 0);
+  EXPECT_EQ(lava.queued_polls_, 0);
+  EXPECT_EQ(lava.cancels_, 0);
+  // 1 unless six polls a second apart took a minute.
+  EXPECT_GE(lava.device_listings_, 1);
+  EXPECT_LE(lava.device_listings_, 2);
 }
 
 // With a run label (a plan's session) the job's name carries a digest of

@@ -333,6 +333,11 @@ const std::vector<ParamSpec>& lava_param_specs() {
                 "Maintenance, Looping or Retired, or its worker offline or not Active) before kbench cancels it; "
                 "the session then fails as the lab's"}
           .integer(0, 1e9),
+      ParamSpec{"boot_silence_timeout", "300", "300",
+                "seconds a running job's log may gain no line before the agent has started (a kernel hung while "
+                "booting, a dispatcher stuck) before kbench cancels it: a failed boot when the console had "
+                "printed, else the lab's failure; 0: never (LAVA's own timeouts end the job)"}
+          .integer(0, 1e9),
       ParamSpec{"extra_options", "-cpu max", "-cpu max",
                 "QEMU device types: options added to QEMU's command line as one string (LAVA's context "
                 "extra_options; QEMU's own commas stay); the default gives the guest every instruction TCG has, "
@@ -398,6 +403,7 @@ struct LavaParams {
   std::chrono::seconds job_timeout{1800};
   std::chrono::seconds queue_timeout{3600};
   std::chrono::seconds offline_timeout{300};
+  std::chrono::seconds boot_silence_timeout{300};
   std::string busybox = "/bin/busybox";
   std::chrono::seconds poll_interval{2};
   int infra_retries = 1;
@@ -439,6 +445,7 @@ LavaParams parse_lava_params(const Params& params) {
   seconds("job_timeout", parsed.job_timeout);
   seconds("queue_timeout", parsed.queue_timeout);
   seconds("offline_timeout", parsed.offline_timeout);
+  seconds("boot_silence_timeout", parsed.boot_silence_timeout);
   seconds("poll_interval", parsed.poll_interval);
   if (params.count("infra_retries")) parsed.infra_retries = std::stoi(params.at("infra_retries"));
   if (params.count("busybox")) parsed.busybox = params.at("busybox");
@@ -795,9 +802,14 @@ class LavaConnection final : public Connection {
     FramesPassed passed;
     nlohmann::json info;
     std::string state;
-    // Whether, and since when, no device of the type can run the job.
+    // Whether, and since when, no device of the type can run the job. The
+    // listing is two requests that grow with the lab, so a queued job asks
+    // for it less often than it polls its own state.
     bool no_device = false;
     Clock::time_point no_device_since;
+    std::optional<Clock::time_point> devices_listed_at;
+    // When the job's log last gained a line (or the job started running).
+    std::optional<Clock::time_point> log_grew_at;
     int failed_polls = 0;
     for (;;) {
       try {
@@ -813,11 +825,30 @@ class LavaConnection final : public Connection {
       if (state == "Finished") break;
       if (state == "Running") {
         take_device(info);
+        if (!log_grew_at) log_grew_at = Clock::now();
         try {
-          pass_on(log.read_more(rest, id).frames, id, job_url, out_fd, err_fd, passed);
+          const lava::LogContents more = log.read_more(rest, id);
+          if (more.lines > 0) log_grew_at = Clock::now();
+          pass_on(more.frames, id, job_url, out_fd, err_fd, passed);
         } catch (const std::exception&) {
           // No line yet (LAVA answers 404), or a moment's failure: the next
           // poll, or the read at the job's end, takes the lines.
+        }
+        // A kernel that hangs while booting, without a panic LAVA would
+        // see, leaves the log silent until the boot action's timeout: most
+        // of job_timeout, for every session of that kernel.
+        const auto silent = Clock::now() - *log_grew_at;
+        if (!passed.init_started && params_.boot_silence_timeout.count() > 0 &&
+            silent >= params_.boot_silence_timeout) {
+          const std::string canceled = cancel_job(rest, id);
+          const std::string& console = log.contents.last_console_line;
+          write_all(err_fd, fmt::format("kbench: lava: job {}: its log gained no line for {}s before the agent "
+                                        "started{}{} ({})\n",
+                                        id, std::chrono::duration_cast<std::chrono::seconds>(silent).count(),
+                                        console.empty() ? " and the console printed nothing: the lab's failure"
+                                                        : "; last console line: " + console,
+                                        canceled == "canceled" ? "" : ", " + canceled, job_url));
+          return console.empty() ? kExitInfrastructure : 1;
         }
       }
       // A job that never leaves the queue (a busy farm, no device able to
@@ -825,20 +856,21 @@ class LavaConnection final : public Connection {
       // with nothing said of why. Neither is the kernel's failure.
       if (state == "Submitted") {
         const auto now = Clock::now();
-        if (const auto why = why_no_device_can_run(rest)) {
-          if (!no_device) no_device_since = now;
-          no_device = true;
-          if (now - no_device_since >= params_.offline_timeout) {
-            const std::string canceled = cancel_job(rest, id);
-            write_all(err_fd, fmt::format("kbench: lava: job {} waited {}s with no device of type {} able to run it "
-                                          "({}){} ({})\n",
-                                          id, std::chrono::duration_cast<std::chrono::seconds>(now - no_device_since).count(),
-                                          params_.device_type, *why, canceled == "canceled" ? "" : ", " + canceled,
-                                          job_url));
-            return kExitInfrastructure;
-          }
-        } else {
-          no_device = false;
+        std::optional<std::string> why_no_device;
+        if (!devices_listed_at || now - *devices_listed_at >= device_listing_interval()) {
+          devices_listed_at = now;
+          why_no_device = why_no_device_can_run(rest);
+          if (why_no_device && !no_device) no_device_since = now;
+          no_device = why_no_device.has_value();
+        }
+        if (why_no_device && now - no_device_since >= params_.offline_timeout) {
+          const std::string canceled = cancel_job(rest, id);
+          write_all(err_fd, fmt::format("kbench: lava: job {} waited {}s with no device of type {} able to run it "
+                                        "({}){} ({})\n",
+                                        id, std::chrono::duration_cast<std::chrono::seconds>(now - no_device_since).count(),
+                                        params_.device_type, *why_no_device,
+                                        canceled == "canceled" ? "" : ", " + canceled, job_url));
+          return kExitInfrastructure;
         }
         if (now - queued_since > params_.queue_timeout) {
           const std::string canceled = cancel_job(rest, id);
@@ -975,6 +1007,14 @@ class LavaConnection final : public Connection {
     }
     std::replace(reason.begin(), reason.end(), '\n', ' ');
     return reason;
+  }
+
+  // How often a queued job's devices are listed: often enough that
+  // offline_timeout is kept to a tenth of it, never more often than the job
+  // is polled, and at least every 30 s.
+  std::chrono::seconds device_listing_interval() const {
+    return std::clamp(params_.offline_timeout / 10, params_.poll_interval,
+                      std::max(params_.poll_interval, std::chrono::seconds{30}));
   }
 
   // The devices and workers as LAVA lists them now; nullopt when a device
