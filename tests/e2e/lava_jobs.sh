@@ -85,6 +85,10 @@ for job in json.load(sys.stdin)["results"]:
   kill -0 "$kbench_pid" 2>/dev/null || break
   sleep 1
 done
+# Stopped first: killed after its relay, kbench would have time to record
+# the relay's death as the benchmark's failure, and --resume would then
+# take the session's benchmark as done.
+kill -STOP "$kbench_pid"
 pkill -KILL -P "$kbench_pid"
 kill -KILL "$kbench_pid"
 wait "$kbench_pid" 2>/dev/null
