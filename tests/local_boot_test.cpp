@@ -275,6 +275,13 @@ TEST(PlanStatus, BetweenBootsShowsTheBootInFlightAndTheUnit) {
             "#1 SMP PREEMPT_DYNAMIC Debian 6.12.118-1~deb12u1\n"
             "unit: " + state.unit + ": enabled, inactive\n"
             "log: " + local_boot_log_path(state.plan_key) + "\n");
+
+  // The boot happened and the run resumed after it failed before recording
+  // it: the plan waits for no one.
+  status.unit_state = "enabled, failed";
+  EXPECT_EQ(plan_status_word(status), "stopped: the run resumed after the last boot failed (its log: " +
+                                          local_boot_log_path(state.plan_key) +
+                                          "); `kbench plan exec /srv/plans/ab.yaml --resume` continues it");
 }
 
 TEST(PlanStatus, FinishedWhenEverySessionIsMeasuredOrItsKernelFailed) {

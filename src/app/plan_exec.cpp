@@ -313,7 +313,12 @@ int execute_plan_request(const PlanRequest& options) {
   // The catalogue comes from the local agent: the same binary every SUT runs,
   // and asking a qemu SUT would cost a boot.
   auto local = sut::make_local_connection(sut::find_agent_binary());
-  const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*local));
+  const bool local_boots = plan::boots_this_machine(plan);
+  // Resumed by its unit right after a boot, this machine may still be
+  // starting its services (a slow or loaded one, for minutes).
+  const auto catalogue_limit =
+      local_boots ? std::max(runner::kCatalogueLimit, plan.sut->boot->timeout) : runner::kCatalogueLimit;
+  const auto runs = runner::resolve_benchmarks(plan, runner::fetch_catalogue(*local, catalogue_limit));
   build_kernels(plan, options);
   const plan::SutSpec* sut_spec = plan.sut ? &*plan.sut : nullptr;
   const bool per_profile = sut_spec && plan::sut_method(*sut_spec).has(sut::Capability::BootsKernel);
@@ -338,7 +343,6 @@ int execute_plan_request(const PlanRequest& options) {
       throw InputError("--until-decided: the plan needs at least two swprofiles to compare");
   }
   const std::string store_url = resolve_store_url(options.store_url);
-  const bool local_boots = plan::boots_this_machine(plan);
   if (local_boots) prepare_local_boots(options, store_url, exec);
   // A fleet worker's SUT may not have begun when the fleet stopped (the fleet
   // checked its plan as a whole), and a plan between boots of this machine

@@ -77,9 +77,9 @@ Catalogue parse_catalogue(const nlohmann::json& document) {
   return catalogue;
 }
 
-Catalogue fetch_catalogue(sut::Connection& connection) {
+Catalogue fetch_catalogue(sut::Connection& connection, std::chrono::seconds limit) {
   std::string output;
-  const auto result = capture_agent_output(connection, {"list"}, std::chrono::seconds(60), output);
+  const auto result = capture_agent_output(connection, {"list"}, limit, output);
   const nlohmann::json document = nlohmann::json::parse(output, nullptr, /*allow_exceptions=*/false);
   std::string reason = describe_failure(result);
   if (result.exit_status == 0) {

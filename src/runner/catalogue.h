@@ -3,6 +3,7 @@
 // needs it: which names exist, which parameters each accepts (with kind and
 // range, so that values are checked before anything is written) and which
 // result classes it reports.
+#include <chrono>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -42,7 +43,10 @@ struct Catalogue {
   std::string known_names() const;  // "a, b, c" for error messages
 };
 
-Catalogue fetch_catalogue(sut::Connection& connection);
+// `limit`: how long the agent may take to answer. A machine just booted may
+// still be busy starting its services, and gets its boot's allowance.
+inline constexpr std::chrono::seconds kCatalogueLimit{60};
+Catalogue fetch_catalogue(sut::Connection& connection, std::chrono::seconds limit = kCatalogueLimit);
 Catalogue parse_catalogue(const nlohmann::json& document);
 
 // Checks a --cpus list against the CPUs of the SUT that `fingerprint` (the
