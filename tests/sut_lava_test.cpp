@@ -36,6 +36,7 @@ namespace kbench::sut {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using kbench::testing::error_of;
 using ::testing::StartsWith;
 
@@ -167,7 +168,7 @@ class FakeLava {
     server_.Get("/api/v0.2/jobs/", [this](const httplib::Request& request, httplib::Response& response) {
       ++lookups_;
       looked_for_ = request.get_param_value("description__startswith");
-      looked_in_states_ = request.get_param_value("state__in");
+      looked_in_order_ = request.get_param_value("ordering");
       response.set_content(going_, "application/json");
     });
     server_.Get("/api/v0.2/jobs/7/", [this](const httplib::Request&, httplib::Response& response) {
@@ -259,7 +260,7 @@ class FakeLava {
   // it was asked.
   std::string going_ = R"({"count": 0, "results": []})";
   std::string looked_for_;
-  std::string looked_in_states_;
+  std::string looked_in_order_;
   std::atomic<int> lookups_ = 0;
   std::string devices_ = R"({"count": 1, "results": [{"hostname": "q1", "state": "Idle", "health": "Maintenance",
                                                      "worker_host": "w1"}]})";
@@ -702,7 +703,7 @@ TEST_F(LavaConnection, AQueuedJobListsItsDevicesLessOftenThanItPolls) {
 
 // With a run label (a plan's session) the job's name carries a digest of
 // the label and the agent's arguments. Resuming, the connection first asks
-// LAVA once for this swprofile's kbench jobs not finished; none here: it
+// LAVA once for this swprofile's kbench jobs, newest first; none here: it
 // submits.
 TEST_F(LavaConnection, AResumedConnectionLooksForItsJobsBeforeSubmitting) {
   FakeLava lava;
@@ -714,7 +715,7 @@ TEST_F(LavaConnection, AResumedConnectionLooksForItsJobsBeforeSubmitting) {
   EXPECT_EQ(lava.submits_, 2);
   EXPECT_EQ(lava.lookups_, 1);
   EXPECT_EQ(lava.looked_for_, "kbench A ");
-  EXPECT_EQ(lava.looked_in_states_, "Submitted,Scheduling,Scheduled,Running");
+  EXPECT_EQ(lava.looked_in_order_, "-id");
   const std::string name =
       fmt::format("kbench A fingerprint [{:016x}]", lava::fnv1a64("store\nplan\nA\n0\nfingerprint"));
   EXPECT_THAT(lava.definition_, HasSubstr("job_name: '" + name + "'"));
@@ -734,8 +735,9 @@ TEST_F(LavaConnection, AResumedConnectionLooksForItsJobsBeforeSubmitting) {
 TEST_F(LavaConnection, AJobAStoppedKbenchLeftIsFollowedOnceNotSubmittedAgain) {
   FakeLava lava;
   const std::string name = fmt::format("kbench A fingerprint [{:016x}]", lava::fnv1a64("a session\nfingerprint"));
-  lava.going_ = R"({"count": 3, "results": [{"id": 5, "description": ")" + name +
-                R"("}, {"id": 7, "description": ")" + name + R"("}, {"id": 8, "description": "kbench A other"}]})";
+  lava.going_ = R"({"count": 3, "results": [{"id": 8, "description": "kbench A other", "state": "Running"},)"
+                R"( {"id": 7, "description": ")" + name + R"(", "state": "Running", "health": "Unknown"},)"
+                R"( {"id": 5, "description": ")" + name + R"(", "state": "Finished", "health": "Incomplete"}]})";
   lava.log_ = fingerprint_log();
   auto connection = connect(lava, {{"poll_interval", "1"}});
   connection->set_run_label("a session", /*resuming=*/true);
@@ -750,6 +752,46 @@ TEST_F(LavaConnection, AJobAStoppedKbenchLeftIsFollowedOnceNotSubmittedAgain) {
                                      "was stopped (" + lava.url() + "scheduler/job/7)\n"));
   ASSERT_EQ(relay_through(*connection).status, 0);
   EXPECT_EQ(lava.submits_, 1);
+}
+
+// A job that finished Complete before the resumed kbench looked is taken as
+// one still going would be; a name whose newest job was Canceled (by the
+// interrupt that stopped kbench) or ended Incomplete is submitted again, even
+// when an older job of it completed.
+TEST_F(LavaConnection, AResumedSessionTakesAJobThatCompletedButNotOneCanceled) {
+  const std::string label = "a session";
+  const auto name_of = [&](const std::string& args) {
+    return fmt::format("kbench A {} [{:016x}]", args, lava::fnv1a64(label + "\n" + args));
+  };
+  const auto job = [](long id, const std::string& name, const char* state, const char* health) {
+    return nlohmann::json{{"id", id}, {"description", name}, {"state", state}, {"health", health}};
+  };
+  {
+    FakeLava lava;
+    lava.going_ = nlohmann::json{{"results", {job(7, name_of("fingerprint"), "Finished", "Complete")}}}.dump();
+    lava.log_ = fingerprint_log();
+    auto connection = connect(lava, {{"poll_interval", "1"}});
+    connection->set_run_label(label, /*resuming=*/true);
+    const Relayed relayed = relay_through(*connection);
+    EXPECT_EQ(relayed.status, 0) << relayed.err;
+    EXPECT_EQ(lava.submits_, 0);
+    EXPECT_EQ(nlohmann::json::parse(relayed.out)["data"]["kernel"], "6.12");
+    EXPECT_THAT(relayed.err, StartsWith("kbench: lava: following job 7, submitted before kbench was stopped"));
+  }
+  for (const char* health : {"Canceled", "Incomplete"}) {
+    FakeLava lava;
+    lava.going_ = nlohmann::json{{"results",
+                                  {job(7, name_of("fingerprint"), "Finished", health),
+                                   job(5, name_of("fingerprint"), "Finished", "Complete")}}}
+                      .dump();
+    lava.log_ = fingerprint_log();
+    auto connection = connect(lava, {{"poll_interval", "1"}});
+    connection->set_run_label(label, /*resuming=*/true);
+    const Relayed relayed = relay_through(*connection);
+    EXPECT_EQ(relayed.status, 0) << health << ": " << relayed.err;
+    EXPECT_EQ(lava.submits_, 1) << health;
+    EXPECT_THAT(relayed.err, Not(HasSubstr("following job"))) << health;
+  }
 }
 
 TEST(LavaJobName, DigestIsStableAcrossRuns) {

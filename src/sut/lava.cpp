@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -741,12 +742,12 @@ class LavaConnection final : public Connection {
     return fmt::format("{}{}scheduler/job/{}", params_.origin, params_.base, id);
   }
 
-  // The job named `name` among those of this swprofile that LAVA had not
-  // finished when this resumed execution first looked: a stopped kbench's,
-  // whose results a resumed session takes even when the job has finished
-  // since (its device was busy with it meanwhile). Each is followed once.
+  // The job named `name` that a stopped kbench left: one LAVA had not
+  // finished when this resumed execution first looked (its results are
+  // taken even when it finishes since; its device was busy with it
+  // meanwhile), or one that finished Complete before. Each is followed once.
   std::optional<long> orphaned_job(const std::string& name) {
-    if (!orphans_) orphans_ = jobs_going();
+    if (!orphans_) orphans_ = jobs_to_take();
     const auto found = orphans_->find(name);
     if (found == orphans_->end()) return std::nullopt;
     const long id = found->second;
@@ -754,25 +755,41 @@ class LavaConnection final : public Connection {
     return id;
   }
 
-  // name -> id (the newest of a name) of this swprofile's kbench jobs not
-  // finished; empty when the server does not say (new jobs are submitted).
-  std::map<std::string, long> jobs_going() const {
-    std::map<std::string, long> going;
+  // name -> id of this swprofile's kbench jobs whose results a resumed
+  // session may take: the newest job of each name, when it is still going or
+  // finished Complete. A newest one Canceled (by the interrupt that stopped
+  // kbench) or Incomplete is submitted again. Empty when the server does not
+  // say (new jobs are submitted).
+  std::map<std::string, long> jobs_to_take() const {
+    struct Newest {
+      long id = 0;
+      bool takeable = false;
+    };
+    std::map<std::string, Newest> newest;
     try {
       RestClient rest(params_);
+      // Newest first: the page holds this run's jobs however many older runs
+      // of the swprofile the server keeps.
       const nlohmann::json page = nlohmann::json::parse(rest.request(
           "GET", httplib::append_query_params("jobs/", {{"description__startswith", "kbench " + swprofile_.name + " "},
-                                                        {"state__in", "Submitted,Scheduling,Scheduled,Running"},
+                                                        {"ordering", "-id"},
                                                         {"limit", "1000"}})));
+      static const std::set<std::string> going = {"Submitted", "Scheduling", "Scheduled", "Running"};
       for (const auto& job : page.at("results")) {
         const long id = job.at("id").get<long>();
-        long& newest = going[job.at("description").get<std::string>()];
-        newest = std::max(newest, id);
+        Newest& entry = newest[job.at("description").get<std::string>()];
+        if (id < entry.id) continue;
+        const std::string state = job.value("state", "");
+        entry = {id, going.count(state) > 0 || (state == "Finished" && job.value("health", "") == "Complete")};
       }
     } catch (const std::exception&) {
-      going.clear();
+      newest.clear();
     }
-    return going;
+    std::map<std::string, long> takeable;
+    for (const auto& [name, entry] : newest) {
+      if (entry.takeable) takeable[name] = entry.id;
+    }
+    return takeable;
   }
 
   // One try: submit (or take `orphan`, a job submitted before), follow,
