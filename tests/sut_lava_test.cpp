@@ -417,6 +417,35 @@ TEST(LavaDevices, NoDeviceCanRunAJobWhenEachIsUnhealthyOrOnAWorkerThatIsNotUp) {
   EXPECT_EQ(lava::why_no_device_can_run(R"({"count": 0, "results": []})", workers), "the type has no device");
 }
 
+// LAVA runs a job only on a device that has every tag the job asks for; the
+// devices listing names tags by id, api/v0.2/tags/ says which is which.
+TEST(LavaDevices, ADeviceWithoutATagTheJobAsksForCannotRunIt) {
+  const std::string workers = R"({"count": 1, "results": [{"hostname": "w1", "state": "Online", "health": "Active"}]})";
+  const std::string tags = R"({"count": 3, "results": [{"id": 1, "name": "big-ram", "description": null},
+                                                       {"id": 2, "name": "usb", "description": null},
+                                                       {"id": 3, "name": "nvme", "description": null}]})";
+  auto devices = [](const std::string& q2_tags) {
+    return R"({"count": 2, "results": [{"hostname": "q1", "health": "Maintenance", "worker_host": "w1", "tags": [1, 2]},
+                                      {"hostname": "q2", "health": "Good", "worker_host": "w1", "tags": )" +
+           q2_tags + "}]}";
+  };
+  const std::vector<std::string> wanted = {"big-ram", "usb"};
+  EXPECT_EQ(lava::why_no_device_can_run(devices("[2, 1, 3]"), workers, wanted, tags), std::nullopt);
+  EXPECT_EQ(lava::why_no_device_can_run(devices("[2]"), workers, wanted, tags),
+            "q1 Maintenance, q2 Good without tag big-ram");
+  EXPECT_EQ(lava::why_no_device_can_run(devices("[]"), workers, wanted, tags),
+            "q1 Maintenance, q2 Good without tag big-ram, usb");
+  // No tags asked for: a device's tags do not matter.
+  EXPECT_EQ(lava::why_no_device_can_run(devices("[]"), workers, {}, tags), std::nullopt);
+  // What kbench cannot read is not held against the device: the tags
+  // listing unreadable or not whole, a tag id it does not list.
+  EXPECT_EQ(lava::why_no_device_can_run(devices("[]"), workers, wanted, "<html>"), std::nullopt);
+  EXPECT_EQ(lava::why_no_device_can_run(devices("[]"), workers, wanted,
+                                        R"({"count": 9, "results": [{"id": 1, "name": "big-ram"}]})"),
+            std::nullopt);
+  EXPECT_EQ(lava::why_no_device_can_run(devices("[7]"), workers, wanted, tags), std::nullopt);
+}
+
 TEST(LavaDevices, SaysHowManyCouldTakeAJobAndEachOnesStateAndHealth) {
   EXPECT_EQ(lava::describe_devices(R"({"count": 2, "results": [
                 {"hostname": "q1", "state": "Idle", "health": "Maintenance"},

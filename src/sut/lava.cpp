@@ -161,7 +161,57 @@ std::uint64_t fnv1a64(const std::string& text) {
   return hash;
 }
 
-std::optional<std::string> why_no_device_can_run(const std::string& devices_json, const std::string& workers_json) {
+namespace {
+
+// Tag id -> name from api/v0.2/tags/; nullopt when the reply does not show
+// every tag.
+std::optional<std::map<long, std::string>> tag_names(const std::string& tags_json) {
+  const nlohmann::json page = nlohmann::json::parse(tags_json, nullptr, /*allow_exceptions=*/false);
+  if (!page.is_object() || !page.contains("results") || !page["results"].is_array()) return std::nullopt;
+  const nlohmann::json& tags = page["results"];
+  if (page.contains("count") && page["count"].is_number_unsigned() && page["count"].get<std::size_t>() > tags.size()) {
+    return std::nullopt;
+  }
+  std::map<long, std::string> names;
+  for (const auto& tag : tags) {
+    if (!tag.is_object() || !tag.contains("id") || !tag["id"].is_number_integer() || !tag.contains("name") ||
+        !tag["name"].is_string()) {
+      return std::nullopt;
+    }
+    names[tag["id"].get<long>()] = tag["name"].get<std::string>();
+  }
+  return names;
+}
+
+// The wanted tags `device` lacks, "" when it has them all or its tags cannot
+// be read.
+std::string missing_tags(const nlohmann::json& device, const std::vector<std::string>& wanted,
+                         const std::map<long, std::string>& names) {
+  if (!device.contains("tags") || !device["tags"].is_array()) return "";
+  std::set<std::string> has;
+  for (const auto& tag : device["tags"]) {
+    if (tag.is_string()) {
+      has.insert(tag.get<std::string>());
+    } else if (tag.is_number_integer()) {
+      const auto found = names.find(tag.get<long>());
+      if (found == names.end()) return "";
+      has.insert(found->second);
+    } else {
+      return "";
+    }
+  }
+  std::string missing;
+  for (const auto& tag : wanted) {
+    if (!has.count(tag)) missing += (missing.empty() ? "" : ", ") + tag;
+  }
+  return missing;
+}
+
+}  // namespace
+
+std::optional<std::string> why_no_device_can_run(const std::string& devices_json, const std::string& workers_json,
+                                                 const std::vector<std::string>& wanted_tags,
+                                                 const std::string& tags_json) {
   const nlohmann::json page = nlohmann::json::parse(devices_json, nullptr, /*allow_exceptions=*/false);
   if (!page.is_object() || !page.contains("results") || !page["results"].is_array()) return std::nullopt;
   const nlohmann::json& devices = page["results"];
@@ -180,6 +230,8 @@ std::optional<std::string> why_no_device_can_run(const std::string& devices_json
       workers[worker["hostname"].get<std::string>()] = worker.value("state", "?") + "/" + worker.value("health", "?");
     }
   }
+  const std::optional<std::map<long, std::string>> names =
+      wanted_tags.empty() ? std::nullopt : tag_names(tags_json);
   constexpr std::size_t kNamed = 5;
   std::string named;
   for (std::size_t i = 0; i < devices.size(); ++i) {
@@ -192,10 +244,12 @@ std::optional<std::string> why_no_device_can_run(const std::string& devices_json
     const auto found = workers.find(worker);
     // A worker the listing does not show is not held against its device.
     const bool worker_ready = !workers_known || found == workers.end() || found->second == "Online/Active";
-    if ((health == "Good" || health == "Unknown") && worker_ready) return std::nullopt;
+    const std::string missing = names ? missing_tags(device, wanted_tags, *names) : "";
+    if ((health == "Good" || health == "Unknown") && worker_ready && missing.empty()) return std::nullopt;
     if (i < kNamed) {
       std::string why = health;
       if (!worker_ready) why += fmt::format(" on {} {}", worker, found->second);
+      if (!missing.empty()) why += " without tag " + missing;
       named += fmt::format("{}{} {}", named.empty() ? "" : ", ", device.value("hostname", "?"), why);
     }
   }
@@ -1050,7 +1104,15 @@ class LavaConnection final : public Connection {
     } catch (const std::exception&) {
       workers.clear();
     }
-    return lava::why_no_device_can_run(devices, workers);
+    std::string tags;
+    if (!params_.tags.empty()) {
+      try {
+        tags = rest.request("GET", "tags/?limit=1000");
+      } catch (const std::exception&) {
+        tags.clear();
+      }
+    }
+    return lava::why_no_device_can_run(devices, workers, params_.tags, tags);
   }
 
   // "canceled", or "not canceled: " and why.

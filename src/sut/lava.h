@@ -59,7 +59,13 @@ std::string describe_devices(const std::string& devices_json);
 // every device (a later page, a reply kbench cannot read): only a device
 // type seen whole to be unable is reported. `workers_json`: the reply of
 // api/v0.2/workers/; unreadable, the devices' health alone decides.
-std::optional<std::string> why_no_device_can_run(const std::string& devices_json, const std::string& workers_json);
+// `wanted_tags`: the tags the job asks for, which LAVA's scheduler wants a
+// device to have every one of; `tags_json`, the reply of api/v0.2/tags/,
+// names the ids a device lists. Unreadable, tags are not held against a
+// device.
+std::optional<std::string> why_no_device_can_run(const std::string& devices_json, const std::string& workers_json,
+                                                 const std::vector<std::string>& wanted_tags = {},
+                                                 const std::string& tags_json = "");
 
 // FNV-1a, 64 bits: a digest that stays the same from one kbench build and
 // run to the next (a resumed plan's job names), unlike std::hash.
