@@ -20,6 +20,7 @@
 #include "app/session_report.h"
 #include "app/store_access.h"
 #include "build/kernel_build.h"
+#include "build/kernel_package.h"
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "process/process.h"
@@ -42,11 +43,14 @@ void keep_failure(int& status, int next) {
 
 // The kernels of the selected swprofiles with build:, built or found in the
 // cache, before any connection is made (a qemu SUT boots the image).
+// Kernels built from source, and the images of kernel packages for SUTs that
+// boot an image.
 void build_kernels(plan::Plan& plan, const PlanRequest& options) {
+  const build::BuildOptions build = build_options(options.build_cache);
   bool any = false;
   for (const auto& profile : plan.swprofiles) any = any || profile.build.has_value();
-  if (!any) return;
-  build::resolve_builds(plan, options.swprofiles, build_options(options.build_cache));
+  if (any) build::resolve_builds(plan, options.swprofiles, build);
+  build::unpack_deb_kernels(plan, options.swprofiles, build.cache_dir);
 }
 
 // The benchmarks with an undecided row in the comparison of the plan's first

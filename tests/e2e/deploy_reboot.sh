@@ -8,7 +8,8 @@
 # reboots, verifies the boot (uname -r, /proc/cmdline), measures, then
 # removes its entry and reboots into the default entry. Checked on the VM:
 # its own kernel again, grub.cfg without kbench's entries, no pending
-# grub-reboot (GRUB cleared next_entry at the one-shot boot).
+# grub-reboot (GRUB cleared next_entry at the one-shot boot). Then the same
+# swprofile on a qemu SUT, which boots the package's image.
 source "$(dirname "$0")/lib.bash"
 
 source "$(dirname "$0")/lab_vm.bash"
@@ -65,6 +66,22 @@ vm_ssh 'grep -q kbench /boot/grub/grub.cfg' && fail "/boot/grub/grub.cfg still h
 grubenv=$(vm_ssh grub-editenv list)
 echo "grubenv after the plan: ${grubenv:-(empty)}"
 echo "$grubenv" | grep -q '^next_entry=.' && fail "a grub-reboot entry is still pending: $grubenv" || pass
+
+# The same swprofiles on a SUT that boots an image (sut: changed alone):
+# kbench unpacks the package's boot/vmlinuz-* into its build cache and boots
+# it under QEMU with its own initramfs.
+{ cat <<YAML
+sut: {name: vm, connection: {method: qemu, params: {memory: 512M}}}
+YAML
+  sed -n '/^swprofiles:/,$p' "$WORK/reboot.yaml"; } >"$WORK/qemu.yaml"
+if KBENCH_BUILD_CACHE="$WORK/build-cache" "$KBENCH" plan exec "$WORK/qemu.yaml" --store "sqlite://$WORK/qemu.db" \
+  >"$WORK/qemu.out" 2>"$WORK/qemu.err"; then pass; else
+  fail "plan exec of the package on a qemu SUT exited $?"; tail -20 "$WORK/qemu.err" >&2
+fi
+ls "$WORK"/build-cache/deb/*/"vmlinuz-$release_b" >/dev/null 2>&1 && pass ||
+  fail "no vmlinuz-$release_b unpacked into the build cache: $(find "$WORK/build-cache" -type f 2>/dev/null)"
+got=$(sqlite3 "$WORK/qemu.db" "select group_concat(kernel_release) from session where finished_at is not null")
+[ "$got" = "$release_b" ] && pass || fail "the qemu session ran kernel '$got', expected $release_b"
 
 echo "deploy_reboot e2e took $(( $(date +%s) - started ))s"
 finish
