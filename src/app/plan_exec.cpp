@@ -42,9 +42,8 @@ void keep_failure(int& status, int next) {
 }
 
 // The kernels of the selected swprofiles with build:, built or found in the
-// cache, before any connection is made (a qemu SUT boots the image).
-// Kernels built from source, and the images of kernel packages for SUTs that
-// boot an image.
+// cache, and the images of their kernel packages where the SUT boots an
+// image: before any connection is made (a qemu SUT boots the image).
 void build_kernels(plan::Plan& plan, const PlanRequest& options) {
   const build::BuildOptions build = build_options(options.build_cache);
   bool any = false;
