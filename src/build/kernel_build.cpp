@@ -88,16 +88,6 @@ std::string read_file(const std::string& path) {
   return bytes.str();
 }
 
-std::string file_sha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  sysinfo::Sha256 hash;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    hash.update(std::string_view(buffer, static_cast<std::size_t>(in.gcount())));
-  }
-  return hash.hex_digest();
-}
-
 std::string host_arch() {
   utsname host{};
   uname(&host);
@@ -154,7 +144,8 @@ std::string working_tree_changes(const std::string& source) {
     changed = true;
     const fs::path path = fs::path(top) / name;
     std::error_code ec;
-    const std::string content = fs::is_symlink(path, ec) ? fs::read_symlink(path, ec).string() : file_sha256(path);
+    const std::string content =
+        fs::is_symlink(path, ec) ? fs::read_symlink(path, ec).string() : sysinfo::file_sha256(path);
     hash.update("untracked\0" + name + '\0' + content + '\n');
   }
   return changed ? hash.hex_digest() : std::string();
@@ -403,7 +394,7 @@ nlohmann::json configuration_parts(const plan::KernelBuildSpec& spec, const std:
     if (!fs::is_regular_file(spec.config, ec)) {
       throw InputError("swprofile " + profile + ": build.config " + spec.config + ": expected a readable config file");
     }
-    config = {{"file_sha256", file_sha256(spec.config)}};
+    config = {{"file_sha256", sysinfo::file_sha256(spec.config)}};
   }
   return {{"format", 1},
           {"config", config},
@@ -607,7 +598,7 @@ BuiltKernel build_kernel(const plan::KernelBuildSpec& spec, const std::string& p
       {"source", spec.source},
       {"ref", spec.ref},
       {"config", spec.config},
-      {"config_sha256", file_sha256(config_path)},
+      {"config_sha256", sysinfo::file_sha256(config_path)},
       {"fragments", spec.fragments},
       {"compiler", tools.compiler},
       {"compiler_version", tools.version},

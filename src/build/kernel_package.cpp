@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
-#include <sstream>
 
 #include "common/errors.h"
 #include "process/process.h"
@@ -43,10 +42,8 @@ std::string first_line(const std::string& text) {
 std::string kernel_image_of_deb(const std::string& deb, const std::string& profile_name,
                                 const std::string& cache_dir) {
   const std::string at = fmt::format("swprofiles[{}].kernel.deb {}", profile_name, deb);
-  std::ifstream in(deb, std::ios::binary);
-  std::ostringstream bytes;
-  if (!in || !(bytes << in.rdbuf())) throw InputError(at + ": expected a readable Debian kernel package");
-  const fs::path dest = fs::path(cache_dir) / "deb" / sysinfo::sha256_hex(bytes.str());
+  if (!std::ifstream(deb, std::ios::binary)) throw InputError(at + ": expected a readable Debian kernel package");
+  const fs::path dest = fs::path(cache_dir) / "deb" / sysinfo::file_sha256(deb);
   if (const std::string image = only_image_in(dest); !image.empty()) return image;
 
   std::error_code ec;
@@ -76,7 +73,9 @@ std::string kernel_image_of_deb(const std::string& deb, const std::string& profi
   fs::rename(unpack, dest, ec);
   if (ec) fs::remove_all(unpack, ec);
   const std::string in_place = only_image_in(dest);
-  if (in_place.empty()) throw RunError(fmt::format("unpacking the kernel image of {} into {} failed", deb, dest.string()));
+  if (in_place.empty()) {
+    throw RunError(fmt::format("unpacking the kernel image of {} into {} failed", deb, dest.string()));
+  }
   return in_place;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 
 namespace kbench::sysinfo {
 
@@ -87,6 +88,16 @@ std::string Sha256::hex_digest() {
 std::string sha256_hex(std::string_view bytes) {
   Sha256 hash;
   hash.update(bytes);
+  return hash.hex_digest();
+}
+
+std::string file_sha256(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  Sha256 hash;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    hash.update(std::string_view(buffer, static_cast<std::size_t>(in.gcount())));
+  }
   return hash.hex_digest();
 }
 

@@ -24,4 +24,8 @@ class Sha256 {
 
 std::string sha256_hex(std::string_view bytes);
 
+// The digest of a file's content, read in blocks (a kernel package is tens
+// of megabytes); of nothing when it cannot be read.
+std::string file_sha256(const std::string& path);
+
 }  // namespace kbench::sysinfo
