@@ -163,17 +163,25 @@ std::uint64_t fnv1a64(const std::string& text) {
 
 namespace {
 
+// The items of an api/v0.2 listing reply (its `results`); nullopt when the
+// reply is not one, or does not show every item (they go on on a later page).
+std::optional<nlohmann::json> whole_listing(const std::string& reply) {
+  nlohmann::json page = nlohmann::json::parse(reply, nullptr, /*allow_exceptions=*/false);
+  if (!page.is_object() || !page.contains("results") || !page["results"].is_array()) return std::nullopt;
+  if (page.contains("count") && page["count"].is_number_unsigned() &&
+      page["count"].get<std::size_t>() > page["results"].size()) {
+    return std::nullopt;
+  }
+  return std::move(page["results"]);
+}
+
 // Tag id -> name from api/v0.2/tags/; nullopt when the reply does not show
 // every tag.
 std::optional<std::map<long, std::string>> tag_names(const std::string& tags_json) {
-  const nlohmann::json page = nlohmann::json::parse(tags_json, nullptr, /*allow_exceptions=*/false);
-  if (!page.is_object() || !page.contains("results") || !page["results"].is_array()) return std::nullopt;
-  const nlohmann::json& tags = page["results"];
-  if (page.contains("count") && page["count"].is_number_unsigned() && page["count"].get<std::size_t>() > tags.size()) {
-    return std::nullopt;
-  }
+  const std::optional<nlohmann::json> tags = whole_listing(tags_json);
+  if (!tags) return std::nullopt;
   std::map<long, std::string> names;
-  for (const auto& tag : tags) {
+  for (const auto& tag : *tags) {
     if (!tag.is_object() || !tag.contains("id") || !tag["id"].is_number_integer() || !tag.contains("name") ||
         !tag["name"].is_string()) {
       return std::nullopt;
@@ -212,12 +220,9 @@ std::string missing_tags(const nlohmann::json& device, const std::vector<std::st
 std::optional<std::string> why_no_device_can_run(const std::string& devices_json, const std::string& workers_json,
                                                  const std::vector<std::string>& wanted_tags,
                                                  const std::string& tags_json) {
-  const nlohmann::json page = nlohmann::json::parse(devices_json, nullptr, /*allow_exceptions=*/false);
-  if (!page.is_object() || !page.contains("results") || !page["results"].is_array()) return std::nullopt;
-  const nlohmann::json& devices = page["results"];
-  if (page.contains("count") && page["count"].is_number_unsigned() && page["count"].get<std::size_t>() > devices.size()) {
-    return std::nullopt;
-  }
+  const std::optional<nlohmann::json> listed = whole_listing(devices_json);
+  if (!listed) return std::nullopt;
+  const nlohmann::json& devices = *listed;
   if (devices.empty()) return "the type has no device";
   // hostname -> "state/health" of the workers the listing shows.
   std::map<std::string, std::string> workers;
