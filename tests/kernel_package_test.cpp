@@ -10,7 +10,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "build/kernel_package.h"
 #include "common/errors.h"
@@ -21,6 +20,7 @@ namespace fs = std::filesystem;
 using kbench::InputError;
 using kbench::build::kernel_image_of_deb;
 using kbench::build::unpack_deb_kernels;
+using kbench::testing::read_file;
 using kbench::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -30,13 +30,6 @@ namespace {
 void write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // A package built by dpkg-deb from `files` (path in the package -> content).
@@ -73,7 +66,7 @@ TEST(KernelPackage, TheImageIsUnpackedOnceAndTheModulesAreNot) {
   const std::string image = kernel_image_of_deb(deb, "a", cache.string());
   EXPECT_EQ(fs::path(image).filename(), "vmlinuz-9.9.9-test");
   EXPECT_THAT(image, StartsWith((cache / "deb").string() + "/"));
-  EXPECT_EQ(read(image), "a kernel image");
+  EXPECT_EQ(read_file(image), "a kernel image");
   std::size_t files = 0;
   for (const auto& entry : fs::recursive_directory_iterator(cache)) files += entry.is_regular_file() ? 1 : 0;
   EXPECT_EQ(files, 1u) << "only the image is unpacked";
@@ -86,7 +79,7 @@ TEST(KernelPackage, TheImageIsUnpackedOnceAndTheModulesAreNot) {
   const std::string other = make_deb(dir.path(), "linux-image-9.9.8-test", {{"boot/vmlinuz-9.9.8-test", "older"}});
   const std::string other_image = kernel_image_of_deb(other, "b", cache.string());
   EXPECT_NE(fs::path(other_image).parent_path(), fs::path(image).parent_path());
-  EXPECT_EQ(read(other_image), "older");
+  EXPECT_EQ(read_file(other_image), "older");
 }
 
 TEST(KernelPackage, WhatIsNotAKernelPackageIsBadInputAndLeavesNothing) {
@@ -120,7 +113,7 @@ TEST(KernelPackage, OnlySutsThatBootAnImageGetTheImageInsteadOfThePackage) {
   kbench::plan::Plan qemu =
       kbench::plan::parse_plan("sut: {name: vm, connection: {method: qemu}}\n" + profiles, "qemu.yaml");
   unpack_deb_kernels(qemu, {"a"}, cache);
-  EXPECT_EQ(read(qemu.swprofiles[0].kernel.image), "image");
+  EXPECT_EQ(read_file(qemu.swprofiles[0].kernel.image), "image");
   EXPECT_EQ(qemu.swprofiles[0].kernel.deb, "");
   // Not selected: left as it is.
   EXPECT_EQ(qemu.swprofiles[1].kernel.deb, deb);
