@@ -57,7 +57,8 @@ std::optional<FingerprintPlan> FingerprintView::plan() const {
   const json* object = member(key::kPlan);
   if (!object || !object->is_object()) return std::nullopt;
   return FingerprintPlan{text_in(*object, key::plan::kPath), text_in(*object, key::plan::kRun),
-                         text_in(*object, key::plan::kBlock), integer_in(*object, key::plan::kSession)};
+                         text_in(*object, key::plan::kBlock), integer_in(*object, key::plan::kSession),
+                         text_in(*object, key::plan::kPair), text_in(*object, key::plan::kPairUnit)};
 }
 
 std::optional<FingerprintSwprofile> FingerprintView::swprofile() const {

@@ -84,6 +84,12 @@ inline constexpr const char* kBenchmarks = "benchmarks";
 inline constexpr const char* kOrdering = "ordering";
 inline constexpr const char* kOrder = "order";
 inline constexpr const char* kBlock = "block";
+// Sessions measured at the same moment under a paired design (two SUTs of
+// one class swapping kernels, or two guests of one host) share a pair; the
+// unit is what the two sides of a pair do not share (the SUT, the CPU set),
+// swapped between the pair's swprofiles from one pair to the next.
+inline constexpr const char* kPair = "pair";
+inline constexpr const char* kPairUnit = "pair_unit";
 }  // namespace plan
 
 // What the swprofile sets on purpose, and the members of that object.
@@ -103,6 +109,8 @@ struct FingerprintPlan {
   std::optional<std::string> run;    // the execution's run id
   std::optional<std::string> block;  // set where sessions are paused apart
   std::optional<std::int64_t> session;  // the round inside the run
+  std::optional<std::string> pair;       // set under a paired design
+  std::optional<std::string> pair_unit;  // the side of the pair: SUT or CPU set
 };
 
 // What a plan's swprofile declares: its kernel (as the plan names it) and
