@@ -83,9 +83,7 @@ std::string plan_status_word(const PlanStatus& status) {
   for (const auto& profile : status.swprofiles) planned_boots += profile.planned;
   // systemd keeps a unit's failure until the next boot: the run resumed after
   // this boot stopped before it could record it, and nothing will go on alone.
-  const bool unit_failed = status.unit_state.size() >= 6 &&
-                           status.unit_state.compare(status.unit_state.size() - 6, 6, "failed") == 0;
-  if (status.state && unit_failed) {
+  if (status.state && status.unit_state.ends_with("failed")) {
     return fmt::format("stopped: the run resumed after the last boot failed (its log: {}); `kbench plan exec {} "
                        "--resume` continues it",
                        status.log, status.plan);
