@@ -180,6 +180,17 @@ TEST(ProcessRun, HandsStdoutToTheHandlerAndKillsALateCommandInOurGroup) {
   EXPECT_EQ(exit_code(late.wait_status), 128 + SIGKILL);
 }
 
+// GNU tar and coreutils close stdout and stderr on their way out: the end
+// of the output must not be taken for the end of the command, whose exit
+// status would then be lost to the group's kill.
+TEST(ProcessRun, ACommandThatClosesItsOutputBeforeItEndsGivesItsExitStatus) {
+  const CommandResult result =
+      run_command({"sh", "-c", "echo out; exec >&- 2>&-; sleep 0.3; exit 3"}, "", seconds(60));
+  EXPECT_EQ(result.exit_status, 3);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_EQ(result.out, "out\n");
+}
+
 TEST(ProcessRun, AProgramThatCannotBeExecutedSaysSoAndExitsWith127) {
   const CommandResult result = run({"/nonexistent/kbench-test-program"}, {});
   EXPECT_EQ(result.exit_status, 127);

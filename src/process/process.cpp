@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -60,13 +61,17 @@ int wait_for_exit(pid_t pid) {
 }
 
 std::optional<int> wait_for_exit_until(pid_t pid, Clock::time_point deadline) {
+  // From 1 ms up to 100 ms: a child that is ending is reaped at once, one
+  // that runs on costs few wake-ups.
+  useconds_t pause = 1000;
   for (;;) {
     int status = 0;
     const pid_t waited = waitpid(pid, &status, WNOHANG);
     if (waited == pid) return status;
     if (waited < 0 && errno != EINTR) return -1;
     if (Clock::now() >= deadline) return std::nullopt;
-    usleep(100000);
+    usleep(pause);
+    pause = std::min<useconds_t>(pause * 2, 100000);
   }
 }
 
@@ -211,15 +216,22 @@ CommandResult run(const std::vector<std::string>& argv, const RunOptions& option
                                    [&](const char* data, std::size_t size) { result.err.append(data, size); },
                                    {}});
   result.timed_out = end == PumpEnd::Deadline;
+  // The end of its output is not the end of the command: GNU tools close
+  // stdout and stderr on their way out, so the command is waited for (up to
+  // the deadline) before what it left in its group is killed, or its exit
+  // would race the kill.
+  std::optional<int> ended;
+  if (!result.timed_out) ended = wait_for_exit_until(child.pid, options.deadline);
+  if (!ended) result.timed_out = true;
   if (options.death_signal != 0) {
     kill(-child.pid, SIGKILL);
-  } else if (result.timed_out) {
+  } else if (!ended) {
     kill(child.pid, SIGKILL);
   }
   for (int fd : {fds.stdin_fd, fds.stdout_fd, fds.stderr_fd}) {
     if (fd >= 0) close(fd);
   }
-  result.wait_status = wait_for_exit(child.pid);
+  result.wait_status = ended ? *ended : wait_for_exit(child.pid);
   if (!result.timed_out && WIFEXITED(result.wait_status)) result.exit_status = WEXITSTATUS(result.wait_status);
   return result;
 }
