@@ -455,7 +455,9 @@ TEST(LavaDevices, SaysHowManyCouldTakeAJobAndEachOnesStateAndHealth) {
             "1 device, 1 Idle and Good: q1 Idle/Good");
   nlohmann::json many = {{"count", 30}, {"results", nlohmann::json::array()}};
   for (int i = 0; i < 20; ++i) {
-    many["results"].push_back({{"hostname", "b" + std::to_string(i)}, {"state", "Idle"}, {"health", "Retired"}});
+    std::string host = "b";  // not "b" + to_string(i), which GCC 12 takes for an overflowing memcpy
+    host += std::to_string(i);
+    many["results"].push_back({{"hostname", host}, {"state", "Idle"}, {"health", "Retired"}});
   }
   EXPECT_EQ(lava::describe_devices(many.dump()),
             "30 devices, 0 Idle and Good of the first 20: b0 Idle/Retired, b1 Idle/Retired, b2 Idle/Retired, "

@@ -102,8 +102,8 @@ TEST(SutMethods, DeployableMethodsHaveAShellOnTheSut) {
 
 TEST(SutMethods, AKernelBootingMethodNeedsTheSwprofilesImage) {
   EXPECT_EQ(error_of([] { make_connection("qemu", {}, nullptr); }),
-            "swprofiles[].kernel: expected a kernel image to boot with the qemu connection (kernel: PATH; packages "
-            "and modules are installed on ssh SUTs with sut.boot)");
+            "swprofiles[].kernel: expected a kernel image to boot with the qemu connection (kernel: PATH, or "
+            "{image: PATH, modules: TARBALL})");
   const SwprofileKernel deb{"a", "", "", "linux.deb", {}, ""};
   EXPECT_THAT(error_of([&] { make_connection("qemu", {}, &deb); }), ::testing::StartsWith("swprofiles[a].kernel:"));
 }

@@ -1,6 +1,7 @@
 // The qemu connection. The unit parts always run; booting a real kernel runs
 // when KBENCH_TEST_KERNEL names one (`make test` fetches a Debian kernel with
 // scripts/fetch-test-kernel.sh and hands it to ctest).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,7 +18,9 @@
 #include "store/result_store.h"
 #include "sut/connection.h"
 #include "sut/initramfs.h"
+#include "support/error_text.h"
 #include "support/test_paths.h"
+#include "sysinfo/sha256.h"
 
 namespace kbench::sut {
 namespace {
@@ -28,6 +31,7 @@ using process::CommandResult;
 using process::run_command;
 using process::shell_quote;
 using std::chrono::seconds;
+using testing::error_of;
 
 std::string agent_path() { return std::string(KBENCH_BINARY_DIR) + "/kbench-agent"; }
 
@@ -59,6 +63,59 @@ TEST(Cpio, CpioToolListsAndExtractsWhatWasWritten) {
   fs::remove_all(dir);
 }
 
+// A tree under `root` packed by the real tar with `flags` (e.g. -J for xz).
+fs::path pack_tree(const fs::path& root, const std::string& flags) {
+  const fs::path tarball = root.string() + ".tar";
+  const CommandResult packed = run_command({"tar", "-c" + flags + "f", tarball.string(), "-C", root.string(), "."}, "",
+                                           seconds(60));
+  EXPECT_EQ(packed.exit_status, 0) << packed.err;
+  return tarball;
+}
+
+TEST(ModulesArchive, TheTarballsTreeComesOutOfTheArchiveAsItWent) {
+  if (access("/usr/bin/cpio", X_OK) != 0 && access("/bin/cpio", X_OK) != 0) GTEST_SKIP() << "skipped: no cpio tool";
+  const fs::path root = fs::temp_directory_path() / ("kbench-modules-" + std::to_string(getpid()));
+  const fs::path release = root / "lib/modules/6.1.0-kb";
+  fs::create_directories(release / "kernel/drivers/net");
+  std::ofstream(release / "kernel/drivers/net/dummy.ko") << "not really a module";
+  std::ofstream(release / "modules.dep") << "kernel/drivers/net/dummy.ko:\n";
+  fs::create_symlink("/usr/src/linux-kb", release / "build");
+  const fs::path tarball = pack_tree(root, "J");
+  const std::string archive = modules_archive(tarball.string());
+  EXPECT_EQ(modules_archive(tarball.string()), archive) << "one tarball, one archive";
+  const fs::path out = root.string() + ".out";
+  fs::create_directories(out);
+  const CommandResult extracted =
+      run_command({"sh", "-c", "cd " + shell_quote(out.string()) + " && cpio -id"}, archive, seconds(10));
+  EXPECT_EQ(extracted.exit_status, 0) << extracted.err;
+  std::ifstream dep(out / "lib/modules/6.1.0-kb/modules.dep");
+  std::string line;
+  std::getline(dep, line);
+  EXPECT_EQ(line, "kernel/drivers/net/dummy.ko:");
+  EXPECT_EQ(fs::file_size(out / "lib/modules/6.1.0-kb/kernel/drivers/net/dummy.ko"), 19u);
+  EXPECT_EQ(fs::read_symlink(out / "lib/modules/6.1.0-kb/build"), "/usr/src/linux-kb");
+  for (const fs::path& dir : {root, out}) fs::remove_all(dir);
+  fs::remove(tarball);
+}
+
+TEST(ModulesArchive, WhatIsNotATarballOfLibModulesIsNamed) {
+  const fs::path root = fs::temp_directory_path() / ("kbench-not-modules-" + std::to_string(getpid()));
+  fs::create_directories(root / "boot");
+  std::ofstream(root / "boot/vmlinuz") << "x";
+  const fs::path no_modules = pack_tree(root, "");
+  EXPECT_EQ(error_of([&] { modules_archive(no_modules.string()); }),
+            "swprofile kernel.modules " + no_modules.string() +
+                ": expected a tarball of lib/modules/RELEASE/ (it holds no lib/modules/ directory)");
+  const fs::path text = root / "boot/vmlinuz";
+  EXPECT_THAT(error_of([&] { modules_archive(text.string()); }),
+              ::testing::StartsWith("swprofile kernel.modules " + text.string() +
+                                    ": expected a tarball of lib/modules/RELEASE/ (tar: "));
+  EXPECT_EQ(error_of([&] { modules_archive("/no/such.tar"); }),
+            "swprofile kernel.modules /no/such.tar: expected a readable tarball of lib/modules/RELEASE/");
+  fs::remove_all(root);
+  fs::remove(no_modules);
+}
+
 // The /init is joined from assets/sut/init_*.sh: a fragment left out or
 // joined out of order still makes a script, which only a boot would catch.
 TEST(QemuInit, JoinsTheFragmentsInTheOrderTheyRun) {
@@ -87,11 +144,11 @@ TEST(QemuInit, JoinsTheFragmentsInTheOrderTheyRun) {
 }
 
 TEST(QemuParams, BadParametersNameTheKey) {
-  const QemuBoot boot{"/proc/self/exe", {}, {}};
+  const QemuBoot boot{"/proc/self/exe", {}, {}, {}};
   EXPECT_THROW(make_qemu_connection({{"accel", "hvf"}}, boot, agent_path()), InputError);
   EXPECT_THROW(make_qemu_connection({{"cpus", "two"}}, boot, agent_path()), InputError);
   EXPECT_THROW(make_qemu_connection({{"memroy", "1G"}}, boot, agent_path()), InputError);
-  EXPECT_THROW(make_qemu_connection({}, QemuBoot{"/no/such/vmlinuz", {}, {}}, agent_path()), InputError);
+  EXPECT_THROW(make_qemu_connection({}, QemuBoot{"/no/such/vmlinuz", {}, {}, {}}, agent_path()), InputError);
 }
 
 bool have_qemu() { return run_command({"sh", "-c", "command -v qemu-system-x86_64"}, "", seconds(5)).exit_status == 0; }
@@ -100,7 +157,7 @@ TEST(QemuBoot, AFileThatIsNotAKernelFailsWithTheReason) {
   if (!have_qemu()) GTEST_SKIP() << "skipped: qemu-system-x86_64 not installed (Debian package qemu-system-x86)";
   const fs::path bogus = fs::temp_directory_path() / ("kbench-not-a-kernel-" + std::to_string(getpid()));
   std::ofstream(bogus) << "this is not a kernel image\n";
-  auto connection = make_qemu_connection({{"accel", "tcg"}, {"boot_timeout", "60"}}, {bogus.string(), {}, {}},
+  auto connection = make_qemu_connection({{"accel", "tcg"}, {"boot_timeout", "60"}}, {bogus.string(), {}, {}, {}},
                                          agent_path());
   const auto result =
       runner::invoke_agent(*connection, {"fingerprint"}, seconds(120), [](const nlohmann::json&) {});
@@ -123,7 +180,7 @@ std::map<std::string, std::string> vm_params() {
 
 TEST(QemuBoot, FingerprintIsTakenInsideTheVmWithTheAccelerator) {
   if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
-  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {"mitigations=off", "kbench.test=1"}, {}},
+  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {"mitigations=off", "kbench.test=1"}, {}, {}},
                                          agent_path());
   nlohmann::json fingerprint;
   const auto started = Clock::now();
@@ -142,9 +199,38 @@ TEST(QemuBoot, FingerprintIsTakenInsideTheVmWithTheAccelerator) {
   EXPECT_TRUE(fingerprint["qemu_accel"] == "kvm" || fingerprint["qemu_accel"] == "tcg");
 }
 
+// The guest finds the tarball's tree at /lib/modules: the agent hashes the
+// config it finds there, as it does on a Fedora-style machine, when the
+// kernel has no config-RELEASE beside it.
+TEST(QemuBoot, TheSwprofilesModulesAreInTheGuest) {
+  if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
+  const std::string name = fs::path(test_kernel()).filename().string();
+  const fs::path config = fs::path(test_kernel()).parent_path() / ("config-" + name.substr(name.find('-') + 1));
+  if (name.rfind("vmlinuz-", 0) != 0 || !fs::exists(config)) GTEST_SKIP() << "skipped: no config beside the kernel";
+  const std::string release = name.substr(8);
+  const fs::path root = fs::temp_directory_path() / ("kbench-guest-modules-" + std::to_string(getpid()));
+  fs::create_directories(root / "lib/modules" / release);
+  fs::copy_file(config, root / "lib/modules" / release / "config");
+  const fs::path tarball = pack_tree(root, "z");
+  // A copy without the config beside it, so the /boot one is not what the agent finds.
+  const fs::path kernel = root.string() + ".bzImage";
+  fs::copy_file(test_kernel(), kernel);
+  auto connection = make_qemu_connection(vm_params(), {kernel.string(), {}, {}, tarball.string()}, agent_path());
+  nlohmann::json fingerprint;
+  const auto result = runner::invoke_agent(*connection, {"fingerprint"}, seconds(300), [&](const nlohmann::json& r) {
+    if (r["type"] == "fingerprint") fingerprint = r["data"];
+  });
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_tail;
+  EXPECT_EQ(fingerprint["kernel_release"], release);
+  EXPECT_EQ(fingerprint["kernel_config_sha256"], sysinfo::file_sha256(config.string())) << fingerprint.dump();
+  fs::remove_all(root);
+  fs::remove(tarball);
+  fs::remove(kernel);
+}
+
 TEST(QemuBoot, WeirdArgumentsReachTheAgentInsideUnchanged) {
   if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
-  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {}, {}}, agent_path());
+  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {}, {}, {}}, agent_path());
   const std::string name = "no such; $x \"y\" 'z' \\ *";
   const auto result =
       runner::invoke_agent(*connection, {"run", "--benchmark", name}, seconds(300), [](const nlohmann::json&) {});
@@ -155,7 +241,7 @@ TEST(QemuBoot, WeirdArgumentsReachTheAgentInsideUnchanged) {
 TEST(QemuBoot, AKernelThatPanicsFailsWithTheConsoleTail) {
   if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
   // No such init: the kernel panics ("No working init found").
-  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {"rdinit=/no/such/init", "init=/no/such"}, {}},
+  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {"rdinit=/no/such/init", "init=/no/such"}, {}, {}},
                                          agent_path());
   const auto started = Clock::now();
   const auto result =
@@ -174,7 +260,7 @@ TEST(QemuBoot, AKernelThatDoesNotReachInitInTimeFailsWithTheConsoleTail) {
   auto params = vm_params();
   params["accel"] = "tcg";
   params["boot_timeout"] = "1";
-  auto connection = make_qemu_connection(params, {test_kernel(), {}, {}}, agent_path());
+  auto connection = make_qemu_connection(params, {test_kernel(), {}, {}, {}}, agent_path());
   const auto result =
       runner::invoke_agent(*connection, {"fingerprint"}, seconds(300), [](const nlohmann::json&) {});
   EXPECT_NE(result.exit_status, 0);

@@ -99,6 +99,7 @@ struct QemuBoot {
   std::string kernel;
   std::vector<std::string> cmdline;
   std::string initrd;  // optional; the agent's archive is appended to it
+  std::string modules;  // optional; a tarball of lib/modules/RELEASE/ appended after it
 };
 
 // One VM boot per start_agent; params: memory, cpus, accel (auto|kvm|tcg),

@@ -3,7 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -18,6 +22,13 @@ namespace {
 
 void pad_to_4(std::string& bytes) {
   while (bytes.size() % 4 != 0) bytes.push_back('\0');
+}
+
+// Concatenated archives, as the kernel unpacks them: it skips the zero
+// padding between them.
+std::string followed_by(std::string first, const std::string& next) {
+  while (first.size() % 512 != 0) first.push_back('\0');
+  return first + next;
 }
 
 std::string read_whole(const std::string& path, const std::string& what) {
@@ -91,7 +102,7 @@ void require_readable_image(const std::string& kernel) {
 }
 
 std::string agent_initramfs(const std::string& busybox, const std::string& init, const std::string& agent_path,
-                            const std::string& kernel, const std::string& initrd) {
+                            const std::string& kernel, const std::string& initrd, const std::string& modules) {
   namespace fs = std::filesystem;
   CpioWriter cpio;
   for (const char* dir : {"bin", "dev", "proc", "sys", "tmp", "kbench", "boot"}) cpio.add_directory(dir);
@@ -107,16 +118,68 @@ std::string agent_initramfs(const std::string& busybox, const std::string& init,
     }
   }
   std::string archive = cpio.finish();
-  if (!initrd.empty()) archive = read_whole(initrd, "swprofile initrd") + archive;
+  if (!initrd.empty()) archive = followed_by(read_whole(initrd, "swprofile initrd"), archive);
+  if (!modules.empty()) archive = followed_by(std::move(archive), modules_archive(modules));
   return archive;
+}
+
+std::string modules_archive(const std::string& tarball) {
+  namespace fs = std::filesystem;
+  const std::string what = "swprofile kernel.modules " + tarball;
+  if (access(tarball.c_str(), R_OK) != 0) throw InputError(what + ": expected a readable tarball of lib/modules/RELEASE/");
+  char pattern[] = "/tmp/kbench-modules.XXXXXX";
+  if (!mkdtemp(pattern)) throw RunError(std::string("mkdtemp: ") + std::strerror(errno));
+  const fs::path dir = pattern;
+  struct Remove {
+    fs::path dir;
+    ~Remove() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } remove{dir};
+  // GNU tar recognises the compression by the bytes; ownership and modes
+  // that root's tar would restore do not matter, the archive sets its own.
+  const auto extracted = process::run_command({"tar", "-xf", tarball, "-C", dir.string(), "--no-same-owner"}, "",
+                                              std::chrono::minutes(5));
+  if (extracted.exit_status != 0) {
+    const std::string why = extracted.timed_out ? "timed out after 5 minutes"
+                            : !extracted.err.empty() ? process::last_lines(extracted.err, 1)
+                                                     : fmt::format("exit status {}", extracted.exit_status);
+    throw InputError(what + ": expected a tarball of lib/modules/RELEASE/ (tar: " + why + ")");
+  }
+  const fs::path modules = dir / "lib" / "modules";
+  std::error_code ec;
+  if (!fs::is_directory(modules, ec) || fs::is_empty(modules, ec)) {
+    throw InputError(what + ": expected a tarball of lib/modules/RELEASE/ (it holds no lib/modules/ directory)");
+  }
+  // In a fixed order, so one tarball always makes the same archive.
+  std::vector<fs::path> entries;
+  for (auto it = fs::recursive_directory_iterator(modules); it != fs::recursive_directory_iterator(); ++it) {
+    entries.push_back(it->path());
+  }
+  std::sort(entries.begin(), entries.end());
+  CpioWriter cpio;
+  cpio.add_directory("lib");
+  cpio.add_directory("lib/modules");
+  for (const fs::path& entry : entries) {
+    const std::string name = entry.lexically_relative(dir).string();
+    const auto status = fs::symlink_status(entry);
+    if (fs::is_symlink(status)) {
+      cpio.add_symlink(name, fs::read_symlink(entry).string());
+    } else if (fs::is_directory(status)) {
+      cpio.add_directory(name);
+    } else if (fs::is_regular_file(status)) {
+      cpio.add_file(name, read_whole(entry.string(), "module file"),
+                    static_cast<std::uint32_t>(status.permissions() & fs::perms::mask));
+    }
+  }
+  return cpio.finish();
 }
 
 std::string with_agent_args(std::string base, const std::vector<std::string>& args) {
   CpioWriter args_cpio;
   args_cpio.add_file("kbench/args", "set -- " + process::shell_join(args) + "\n", 0644);
-  // The kernel skips the zero padding between concatenated archives.
-  while (base.size() % 512 != 0) base.push_back('\0');
-  return base + args_cpio.finish();
+  return followed_by(std::move(base), args_cpio.finish());
 }
 
 }  // namespace kbench::sut

@@ -53,10 +53,18 @@ void require_readable_image(const std::string& kernel);
 // `init`, the agent as kbench/kbench-agent and, when the kernel is a Debian
 // vmlinuz-X with config-X beside it, that config under boot/ (the agent
 // records its hash as on a real machine). `initrd`, when set, comes first
-// (the kernel unpacks concatenated archives). Throws InputError for a file
-// that cannot be read.
+// (the kernel unpacks concatenated archives); `modules`, when set, last (see
+// modules_archive). Throws InputError for a file that cannot be read.
 std::string agent_initramfs(const std::string& busybox, const std::string& init, const std::string& agent_path,
-                            const std::string& kernel, const std::string& initrd);
+                            const std::string& kernel, const std::string& initrd, const std::string& modules = {});
+// A swprofile's modules tarball (lib/modules/RELEASE/..., as `make
+// modules_install INSTALL_MOD_PATH=DIR` leaves it and kbench's build packs
+// it; gzip, xz or zstd compressed or not) as an archive of that tree, so a
+// kernel booted with kbench's initramfs finds its modules where modprobe
+// and depmod look. The tree lives in the guest's memory: keep it to the
+// modules the benchmarks need. Throws InputError for a file that is not such
+// a tarball.
+std::string modules_archive(const std::string& tarball);
 // `base` followed by an archive holding kbench/args for `args`.
 std::string with_agent_args(std::string base, const std::vector<std::string>& args);
 

@@ -695,7 +695,8 @@ class LavaConnection final : public Connection {
   AgentProcess start_agent(const std::vector<std::string>& args) override {
     if (!wrapper_.empty()) throw InputError("a swprofile wrapper cannot run inside a lava SUT");
     if (base_archive_.empty()) {
-      base_archive_ = agent_initramfs(params_.busybox, lava_init(), agent_path_, swprofile_.image, swprofile_.initrd);
+      base_archive_ = agent_initramfs(params_.busybox, lava_init(), agent_path_, swprofile_.image, swprofile_.initrd,
+                                      swprofile_.modules);
     }
     const std::string initramfs = fmt::format("{}/initramfs-{}.cpio", work_dir_, ++jobs_);
     {
@@ -1171,9 +1172,10 @@ KBENCH_SUT_METHOD({
     .params = lava_param_specs(),
     .capabilities = {Capability::BootsKernel},
     .make = [](const Params& params, const SwprofileKernel* swprofile) -> std::unique_ptr<Connection> {
-      if (!swprofile || swprofile->image.empty() || !swprofile->modules.empty() || !swprofile->deb.empty()) {
+      if (!swprofile || swprofile->image.empty() || !swprofile->deb.empty()) {
         throw InputError(std::string("swprofiles[") + (swprofile ? swprofile->name : "") +
-                         "].kernel: expected a kernel image to boot with the lava connection (kernel: PATH)");
+                         "].kernel: expected a kernel image to boot with the lava connection (kernel: PATH, or "
+                         "{image: PATH, modules: TARBALL})");
       }
       MethodRegistry::instance().get(kLavaMethod).require_valid(params);
       LavaParams parsed = parse_lava_params(params);

@@ -57,8 +57,8 @@ class Capabilities {
 struct SwprofileKernel {
   std::string name;  // for error messages
   std::string image;
-  std::string modules;  // set: a kernel only a deployed SUT can install
-  std::string deb;      // likewise
+  std::string modules;  // a tarball of lib/modules/RELEASE/, put into the boot's initramfs
+  std::string deb;      // set: a kernel only a deployed SUT can install (plan exec unpacks its image first)
   std::vector<std::string> cmdline;
   std::string initrd;
 };

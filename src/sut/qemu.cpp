@@ -251,7 +251,8 @@ class QemuConnection final : public Connection {
   // own initrd when it has one (the kernel unpacks concatenated archives).
   std::string write_initramfs(const std::vector<std::string>& args) {
     if (base_archive_.empty()) {
-      base_archive_ = agent_initramfs(params_.busybox, qemu_init(params_.arch), agent_path_, boot_.kernel, boot_.initrd);
+      base_archive_ = agent_initramfs(params_.busybox, qemu_init(params_.arch), agent_path_, boot_.kernel, boot_.initrd,
+                                      boot_.modules);
     }
     const std::string path = work_dir_ + "/initramfs.cpio";
     write_whole(path, with_agent_args(base_archive_, args));
@@ -506,12 +507,12 @@ KBENCH_SUT_METHOD({
     .params = qemu_param_specs(),
     .capabilities = {Capability::BootsKernel},
     .make = [](const Params& params, const SwprofileKernel* swprofile) {
-      if (!swprofile || swprofile->image.empty() || !swprofile->modules.empty() || !swprofile->deb.empty()) {
+      if (!swprofile || swprofile->image.empty() || !swprofile->deb.empty()) {
         throw InputError(std::string("swprofiles[") + (swprofile ? swprofile->name : "") +
-                         "].kernel: expected a kernel image to boot with the qemu connection (kernel: PATH; packages "
-                         "and modules are installed on ssh SUTs with sut.boot)");
+                         "].kernel: expected a kernel image to boot with the qemu connection (kernel: PATH, or "
+                         "{image: PATH, modules: TARBALL})");
       }
-      QemuBoot boot{swprofile->image, swprofile->cmdline, swprofile->initrd};
+      QemuBoot boot{swprofile->image, swprofile->cmdline, swprofile->initrd, swprofile->modules};
       return make_qemu_connection(params, std::move(boot), find_agent_binary());
     },
 });
