@@ -74,7 +74,6 @@ class KernelBuildKey : public ::testing::Test {
   KernelBuildSpec spec;
 };
 
-}  // namespace
 
 TEST_F(KernelBuildKey, SameInputsGiveTheSameKey) {
   const std::string first = key();
@@ -207,7 +206,6 @@ TEST(BuildKey, IsTheSha256OfTheParts) {
 
 // ---- the plan's build: ---------------------------------------------------------
 
-namespace {
 
 class PlanBuild : public ::testing::Test {
  protected:
@@ -228,8 +226,6 @@ class PlanBuild : public ::testing::Test {
   TempDir dir{"kbench-plan-build"};
   fs::path previous;
 };
-
-}  // namespace
 
 TEST_F(PlanBuild, ParsesAFullSpecWithPathsRelativeToThePlan) {
   write(dir.path() / "plans/p.yaml", plan("{source: ../linux, ref: v6.1, config: ../frag.config, fragments: "
@@ -302,3 +298,5 @@ TEST(ConfigTarget, NamesVersusFiles) {
   EXPECT_FALSE(is_config_target("/boot/config-6.1.0"));
   EXPECT_FALSE(is_config_target("my.cfg"));
 }
+
+}  // namespace
