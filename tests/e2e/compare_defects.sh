@@ -40,7 +40,7 @@ for format in grid markdown delta mail; do
 done
 "$KBENCH" compare A B --format csv >"$WORK/cmp.csv" 2>"$WORK/err" || fail "compare csv exited $?"
 # params and run_df, then the SUT class columns (sut_class, suts, machines).
-head -1 "$WORK/cmp.csv" | grep -q ',params,run_df,sut_class,suts,machines$' && pass || fail "compare csv has no params column"
+head -1 "$WORK/cmp.csv" | grep -q ',params,run_df,sut_class,suts,machines,pairs$' && pass || fail "compare csv has no params column"
 [ "$(grep -c ',calls=2000,[0-9.]*,[^,]*,[^,]*,[0-9]*$' "$WORK/cmp.csv")" -ge 1 ] && pass || fail "compare csv lacks calls=2000 rows"
 [ "$(grep -c ',calls=20000,[0-9.]*,[^,]*,[^,]*,[0-9]*$' "$WORK/cmp.csv")" -ge 1 ] && pass || fail "compare csv lacks calls=20000 rows"
 
