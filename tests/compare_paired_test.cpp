@@ -87,7 +87,7 @@ class ComparePaired : public ::testing::Test {
 
   analysis::Report compare(bool per_sut = false, analysis::TestMethod method = analysis::TestMethod::Welch,
                            bool forget_pairs = false) {
-    auto store = store::open_store(url(), store::OpenMode::OpenExisting);
+    auto store = store::open_store(url(), store::OpenMode::ReadOnly);
     store::SampleQuery query;
     query.settled_only = true;
     analysis::SessionOrigins origins = analysis::session_origins(*store);
@@ -132,7 +132,7 @@ TEST_F(ComparePaired, AnAACrossoverUnderSharedDriftMarksNothingAndIsNarrow) {
   measure(crossover(8), "lab", machine_speed, 0.0);
   {
     // A resumed base session of no pair: left out of the pairs.
-    auto store = store::open_store(url(), store::OpenMode::OpenExisting);
+    auto store = store::open_store(url(), store::OpenMode::MustExist);
     session(*store, "a", "lab", "base", 8, "", "", 112.0);
   }
   const auto report = compare();

@@ -19,6 +19,7 @@
 //   one([0.05, 0.07, 0.04, 0.065])
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
