@@ -45,12 +45,7 @@ class ComparePaired : public ::testing::Test {
   void session(store::ResultStore& store, const std::string& sut, const std::string& sut_class,
                const std::string& profile, int slot, const std::string& pair, const std::string& unit, double mean) {
     store::SessionStart start;
-    start.sut.name = sut;
-    start.sut.hostname = sut + ".lab";
-    start.sut.arch = "x86_64";
-    start.sut.cpu_model = "Test CPU";
-    start.sut.cpu_count = 4;
-    start.sut.memory_gib = 8;
+    start.sut = {sut, sut + ".lab", "x86_64", "Test CPU", 4, 8, "Test Board"};
     start.swprofile = profile;
     nlohmann::json plan = {{"run", "paired-run"}, {"session", slot}};
     if (!pair.empty()) {
@@ -159,6 +154,7 @@ TEST_F(ComparePaired, AnAACrossoverUnderSharedDriftMarksNothingAndIsNarrow) {
   const std::string text = render(report, "grid");
   EXPECT_THAT(text, HasSubstr("Paired: 1 cell tested on 8 pairs measured at the same moment"));
   EXPECT_THAT(text, HasSubstr("df = pairs - 2"));
+  EXPECT_THAT(text, Not(HasSubstr("Sessions:"))) << "the pairs' line says what the cell was tested on";
   EXPECT_THAT(render(report, "markdown"), HasSubstr("Paired: 1 cell tested on 8 pairs"));
   EXPECT_THAT(render(report, "json"), HasSubstr("\"pairs\": 8"));
 }

@@ -949,7 +949,8 @@ Report build_comparison(const std::vector<store::SampleRow>& samples, const Comp
       if (!row.base_present) continue;
       for (auto& cell : row.cells) {
         if (!cell.present) continue;
-        if (tests.sessions.count(&cell) || tests.pairs.count(&cell)) ++out.legend.cells_on_session_means;
+        // Cells tested on pairs have a legend line of their own.
+        if (tests.sessions.count(&cell)) ++out.legend.cells_on_session_means;
         if (!gives_p_values(options.method)) {
           if (cell.note.empty()) ++out.legend.rows_tested;
         } else if (std::isfinite(cell.p_value)) {
