@@ -203,10 +203,12 @@ TEST_F(ComparePaired, ADuetOnOneHostIsTestedOnItsPairsPerSut) {
 }
 
 TEST_F(ComparePaired, FewerThanThreePairsFallBackAndSayNothingOfPairs) {
-  // Two slots paired, three more whose partners are missing (the test side
-  // of those slots ran without a pair).
+  // Two slots paired; a third whose two sessions name one pair but ran on
+  // one unit (no pair: nothing cancels between them); two more without a pair.
   auto slots = crossover(5);
-  for (std::size_t k = 2; k < slots.size(); ++k) slots[k].pair.clear();
+  slots[2].test_sut = slots[2].base_sut;
+  slots[2].test_unit = slots[2].base_unit;
+  for (std::size_t k = 3; k < slots.size(); ++k) slots[k].pair.clear();
   measure(slots, "lab", machine_speed, 0.0);
   const auto report = compare();
   const auto& cell = only_cell(report);
