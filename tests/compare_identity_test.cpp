@@ -188,11 +188,12 @@ TEST(RowNames, EveryTextFormatTellsParameterSetsApart) {
 TEST(RowNames, CsvAndJsonAlwaysCarryTheParameters) {
   const analysis::Report report = two_parameter_sets();
   const std::string csv = render(report, "csv");
-  // params, run_df, then the class columns (no class here; the machine "lab").
-  EXPECT_THAT(csv, HasSubstr(",params,run_df,sut_class,suts,machines\n"));
-  EXPECT_THAT(csv, HasSubstr(",groups=4;loops=10,0,,lab,0\n"));
-  EXPECT_THAT(csv, HasSubstr(",groups=4;loops=40,0,,lab,0\n"));
-  EXPECT_THAT(csv, HasSubstr(",loops=5,0,,lab,0\n"));  // also where one set would need no naming
+  // params, run_df, then the class columns (no class here; the machine "lab")
+  // and the pairs.
+  EXPECT_THAT(csv, HasSubstr(",params,run_df,sut_class,suts,machines,pairs\n"));
+  EXPECT_THAT(csv, HasSubstr(",groups=4;loops=10,0,,lab,0,0\n"));
+  EXPECT_THAT(csv, HasSubstr(",groups=4;loops=40,0,,lab,0,0\n"));
+  EXPECT_THAT(csv, HasSubstr(",loops=5,0,,lab,0,0\n"));  // also where one set would need no naming
   const auto json = nlohmann::json::parse(render(report, "json"));
   const auto& rows = json["tables"][0]["rows"];
   ASSERT_EQ(rows.size(), 3u);

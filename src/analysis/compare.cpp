@@ -1,6 +1,7 @@
 #include "analysis/compare.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -14,6 +15,7 @@
 #include "common/errors.h"
 #include "common/params.h"
 #include "stats/distributions.h"
+#include "stats/paired.h"
 #include "stats/run_model.h"
 #include "stats/stats.h"
 
@@ -137,13 +139,13 @@ class Origins {
     const auto* o = find(session);
     return o && !o->round.empty() ? o->round : "session:" + std::to_string(session);
   }
-
- private:
   const SessionOrigin* find(std::int64_t session) const {
     if (!origins_) return nullptr;
     const auto found = origins_->find(session);
     return found == origins_->end() ? nullptr : &found->second;
   }
+
+ private:
   const std::optional<SessionOrigins>& origins_;
 };
 
@@ -207,6 +209,7 @@ RowModel row_model(const RowSamples& row, const std::set<std::string>& compared,
 
 // What one row knows of its SUT's noise, for every cell of the row.
 struct RowNoise {
+  std::string sut;
   const RowSamples* samples = nullptr;
   const std::set<std::string>* compared = nullptr;
   const Origins* origins = nullptr;
@@ -325,6 +328,80 @@ bool test_pooled(const Values& base, const Values& test, const CompareOptions& o
   return false;
 }
 
+// A row's samples on each machine a cell covers, with the machine's name.
+using MachineRows = std::vector<std::pair<std::string, const RowSamples*>>;
+
+// Fewer pairs leave the row to the run model (or the machines' test):
+// the pairs' model has two parameters and needs a residual df besides.
+constexpr std::size_t kMinPairs = 3;
+
+// The log ratios of a cell's complete pairs (docs/statistics.md, "Paired
+// designs"): a base and a test session sharing a pair id, one of each, on two
+// different units. A unit is named with its machine, so that CPU sets of two
+// hosts are never one unit. Sessions without a pair (a resumed one) or whose
+// partner is missing are left out; a pair with a mean <= 0 has no log ratio.
+struct PairedSides {
+  std::vector<double> log_ratios;
+  std::vector<int> unit_signs;  // +1: the base side ran on the pair's first unit (sorted)
+  bool nonpositive = false;
+};
+
+PairedSides collect_pairs(const MachineRows& machines, const std::string& base_profile, const std::string& test_profile,
+                          const Origins& origins) {
+  struct Side {
+    int sessions = 0;
+    double mean = stats::kNaN;
+    std::string unit;
+  };
+  std::map<std::string, std::array<Side, 2>> by_pair;  // pair id -> base side, test side
+  for (const auto& [sut, row] : machines) {
+    for (std::size_t side = 0; side < 2; ++side) {
+      const auto found = row->by_profile.find(side == 0 ? base_profile : test_profile);
+      if (found == row->by_profile.end()) continue;
+      for (const auto& [session, values] : found->second.by_session) {
+        const SessionOrigin* origin = origins.find(session);
+        if (!origin || origin->pair.empty() || origin->pair_unit.empty() || values.empty()) continue;
+        Side& entry = by_pair[origin->pair][side];
+        ++entry.sessions;
+        entry.mean = stats::summarize(values).mean;
+        entry.unit = sut + "\n" + origin->pair_unit;
+      }
+    }
+  }
+  PairedSides sides;
+  for (const auto& [pair, entries] : by_pair) {
+    const Side& base = entries[0];
+    const Side& test = entries[1];
+    if (base.sessions != 1 || test.sessions != 1 || base.unit == test.unit) continue;
+    if (!(base.mean > 0 && test.mean > 0 && std::isfinite(base.mean) && std::isfinite(test.mean))) {
+      sides.nonpositive = true;
+      continue;
+    }
+    sides.log_ratios.push_back(std::log(test.mean) - std::log(base.mean));
+    sides.unit_signs.push_back(natural_less(base.unit, test.unit) ? 1 : -1);
+  }
+  return sides;
+}
+
+// Tests one cell on its pairs, whatever --method (the pairs' test is a
+// t-test; the legend says so under another method). nullopt: too few pairs,
+// the cell is tested as it would be without them. Else whether the CI
+// excludes 0, what ci-overlap marks on.
+std::optional<bool> test_pairs(const PairedSides& sides, const CompareOptions& options, Cell& cell,
+                               stats::PairedTest& result) {
+  if (sides.nonpositive || sides.log_ratios.size() < kMinPairs) return std::nullopt;
+  result = stats::paired_test(sides.log_ratios, sides.unit_signs);
+  cell.pairs = result.pairs;
+  if (!result.valid) {
+    cell.note = result.reason;
+    return false;
+  }
+  cell.change_pct = std::expm1(result.log_change) * 100;
+  cell.change_ci = {true, result.ci_low_pct, result.ci_high_pct};
+  if (gives_p_values(options.method)) cell.p_value = result.p_value;
+  return result.ci_low_pct > 0 || result.ci_high_pct < 0;
+}
+
 // Tests one cell on its sessions with the run model: the change is the
 // contrast of the two profiles' groups, its variance the sessions' part plus
 // the runs' part that the design does not cancel. The change CI always comes
@@ -408,7 +485,8 @@ bool all_finite(const Values& values) {
 // Fills one cell; returns whether the 95% CIs are disjoint (ci-overlap).
 bool evaluate_cell(const std::string& base_profile, const ProfileSamples& base_samples, const std::string& test_profile,
                    const ProfileSamples& test_samples, const RowNoise& noise, const CompareOptions& options,
-                   double level, Cell& cell, const stats::Summary& base_summary, stats::SessionTest& session_result) {
+                   double level, Cell& cell, const stats::Summary& base_summary, stats::SessionTest& session_result,
+                   stats::PairedTest& paired_result) {
   cell.present = true;
   cell.test = stats::summarize(test_samples.values);
   cell.heavy_tail = carried_by_extremes(base_samples.values) || carried_by_extremes(test_samples.values);
@@ -430,6 +508,14 @@ bool evaluate_cell(const std::string& base_profile, const ProfileSamples& base_s
   cell.change_pct = (cell.test.mean - base_summary.mean) / std::abs(base_summary.mean) * 100.0;
   if (options.sessions == SessionMode::Pooled) {
     return test_pooled(base_samples.values, test_samples.values, options, level, base_summary, cell);
+  }
+  if (noise.origins->modelled()) {
+    const PairedSides sides = collect_pairs({{noise.sut, noise.samples}}, base_profile, test_profile, *noise.origins);
+    if (const auto ci_excludes_zero = test_pairs(sides, options, cell, paired_result)) {
+      cell.base_sessions = base_samples.by_session.size();
+      cell.test_sessions = test_samples.by_session.size();
+      return *ci_excludes_zero;
+    }
   }
   return test_sessions(base_profile, base_samples, test_profile, test_samples, noise, options, level, cell,
                        session_result);
@@ -536,11 +622,26 @@ void test_across_machines(const std::vector<std::pair<const Row*, const Cell*>>&
   cell.p_value = 2 * stats::detail::student_t_upper_tail(std::abs(summary.mean / se), df);
 }
 
+// What the verdicts need beyond a cell: the tests behind its CI, by cell.
+struct CellTests {
+  std::set<const Cell*> disjoint;  // ci-overlap: the CIs do not overlap (pairs: the CI excludes 0)
+  std::map<const Cell*, stats::SessionTest> sessions;
+  std::map<const Cell*, stats::PairedTest> pairs;
+  void forget(const Cell* cell) {
+    disjoint.erase(cell);
+    sessions.erase(cell);
+    pairs.erase(cell);
+  }
+};
+
 // The tables of one class's machines (in `members`, per SUT) as one class
 // table. A row only one machine measured moves over as it is, cells included
-// (so a class of one machine reads exactly like its SUT's table).
+// (so a class of one machine reads exactly like its SUT's table). A row with
+// pairs measured at the same moment (crossover: the pair's sessions on two
+// of the machines) is tested on them rather than across the machines.
 Table combine_class(const std::string& sut_class, std::vector<Table>& members,
-                    const std::vector<const std::map<RowKey, RowSamples>*>& samples, const CompareOptions& options) {
+                    const std::vector<const std::map<RowKey, RowSamples>*>& samples, const CompareOptions& options,
+                    const Origins& origins, CellTests& tests) {
   Table table;
   table.sut = sut_class;
   table.sut_class = sut_class;
@@ -608,6 +709,18 @@ Table combine_class(const std::string& sut_class, std::vector<Table>& members,
         cell.heavy_tail = cell.heavy_tail || member_cell.heavy_tail;
         cell.bimodal = cell.bimodal || member_cell.bimodal;
         if (member.base_present && member_cell.present) paired.emplace_back(&member, &member_cell);
+      }
+      if (options.sessions == SessionMode::Sessions && origins.modelled()) {
+        MachineRows machines;
+        for (const std::size_t m : present) machines.emplace_back(members[m].sut, &samples[m]->at(key));
+        stats::PairedTest paired_result;
+        const auto ci_excludes_zero =
+            test_pairs(collect_pairs(machines, options.base, options.tests[c], origins), options, cell, paired_result);
+        if (ci_excludes_zero) {
+          if (paired_result.valid) tests.pairs[&cell] = paired_result;
+          if (*ci_excludes_zero) tests.disjoint.insert(&cell);
+          continue;
+        }
       }
       if (paired.size() < 2) {
         cell.change_pct = (cell.test.mean - row.base.mean) / std::abs(row.base.mean) * 100.0;
@@ -714,10 +827,9 @@ Report build_comparison(const std::vector<store::SampleRow>& samples, const Comp
   out.legend.looks = looks;
 
   // The seed report's rule has no p-value: a row is significant when the two
-  // 95% CIs are disjoint, with no multiple-comparison control.
-  std::set<const Cell*> disjoint;
-  // Session tests, kept to say how many more sessions would decide a row.
-  std::map<const Cell*, stats::SessionTest> session_results;
+  // 95% CIs are disjoint, with no multiple-comparison control. The session
+  // and pair tests are kept to say how many more sessions would decide a row.
+  CellTests tests;
   // One table per machine first; rows pointing at these samples, for the class tables.
   std::vector<const std::map<RowKey, RowSamples>*> table_samples;
   for (const auto& [sut_key, rows] : grouped) {
@@ -779,6 +891,7 @@ Report build_comparison(const std::vector<store::SampleRow>& samples, const Comp
         }
       }
       RowNoise noise;
+      noise.sut = sut_key.sut;
       noise.samples = &row_samples;
       noise.compared = &compared;
       noise.origins = &origins;
@@ -794,10 +907,12 @@ Report build_comparison(const std::vector<store::SampleRow>& samples, const Comp
           continue;
         }
         stats::SessionTest session_result;
+        stats::PairedTest paired_result;
         const bool ci_disjoint = evaluate_cell(options.base, base_it->second, options.tests[c], test_it->second,
-                                               noise, options, level, cell, row.base, session_result);
-        if (session_result.valid) session_results[&cell] = session_result;
-        if (ci_disjoint) disjoint.insert(&cell);
+                                               noise, options, level, cell, row.base, session_result, paired_result);
+        if (session_result.valid) tests.sessions[&cell] = session_result;
+        if (paired_result.valid) tests.pairs[&cell] = paired_result;
+        if (ci_disjoint) tests.disjoint.insert(&cell);
       }
     }
   }
@@ -818,7 +933,12 @@ Report build_comparison(const std::vector<store::SampleRow>& samples, const Comp
         members.push_back(std::move(out.tables[t]));
         member_samples.push_back(table_samples[t]);
       }
-      tables.push_back(combine_class(sut_class, members, member_samples, options));
+      tables.push_back(combine_class(sut_class, members, member_samples, options, origins, tests));
+      // The member cells not moved over go with `members`: their addresses
+      // may come back as cells of the next class.
+      for (const Table& member : members)
+        for (const Row& row : member.rows)
+          for (const Cell& cell : row.cells) tests.forget(&cell);
     }
     out.tables = std::move(tables);
   }
@@ -829,7 +949,8 @@ Report build_comparison(const std::vector<store::SampleRow>& samples, const Comp
       if (!row.base_present) continue;
       for (auto& cell : row.cells) {
         if (!cell.present) continue;
-        if (session_results.count(&cell)) ++out.legend.cells_on_session_means;
+        // Cells tested on pairs have a legend line of their own.
+        if (tests.sessions.count(&cell)) ++out.legend.cells_on_session_means;
         if (!gives_p_values(options.method)) {
           if (cell.note.empty()) ++out.legend.rows_tested;
         } else if (std::isfinite(cell.p_value)) {
@@ -855,8 +976,12 @@ Report build_comparison(const std::vector<store::SampleRow>& samples, const Comp
   const double equivalence_confidence = 1 - 0.05 / looks;
   const auto inside_margin = [&](const Cell& cell) {
     if (!(min_change > 0)) return false;
-    const auto found = session_results.find(&cell);
-    if (found == session_results.end() || looks == 1) {
+    if (const auto paired = tests.pairs.find(&cell); paired != tests.pairs.end() && looks > 1) {
+      const auto ci = stats::paired_change_ci(paired->second, equivalence_confidence);
+      return ci.valid && ci.low >= -min_change && ci.high <= min_change;
+    }
+    const auto found = tests.sessions.find(&cell);
+    if (found == tests.sessions.end() || looks == 1) {
       return cell.change_ci.valid && cell.change_ci.low >= -min_change && cell.change_ci.high <= min_change;
     }
     const auto& t = found->second;
@@ -880,7 +1005,7 @@ Report build_comparison(const std::vector<store::SampleRow>& samples, const Comp
           const double better = signed_change(row, cell, SignConvention::Better);
           const bool significant = gives_p_values(options.method)
                                        ? std::isfinite(cell.q_value) && cell.q_value <= level
-                                       : disjoint.count(&cell) > 0;
+                                       : tests.disjoint.count(&cell) > 0;
           if (significant && std::isfinite(better) && std::abs(cell.change_pct) >= min_change &&
               cell.change_pct != 0) {
             cell.verdict = better > 0 ? Verdict::Improvement : Verdict::Regression;
@@ -909,8 +1034,14 @@ Report build_comparison(const std::vector<store::SampleRow>& samples, const Comp
   const double mark_level =
       options.fdr && gives_p_values(options.method) ? std::min(level, level * (marks + 1) / tested_cells) : level;
   for (Cell* cell : undecided) {
-    const auto found = session_results.find(cell);
-    if (found == session_results.end()) continue;
+    if (const auto paired = tests.pairs.find(cell); paired != tests.pairs.end()) {
+      // One more pair is one more session a side.
+      cell->sessions_to_decide = stats::pairs_to_decide(paired->second, min_change, 1 - mark_level,
+                                                        kSessionsToDecideLimit, equivalence_confidence);
+      continue;
+    }
+    const auto found = tests.sessions.find(cell);
+    if (found == tests.sessions.end()) continue;
     cell->sessions_to_decide = stats::sessions_to_decide(found->second, min_change, 1 - mark_level,
                                                          kSessionsToDecideLimit, equivalence_confidence);
   }

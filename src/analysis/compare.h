@@ -57,6 +57,11 @@ struct SessionOrigin {
   // The round inside the run: sessions of a plan's swprofiles measured one
   // after the other, one of each (plan.session); empty: a round of its own.
   std::string round;
+  // Under a paired design (docs/statistics.md, "Paired designs"): the pair
+  // of sessions measured at the same moment, and the unit this session ran
+  // on (the SUT under crossover, the CPU set under duet); empty otherwise.
+  std::string pair;
+  std::string pair_unit;
 };
 using SessionOrigins = std::map<std::int64_t, SessionOrigin>;
 

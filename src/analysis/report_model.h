@@ -49,6 +49,10 @@ struct Cell {
   // A class table's cell tested across its machines (one change per
   // machine, docs/statistics.md "Machines"): how many; 0 for any other cell.
   std::size_t machines = 0;
+  // Tested on pairs of sessions measured at the same moment (a paired
+  // design, docs/statistics.md "Paired designs"): how many; 0 for any other
+  // cell, and for a row with too few pairs, tested as without them.
+  std::size_t pairs = 0;
 };
 inline constexpr int kSessionsToDecideLimit = 50;
 

@@ -39,8 +39,12 @@ SessionOrigins session_origins(store::ResultStore& store) {
     if (listed.samples == 0) continue;
     const auto session = store.session(listed.id);
     if (!session) continue;
-    origins[listed.id] = {run_of(listed.id, session->fingerprint), kernel_of(session->fingerprint),
-                          round_of(session->fingerprint)};
+    SessionOrigin& origin = origins[listed.id];
+    origin = {run_of(listed.id, session->fingerprint), kernel_of(session->fingerprint), round_of(session->fingerprint)};
+    if (const auto plan = sysinfo::FingerprintView(session->fingerprint).plan(); plan && plan->pair && plan->pair_unit) {
+      origin.pair = *plan->pair;
+      origin.pair_unit = *plan->pair_unit;
+    }
   }
   return origins;
 }

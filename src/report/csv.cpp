@@ -45,7 +45,10 @@ const char* const kHeader[] = {
     "run_df",
     // Added with SUT classes: the table's class, its machines (joined by
     // ' '), and how many machines a class cell was tested across.
-    "sut_class", "suts", "machines"};
+    "sut_class", "suts", "machines",
+    // Added with paired designs: how many pairs measured at the same moment
+    // a cell was tested on.
+    "pairs"};
 
 // A table's environment differences in one field: lines joined by " | ".
 std::string joined_differences(const Table& table) {
@@ -105,6 +108,7 @@ class CsvRenderer : public Renderer {
           fields.push_back(table.sut_class);
           fields.push_back(suts);
           fields.push_back(std::to_string(cell.machines));
+          fields.push_back(std::to_string(cell.pairs));
           write(fields, out);
         }
       }

@@ -56,7 +56,8 @@ Json cell_json(const Row& row, const Cell& cell, const std::string& profile, Sig
               {"run_df", number(cell.run_df)},
               {"heavy_tail", cell.heavy_tail},
               {"bimodal", cell.bimodal},
-              {"machines", cell.machines}};
+              {"machines", cell.machines},
+              {"pairs", cell.pairs}};
 }
 
 // Where a marked benchmark's kernel time went; shares 0..1 as stored.

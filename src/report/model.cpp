@@ -123,7 +123,8 @@ SessionCounts session_counts(const Table& table) {
   for (const Row& row : table.rows) {
     if (!row.base_present) continue;
     for (const Cell& cell : row.cells) {
-      if (!cell.present || cell.base_sessions == 0 || cell.test_sessions == 0) continue;
+      // Cells tested on pairs say so on a line of their own.
+      if (!cell.present || cell.base_sessions == 0 || cell.test_sessions == 0 || cell.pairs > 0) continue;
       ++counts.cells;
       ++counts.by_count[{cell.base_sessions, cell.test_sessions}];
       const std::size_t low = std::min(cell.base_sessions, cell.test_sessions);
@@ -166,6 +167,30 @@ std::string session_basis_line(const SessionCounts& counts) {
                         "measured in several runs on this SUT (run df {})",
                         count_noun(counts.with_runs, "cell", "cells"), counts.with_runs == 1 ? "carries" : "carry", df_range(counts.run_df_low, counts.run_df_high));
   }
+  return line + ".";
+}
+
+// Cells tested on pairs of sessions measured at the same moment (a paired
+// design): how many pairs, and the model, so that a reader knows the change
+// is not the run model's; "" when there are none.
+std::string pairs_line(const Table& table, analysis::TestMethod method) {
+  int cells = 0;
+  std::size_t fewest = 0, most = 0;
+  for (const Row& row : table.rows)
+    for (const Cell& cell : row.cells) {
+      if (!row.base_present || !cell.present || cell.pairs == 0 || !cell.note.empty()) continue;
+      fewest = cells++ == 0 ? cell.pairs : std::min(fewest, cell.pairs);
+      most = std::max(most, cell.pairs);
+    }
+  if (cells == 0) return {};
+  std::string line = fmt::format(
+      "Paired: {} tested on {} pairs measured at the same moment (one log ratio per pair, a t-test with the units' "
+      "own speed difference as a term where they swap: df = pairs - 2, else pairs - 1)",
+      count_noun(cells, "cell", "cells"), fewest == most ? std::to_string(most) : fmt::format("{} to {}", fewest, most));
+  if (method != analysis::TestMethod::Welch)
+    line += fmt::format("; --method {} does not apply to pairs: they are tested with this t-test{}",
+                        analysis::method_name(method),
+                        analysis::gives_p_values(method) ? "" : ", marked where its 95% CI excludes 0");
   return line + ".";
 }
 
@@ -215,6 +240,9 @@ std::vector<std::string> legend_lines(const Legend& legend, bool change_is_raw, 
                                   count_noun(across, "cell", "cells"),
                                   fewest == most ? std::to_string(most) : fmt::format("{} to {}", fewest, most)));
     }
+  }
+  if (table) {
+    if (const std::string line = pairs_line(*table, legend.method); !line.empty()) lines.push_back(line);
   }
   if (legend.looks > 1) {
     const double level = legend.fdr ? *legend.fdr : legend.alpha;

@@ -39,10 +39,10 @@ for format in grid markdown delta mail; do
   expect_contains "$WORK/cmp.$format" "syscall/getpid [calls=20000]"
 done
 "$KBENCH" compare A B --format csv >"$WORK/cmp.csv" 2>"$WORK/err" || fail "compare csv exited $?"
-# params and run_df, then the SUT class columns (sut_class, suts, machines).
-head -1 "$WORK/cmp.csv" | grep -q ',params,run_df,sut_class,suts,machines$' && pass || fail "compare csv has no params column"
-[ "$(grep -c ',calls=2000,[0-9.]*,[^,]*,[^,]*,[0-9]*$' "$WORK/cmp.csv")" -ge 1 ] && pass || fail "compare csv lacks calls=2000 rows"
-[ "$(grep -c ',calls=20000,[0-9.]*,[^,]*,[^,]*,[0-9]*$' "$WORK/cmp.csv")" -ge 1 ] && pass || fail "compare csv lacks calls=20000 rows"
+# params and run_df, then the SUT class columns (sut_class, suts, machines) and pairs.
+head -1 "$WORK/cmp.csv" | grep -q ',params,run_df,sut_class,suts,machines,pairs$' && pass || fail "compare csv has no params column"
+[ "$(grep -c ',calls=2000,[0-9.]*,[^,]*,[^,]*,[0-9]*,[0-9]*$' "$WORK/cmp.csv")" -ge 1 ] && pass || fail "compare csv lacks calls=2000 rows"
+[ "$(grep -c ',calls=20000,[0-9.]*,[^,]*,[^,]*,[0-9]*,[0-9]*$' "$WORK/cmp.csv")" -ge 1 ] && pass || fail "compare csv lacks calls=20000 rows"
 
 # C ran only calls=20000, D only calls=2000: no row is on both sides. An
 # empty table with exit 0 would let --fail-on pass on a comparison of nothing.
