@@ -533,7 +533,7 @@ Outcome simulate_report(const Workflow& w, const Noise& noise, int rows, int cha
   for (const auto& part : w.parts) {
     first_session_of_part.push_back(next_session);
     for (int s = 0; s < part.sessions; ++s) {
-      origins[next_session] = {"run-" + std::to_string(part.run), part.kernel, std::to_string(s)};
+      origins[next_session] = {"run-" + std::to_string(part.run), part.kernel, std::to_string(s), {}, {}};
       ++next_session;
     }
   }

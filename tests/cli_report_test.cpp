@@ -61,7 +61,7 @@ std::vector<SampleRow> samples() {
 analysis::SessionOrigins two_runs() {
   analysis::SessionOrigins origins;
   for (std::int64_t session = 10; session < 14; ++session) {
-    origins[session] = {session < 12 ? "run-a" : "run-b", "kernel-1", ""};
+    origins[session] = {session < 12 ? "run-a" : "run-b", "kernel-1", "", {}, {}};
   }
   return origins;
 }

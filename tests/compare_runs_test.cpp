@@ -30,7 +30,7 @@ struct Store {
   void session(const std::string& profile, const std::string& run, const std::string& kernel, double mean,
                const std::string& benchmark = "syscall/getpid", const std::string& round = "") {
     const std::int64_t id = next_session++;
-    origins[id] = {run, kernel, round};
+    origins[id] = {run, kernel, round, {}, {}};
     int repeat = 0;
     for (const double wobble : {-0.002, 0.0, 0.002}) {
       SampleRow row;
@@ -353,7 +353,8 @@ TEST(CompareRuns, TheMarksDirectionAgreesWithItsCi) {
   store.run("A", "run-1", "kernel-a", {130.0, 130.1, 129.9});
   store.run("B", "run-1", "kernel-b", {100.0, 100.1, 200.0});
   for (int p = 0; p < 10; ++p) {
-    store.run("P" + std::to_string(p), "run-1", "kernel-p" + std::to_string(p), {50.0, 80.0, 65.0});
+    const std::string number = std::to_string(p);  // named: GCC 12 misreads "P" + to_string(p) as an overflow
+    store.run("P" + number, "run-1", "kernel-p" + number, {50.0, 80.0, 65.0});
   }
   const auto report = build_comparison(store.rows, a_vs_b(), store.origins);
   const auto& cell = only_cell(report);
@@ -361,8 +362,12 @@ TEST(CompareRuns, TheMarksDirectionAgreesWithItsCi) {
   EXPECT_LT(cell.change_ci.low, cell.change_pct);
   EXPECT_GT(cell.change_ci.high, cell.change_pct);
   EXPECT_NEAR(cell.change_pct, (std::cbrt(100.0 * 100.1 * 200.0) / 130.0 - 1) * 100, 0.05);
-  if (cell.verdict == Verdict::Regression) EXPECT_GT(cell.change_ci.low, 0);
-  if (cell.verdict == Verdict::Improvement) EXPECT_LT(cell.change_ci.high, 0);
+  if (cell.verdict == Verdict::Regression) {
+    EXPECT_GT(cell.change_ci.low, 0);
+  }
+  if (cell.verdict == Verdict::Improvement) {
+    EXPECT_LT(cell.change_ci.high, 0);
+  }
 }
 
 }  // namespace

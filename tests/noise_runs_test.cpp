@@ -34,7 +34,7 @@ struct Store {
   void session(const std::string& profile, const std::string& kernel, const std::string& run,
                const std::vector<std::pair<std::string, double>>& offsets) {
     const std::int64_t id = next_session++;
-    origins[id] = {run, kernel, ""};
+    origins[id] = {run, kernel, "", {}, {}};
     for (const auto& [benchmark, offset] : offsets) {
       SampleRow row;
       row.sut = "lab";

@@ -40,7 +40,9 @@ SessionOrigins session_origins(store::ResultStore& store) {
     const auto session = store.session(listed.id);
     if (!session) continue;
     SessionOrigin& origin = origins[listed.id];
-    origin = {run_of(listed.id, session->fingerprint), kernel_of(session->fingerprint), round_of(session->fingerprint)};
+    origin.run = run_of(listed.id, session->fingerprint);
+    origin.kernel = kernel_of(session->fingerprint);
+    origin.round = round_of(session->fingerprint);
     if (const auto plan = sysinfo::FingerprintView(session->fingerprint).plan(); plan && plan->pair && plan->pair_unit) {
       origin.pair = *plan->pair;
       origin.pair_unit = *plan->pair_unit;
