@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <functional>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -20,9 +22,11 @@
 #include "app/option_values.h"
 #include "common/errors.h"
 #include "common/spoken_list.h"
+#include "common/utc_time.h"
 #include "process/process.h"
 #include "runner/fleet_progress.h"
 #include "runner/interrupt.h"
+#include "runner/pairing.h"
 #include "runner/plan_executor.h"
 #include "sut/method.h"
 #include "sysinfo/fingerprint_view.h"
@@ -40,6 +44,34 @@ struct Worker {
   std::string partial_line;  // stderr up to the next newline
   std::string last_error;    // its last line that was not a step line
   int status = -1;           // exit status; 128+N when killed by signal N
+  std::optional<int> wait_status;  // once reaped
+  bool gone = false;               // its partner told so (a crossover's)
+};
+
+// The directory a crossover's two workers meet in (runner/pairing.h), made
+// before they start and removed when both have ended.
+class PairingDir {
+ public:
+  PairingDir() {
+    std::error_code error;
+    std::string pattern = (std::filesystem::temp_directory_path(error) / "kbench-pair-XXXXXX").string();
+    if (error) pattern = "/tmp/kbench-pair-XXXXXX";
+    if (!mkdtemp(pattern.data())) {
+      throw RunError(fmt::format("cannot make a directory for the crossover's workers to meet in ({}): {}", pattern,
+                                 strerror(errno)));
+    }
+    path_ = pattern;
+  }
+  ~PairingDir() {
+    std::error_code error;
+    std::filesystem::remove_all(path_, error);
+  }
+  PairingDir(const PairingDir&) = delete;
+  PairingDir& operator=(const PairingDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
 };
 
 // Where the SUT's sessions of the latest run of the plan stand.
@@ -145,6 +177,20 @@ std::vector<plan::SutSpec> select_suts(const plan::Plan& plan, const std::vector
 void check_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts, const FleetOptions& options) {
   runner::ExecOptions exec;
   exec.swprofiles = options.swprofiles;
+  // A resumed crossover measures each side alone: any selection may go on.
+  if (plan.design == plan::Design::Crossover && !options.resume) {
+    if (suts.size() != 2) {
+      throw InputError(fmt::format("{}:{}: design: expected crossover's 2 SUTs measured together, got --sut "
+                                   "selecting {} (leave out --sut, or continue one SUT with --resume)",
+                                   plan.path, plan.design_line, comma_list(suts, &plan::SutSpec::name)));
+    }
+    const auto profiles = runner::select_swprofiles(plan.for_sut(suts.front()), exec);
+    if (profiles.size() != 2) {
+      throw InputError(fmt::format("{}:{}: design: expected crossover's 2 swprofiles measured together, got "
+                                   "--swprofile selecting {} (leave out --swprofile, or continue with --resume)",
+                                   plan.path, plan.design_line, comma_list(profiles, &plan::SwprofileSpec::name)));
+    }
+  }
   int local = 0;
   for (const auto& sut : suts) {
     const plan::Plan one = plan.for_sut(sut);
@@ -183,6 +229,16 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
   runner::FleetProgress view(stderr, isatty(STDERR_FILENO) == 1, names, terminal_width());
   runner::install_interrupt_handlers();
   view.message(fmt::format("kbench: {} SUTs in parallel, one worker each: {}", suts.size(), fmt::join(names, ", ")));
+  // A crossover's two workers meet before every session's measurement and
+  // every benchmark; a resumed one measures each SUT alone.
+  std::optional<PairingDir> pairing;
+  std::string pairing_id;
+  if (plan.design == plan::Design::Crossover && !options.resume && suts.size() == 2) {
+    pairing.emplace();
+    pairing_id = fmt::format("{}-{}", utc_now_iso8601(), getpid());
+    view.message(fmt::format("kbench: crossover: {} and {} measure the other swprofile at the same moment",
+                             names[0], names[1]));
+  }
 
   std::vector<Worker> workers;
   for (const auto& sut : suts) {
@@ -198,6 +254,10 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
       argv.push_back(options.cpus);
     }
     if (options.strict) argv.push_back("--strict");
+    if (pairing) {
+      argv.insert(argv.end(), {"--pair-dir", pairing->path(), "--pair-position", std::to_string(workers.size()),
+                               "--pair-id", pairing_id});
+    }
     Worker worker;
     worker.sut = sut;
     const process::Child child = start_worker(sut, argv);
@@ -222,6 +282,16 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
       }
     }
     if (fds.empty()) break;
+    // A worker that ended (or closed its output, which it does only at its
+    // end) is gone for its partner, however it ended.
+    for (std::size_t i = 0; i < workers.size(); ++i) {
+      Worker& worker = workers[i];
+      if (!worker.wait_status) worker.wait_status = process::wait_for_exit_until(worker.pid, process::Clock::now());
+      if (pairing && !worker.gone && (worker.wait_status || (worker.out_fd < 0 && worker.err_fd < 0))) {
+        runner::mark_gone(pairing->path(), static_cast<int>(i));
+        worker.gone = true;
+      }
+    }
     // Each worker handles the signal as a single-SUT run does: the agent in
     // flight is stopped, settings restored, the session left resumable.
     // Workers lead process groups of their own, so a terminal's Ctrl-C
@@ -259,7 +329,10 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
       }
     }
   }
-  for (auto& worker : workers) worker.status = process::exit_code(process::wait_for_exit(worker.pid));
+  for (auto& worker : workers) {
+    worker.status = process::exit_code(worker.wait_status ? *worker.wait_status : process::wait_for_exit(worker.pid));
+  }
+  pairing.reset();
   view.finish();
 
   for (const auto& worker : workers) {

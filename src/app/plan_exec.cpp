@@ -311,6 +311,18 @@ int execute_plan_request(const PlanRequest& options) {
   exec.strict = options.strict;
   exec.announce_steps = options.fleet_worker;
   exec.plan_key = suts.empty() ? plan_key : fleet_plan_key(plan_key, suts.front().name);
+  if (loaded.design == plan::Design::Crossover && !suts.empty()) {
+    // The second SUT one round ahead: in every round the other order, also
+    // when resumed alone.
+    const auto place = std::ranges::find(loaded.suts, suts.front().name, &plan::SutSpec::name);
+    exec.first_round = static_cast<int>(place - loaded.suts.begin());
+  }
+  if (!options.pair_dir.empty()) {
+    if (!options.fleet_worker || options.pair_id.empty() || options.pair_position < 0 || options.pair_position > 1) {
+      throw InputError("--pair-dir: expected a crossover's fleet worker with --pair-id and --pair-position 0 or 1");
+    }
+    exec.pairing = runner::Pairing{options.pair_dir, options.pair_position, options.pair_id, suts.front().name};
+  }
   runner::select_swprofiles(plan, exec);
 
   // The catalogue comes from the local agent: the same binary every SUT runs,

@@ -22,6 +22,11 @@ struct PlanRequest {
   std::string max_looks = "4";
   std::vector<std::string> suts;  // --sut NAME: only these of the plan's suts
   bool fleet_worker = false;      // one SUT of a suts: plan, started by execute_fleet
+  // A crossover worker's meeting place, its place in the pair and the id
+  // both sides share (runner/pairing.h); empty dir: not paired.
+  std::string pair_dir;
+  int pair_position = 0;
+  std::string pair_id;
   std::string build_cache;        // --build-cache DIR for swprofiles with build:
 };
 

@@ -125,9 +125,19 @@ std::string name_expectation(const std::string& name);
 // --resume finds the same order again. Listed: the plan's order every time.
 enum class Order { Shuffled, Listed };
 
+// How the sessions of a plan with suts: are laid out. Interleaved (the
+// default): every SUT alternates the swprofiles on its own. Crossover: two
+// SUTs of one class run the two swprofiles in opposite orders, in step, so
+// that at every moment each measures the other swprofile; the sessions
+// measured side by side are a pair (the fingerprint's plan.pair), which
+// cancels what the two SUTs share at that moment (the lab's drift).
+enum class Design { Interleaved, Crossover };
+
 struct Plan {
   std::string path;
   Order order = Order::Shuffled;
+  Design design = Design::Interleaved;
+  int design_line = 0;  // of the design key, for errors found after parsing
   std::optional<SutSpec> sut;
   // `suts:`, several SUTs run in parallel (never together with `sut`).
   std::vector<SutSpec> suts;

@@ -6,6 +6,9 @@
 // its n-th start as an unreachable SUT would, so a test can leave a plan
 // half done and resume it, or end it with a chosen exit status. Header-only,
 // shared by the test binaries.
+#include <signal.h>
+#include <unistd.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +27,7 @@ class RecordingConnection final : public sut::Connection {
 
   sut::AgentProcess start_agent(const std::vector<std::string>& args) override {
     if (++starts_ == fail_at_start_) throw RunError("recording: the SUT went away at start " + std::to_string(starts_));
+    if (starts_ == die_at_start_) kill(getpid(), SIGKILL);
     starts.push_back(side() + " " + (args.empty() ? std::string() : args.front()) +
                      (args.size() > 2 && args.front() == "run" ? " " + args[2] : ""));
     if (starts_ == exit_at_start_) {
@@ -38,6 +42,9 @@ class RecordingConnection final : public sut::Connection {
   // The `n`-th start from now (1-based) throws RunError instead of starting
   // the agent.
   void fail_at(int n) { fail_at_start_ = starts_ + n; }
+  // The `n`-th start from now kills this process (SIGKILL): a worker that
+  // dies without a word, as one the OOM killer took.
+  void die_at(int n) { die_at_start_ = starts_ + n; }
   // The `n`-th start from now runs no agent and exits with `status`, as a
   // relay does whose lab failed the run (kExitInfrastructure).
   void exit_at(int n, int status) {
@@ -61,6 +68,7 @@ class RecordingConnection final : public sut::Connection {
   std::unique_ptr<sut::Connection> inner_;
   int starts_ = 0;
   int fail_at_start_ = 0;
+  int die_at_start_ = 0;
   int exit_at_start_ = 0;
   int exit_status_ = 0;
 };
