@@ -364,7 +364,9 @@ TEST_F(CrossoverDriver, AWorkerWhosePartnerDiesGoesOnAloneAndFinishes) {
   // alpha's sessions after beta's death keep their pair: compare uses only
   // the complete ones.
   for (const auto& session : paired()) {
-    if (session.sut == "alpha") EXPECT_FALSE(session.pair.empty());
+    if (session.sut == "alpha") {
+      EXPECT_FALSE(session.pair.empty());
+    }
   }
 }
 

@@ -247,7 +247,8 @@ TEST(FleetPlan, RefusesACrossoverOfOtherThanTwoSutsOfOneClassUnderTwoSwprofiles)
 TEST(FleetPlan, ACrossoverMeasuresBothSutsAndBothSwprofilesUnlessResumed) {
   const auto plan = parse_plan(crossover_plan(kTwoSuts, kTwoProfiles), "fleet.yaml");
   // What the local SUTs' connections run, once the design is accepted.
-  kbench::testing::ScopedEnv agent{"KBENCH_AGENT", KBENCH_BINARY_DIR + "/kbench-agent"};
+  const std::string agent_path = KBENCH_BINARY_DIR + "/kbench-agent";
+  kbench::testing::ScopedEnv agent{"KBENCH_AGENT", agent_path.c_str()};
   kbench::app::FleetOptions options;
   try {
     kbench::app::check_fleet(plan, kbench::app::select_suts(plan, {"b"}), options);
