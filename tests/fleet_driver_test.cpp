@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -148,6 +150,9 @@ class FleetDriver : public ::testing::Test {
           testing::RecordingConnection connection;
           if (fail_at > 0) connection.fail_at(fail_at);
           if (die_at > 0) connection.die_at(die_at);
+          connection.journal = journal_;
+          connection.journal_tag = sut.name;
+          if (slow_.contains(sut.name)) connection.delay = std::chrono::milliseconds(50);
           runner::ExecOptions exec;
           exec.resume = resume;
           exec.pairing = pairing;
@@ -187,6 +192,8 @@ class FleetDriver : public ::testing::Test {
   std::map<std::string, std::vector<std::string>> worker_args_;
   std::map<std::string, int> fail_at_;  // SUT: its connection's start that fails
   std::map<std::string, int> die_at_;   // SUT: its connection's start that kills its worker
+  std::set<std::string> slow_;          // SUTs whose every start waits 50 ms
+  std::string journal_ = (dir_.path() / "starts").string();  // every worker's starts, in order
 };
 
 class CrossoverDriver : public FleetDriver {
@@ -345,6 +352,26 @@ TEST_F(CrossoverDriver, TheTwoSutsMeasureTheOtherSwprofileSideBySideInPairsThatS
     EXPECT_NE(first, second) << "round " << round;
     EXPECT_EQ(first, round % 2 == 0 ? "A" : "B") << "round " << round;
   }
+}
+
+TEST_F(CrossoverDriver, TheTwoSidesRunEachBenchmarkInStepEvenWhenOneIsSlower) {
+  slow_ = {"beta"};
+  const FleetRun run = execute();
+  ASSERT_EQ(run.status, kExitOk) << run.err;
+  // A side starts its next benchmark only once the other has come to it,
+  // that is, after the other started the one before: however slow beta is,
+  // the two sides' counts of benchmark runs started never differ by more
+  // than one.
+  std::ifstream in(journal_);
+  std::map<std::string, int> runs;
+  int lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) {
+    if (line.find(" run ") == std::string::npos) continue;
+    ++runs[line.substr(0, line.find(' '))];
+    EXPECT_LE(std::abs(runs["alpha"] - runs["beta"]), 1) << "at line " << lines + 1 << ": " << line;
+  }
+  EXPECT_EQ(runs["alpha"], 12);
+  EXPECT_EQ(runs["beta"], 12);
 }
 
 TEST_F(CrossoverDriver, AWorkerWhosePartnerDiesGoesOnAloneAndFinishes) {

@@ -9,8 +9,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/errors.h"
@@ -28,8 +31,10 @@ class RecordingConnection final : public sut::Connection {
   sut::AgentProcess start_agent(const std::vector<std::string>& args) override {
     if (++starts_ == fail_at_start_) throw RunError("recording: the SUT went away at start " + std::to_string(starts_));
     if (starts_ == die_at_start_) kill(getpid(), SIGKILL);
+    if (delay.count() > 0) std::this_thread::sleep_for(delay);
     starts.push_back(side() + " " + (args.empty() ? std::string() : args.front()) +
                      (args.size() > 2 && args.front() == "run" ? " " + args[2] : ""));
+    if (!journal.empty()) std::ofstream(journal, std::ios::app) << journal_tag << " " << starts.back() << "\n";
     if (starts_ == exit_at_start_) {
       // The agent's words become arguments of a shell that ignores them.
       inner_->set_wrapper({"sh", "-c", "exit " + std::to_string(exit_status_), "sh"});
@@ -56,6 +61,11 @@ class RecordingConnection final : public sut::Connection {
 
   std::vector<std::string> starts;
   std::string account_prefix;  // as a relay that names its runs (lava) has
+  // Each start also appended to this file as "<journal_tag> <start>": one
+  // file several processes' connections write in the order they start.
+  std::string journal;
+  std::string journal_tag;
+  std::chrono::milliseconds delay{0};  // before each start: a slower SUT
 
  private:
   std::string side() const {
