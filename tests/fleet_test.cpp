@@ -224,7 +224,7 @@ TEST(FleetPlan, ReadsTheDesignInterleavedByDefault) {
   EXPECT_EQ(plan.design, kbench::plan::Design::Crossover);
   EXPECT_EQ(plan.design_line, 1);
   EXPECT_EQ(fleet_plan_error("design: latin-square\n" + kTwoSuts + "benchmarks: [syscall/getppid]\n"),
-            "fleet.yaml:1: design: expected interleaved or crossover, got 'latin-square'");
+            "fleet.yaml:1: design: expected interleaved, crossover or duet, got 'latin-square'");
 }
 
 TEST(FleetPlan, RefusesACrossoverOfOtherThanTwoSutsOfOneClassUnderTwoSwprofiles) {

@@ -145,6 +145,18 @@ std::string fleet_plan_key(const std::string& plan_key, const std::string& sut_n
   return plan_key + "#sut=" + sut_name;
 }
 
+std::string duet_worker_name(const std::string& sut_name, int half) { return fmt::format("{}#{}", sut_name, half); }
+
+std::vector<plan::SutSpec> duet_workers(const plan::Plan& plan) {
+  std::vector<plan::SutSpec> workers;
+  for (int half = 0; half < 2; ++half) {
+    plan::SutSpec worker = *plan.sut;
+    worker.name = duet_worker_name(plan.sut->name, half);
+    workers.push_back(std::move(worker));
+  }
+  return workers;
+}
+
 std::vector<plan::SutSpec> select_suts(const plan::Plan& plan, const std::vector<std::string>& names, bool exact) {
   if (plan.suts.empty()) {
     if (names.empty()) return {};
@@ -177,18 +189,21 @@ std::vector<plan::SutSpec> select_suts(const plan::Plan& plan, const std::vector
 void check_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts, const FleetOptions& options) {
   runner::ExecOptions exec;
   exec.swprofiles = options.swprofiles;
-  // A resumed crossover measures each side alone: any selection may go on.
-  if (plan.design == plan::Design::Crossover && !options.resume) {
-    if (suts.size() != 2) {
+  // A resumed crossover or duet measures each side alone: any selection may
+  // go on.
+  if (plan.design != plan::Design::Interleaved && !options.resume) {
+    if (plan.design == plan::Design::Crossover && suts.size() != 2) {
       throw InputError(fmt::format("{}:{}: design: expected crossover's 2 SUTs measured together, got --sut "
                                    "selecting {} (leave out --sut, or continue one SUT with --resume)",
                                    plan.path, plan.design_line, comma_list(suts, &plan::SutSpec::name)));
     }
     const auto profiles = runner::select_swprofiles(plan.for_sut(suts.front()), exec);
     if (profiles.size() != 2) {
-      throw InputError(fmt::format("{}:{}: design: expected crossover's 2 swprofiles measured together, got "
+      throw InputError(fmt::format("{}:{}: design: expected {}'s 2 swprofiles measured together, got "
                                    "--swprofile selecting {} (leave out --swprofile, or continue with --resume)",
-                                   plan.path, plan.design_line, comma_list(profiles, &plan::SwprofileSpec::name)));
+                                   plan.path, plan.design_line,
+                                   plan.design == plan::Design::Duet ? "duet" : "crossover",
+                                   comma_list(profiles, &plan::SwprofileSpec::name)));
     }
   }
   int local = 0;
@@ -233,17 +248,23 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
   // every benchmark; a resumed one measures each SUT alone.
   std::optional<PairingDir> pairing;
   std::string pairing_id;
-  if (plan.design == plan::Design::Crossover && !options.resume && suts.size() == 2) {
+  const bool duet = plan.design == plan::Design::Duet;
+  if (plan.design != plan::Design::Interleaved && !options.resume && suts.size() == 2) {
     pairing.emplace();
     pairing_id = fmt::format("{}-{}", utc_now_iso8601(), getpid());
-    view.message(fmt::format("kbench: crossover: {} and {} measure the other swprofile at the same moment",
-                             names[0], names[1]));
+    view.message(duet ? fmt::format("kbench: duet: two VMs of {} at once, each on one half of this machine's CPUs, "
+                                    "swapping halves every round",
+                                    plan.sut->name)
+                      : fmt::format("kbench: crossover: {} and {} measure the other swprofile at the same moment",
+                                    names[0], names[1]));
   }
 
   std::vector<Worker> workers;
   for (const auto& sut : suts) {
-    std::vector<std::string> argv = {self, "plan", "exec", options.plan_path, "--fleet-worker", "--sut", sut.name,
-                                     "--store", options.store_url};
+    std::vector<std::string> argv = {self, "plan", "exec", options.plan_path, "--fleet-worker"};
+    if (duet) argv.insert(argv.end(), {"--duet-half", std::to_string(workers.size())});
+    else argv.insert(argv.end(), {"--sut", sut.name});
+    argv.insert(argv.end(), {"--store", options.store_url});
     if (options.resume) argv.push_back("--resume");
     for (const auto& name : options.swprofiles) {
       argv.push_back("--swprofile");
@@ -378,7 +399,8 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
   std::string again = "kbench plan exec " + process::shell_quote(options.plan_path) + " --resume";
   std::vector<std::string> failed_names;
   for (const auto* worker : failed) {
-    again += " --sut " + process::shell_quote(worker->sut.name);
+    // A duet's halves are resumed together (a finished one measures nothing).
+    if (!duet) again += " --sut " + process::shell_quote(worker->sut.name);
     failed_names.push_back(worker->sut.name);
   }
   for (const auto& name : options.swprofiles) again += " --swprofile " + process::shell_quote(name);

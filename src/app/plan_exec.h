@@ -27,6 +27,7 @@ struct PlanRequest {
   std::string pair_dir;
   int pair_position = 0;
   std::string pair_id;
+  int duet_half = -1;  // a duet's worker: which half of the CPUs it starts on; -1: none
   std::string build_cache;        // --build-cache DIR for swprofiles with build:
 };
 

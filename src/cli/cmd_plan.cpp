@@ -69,6 +69,8 @@ void add_plan_command(CLI::App& app) {
   exec->add_option("--pair-dir", options->pair_dir)->group("");
   exec->add_option("--pair-position", options->pair_position)->group("");
   exec->add_option("--pair-id", options->pair_id)->group("");
+  // A duet's worker: the half of this machine's CPUs it starts on.
+  exec->add_option("--duet-half", options->duet_half)->group("");
   add_execution_options(*exec, options->cpus, options->strict, options->store_url);
   add_build_cache_option(*exec, options->build_cache);
   exec->footer(

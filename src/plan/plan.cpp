@@ -577,7 +577,19 @@ void parse_design(const Context& ctx, const YAML::Node& node, Plan& plan) {
     plan.design = Design::Interleaved;
     return;
   }
-  if (text != "crossover") ctx.fail(node, "design", "interleaved or crossover, got '" + text + "'");
+  if (text == "duet") {
+    plan.design = Design::Duet;
+    if (!plan.sut || !sut_method(*plan.sut).has(sut::Capability::GuestOnController)) {
+      ctx.fail(node, "design",
+               "duet with one sut: whose connection boots a VM on this machine (method qemu), got " +
+                   (plan.sut ? "method " + plan.sut->method : std::string(plan.suts.empty() ? "no SUT" : "a suts: list")));
+    }
+    if (plan.swprofiles.size() != 2) {
+      ctx.fail(node, "design", "duet with exactly 2 swprofiles, got " + std::to_string(plan.swprofiles.size()));
+    }
+    return;
+  }
+  if (text != "crossover") ctx.fail(node, "design", "interleaved, crossover or duet, got '" + text + "'");
   plan.design = Design::Crossover;
   if (plan.suts.size() != 2) {
     const std::string got = plan.suts.empty() ? (plan.sut ? "a single sut:" : "no SUT")

@@ -130,8 +130,11 @@ enum class Order { Shuffled, Listed };
 // SUTs of one class run the two swprofiles in opposite orders, in step, so
 // that at every moment each measures the other swprofile; the sessions
 // measured side by side are a pair (the fingerprint's plan.pair), which
-// cancels what the two SUTs share at that moment (the lab's drift).
-enum class Design { Interleaved, Crossover };
+// cancels what the two SUTs share at that moment (the lab's drift). Duet:
+// one SUT that is a VM on this machine, measured by two VMs at once, each
+// on one half of this machine's CPUs, swapping halves every round; the unit
+// a pair's two sessions differ in is the CPU half.
+enum class Design { Interleaved, Crossover, Duet };
 
 struct Plan {
   std::string path;

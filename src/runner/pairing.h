@@ -8,6 +8,7 @@
 // that the one left never waits for a partner that will not come.
 #include <chrono>
 #include <string>
+#include <vector>
 
 namespace kbench::runner {
 
@@ -30,6 +31,13 @@ std::string pair_point(int round, int slot, int step);
 
 // The marker a worker leaves when it will reach no further point.
 void mark_gone(const std::string& dir, int position);
+
+// A duet's two halves of the CPUs this process may run on (the first half
+// the smaller when their count is odd); throws RunError for fewer than 2.
+std::vector<std::vector<int>> cpu_halves();
+// Pins this process's thread, and the processes it starts from now on (the
+// VM), to `cpus`; throws RunError when the kernel refuses.
+void pin_to_cpus(const std::vector<int>& cpus);
 
 class PairBarrier {
  public:

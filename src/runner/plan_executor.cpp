@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/cpu_list.h"
 #include "common/errors.h"
 #include "common/utc_time.h"
 #include "deploy/deployer.h"
@@ -114,7 +115,7 @@ struct PlanContext {
 // run, round, benchmarks and their order), the swprofile's settings, and
 // the boot it was measured in.
 void describe_new_session(nlohmann::json& fingerprint, const PlanContext& context, int round, int slot,
-                          const nlohmann::json& order_names, const plan::SwprofileSpec& profile,
+                          const std::string& pair_unit, const nlohmann::json& order_names, const plan::SwprofileSpec& profile,
                           const std::optional<deploy::BootReport>& boot) {
   const plan::Plan& plan = context.plan;
   namespace in_plan = fingerprint_key::plan;
@@ -137,7 +138,7 @@ void describe_new_session(nlohmann::json& fingerprint, const PlanContext& contex
   // measure side by side, whether or not the other side got there.
   if (const auto& pairing = context.options.pairing; pairing && !context.options.resume) {
     recorded_plan[in_plan::kPair] = fmt::format("{}/{}/{}", pairing->id, round, slot);
-    recorded_plan[in_plan::kPairUnit] = pairing->unit;
+    recorded_plan[in_plan::kPairUnit] = pair_unit;
   }
   fingerprint[fingerprint_key::kSysctl] = profile.sysctl;
   // What the swprofile sets on purpose, so compare does not list it as an
@@ -581,6 +582,14 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       const int slot = static_cast<int>(slot_index);
       const plan::SwprofileSpec& profile = profiles[profile_order[slot_index]];
       if (interrupted()) break;
+      // Before the session's boot: the VM inherits the pinning.
+      std::string pair_unit = options.pairing ? options.pairing->unit : "";
+      if (!options.round_cpus.empty()) {
+        const auto& cpus = options.round_cpus[static_cast<std::size_t>(options.first_round + s) %
+                                              options.round_cpus.size()];
+        pin_to_cpus(cpus);
+        pair_unit = "cpus " + format_cpu_list(cpus);
+      }
       sut::Connection& connection = connection_for(profile);
       SessionBoot boot = boots.boot_for(profile, s, result);
       if (boot.next == SessionBoot::Next::Skip) continue;
@@ -629,8 +638,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       if (resumed) {
         summary.session = *resumed;
       } else {
-        describe_new_session(fingerprint, {plan, options, identity, description, run_id}, s, slot, order_names,
-                             profile, boot.report);
+        describe_new_session(fingerprint, {plan, options, identity, description, run_id}, s, slot, pair_unit,
+                             order_names, profile, boot.report);
         std::vector<store::BenchmarkKey> planned;
         for (const auto& run : benchmarks) {
           if (s < run.settings.sessions) planned.push_back({run.name, run.params});

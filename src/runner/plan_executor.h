@@ -47,6 +47,10 @@ struct ExecOptions {
   // for the other side, and each new session records its pair. Never on
   // --resume: what is resumed is measured alone.
   std::optional<Pairing> pairing;
+  // A duet's CPU halves: before each session the execution pins itself (and
+  // so the VM it starts) to round_cpus[(first_round + round) % size], which
+  // is then the session's pair unit.
+  std::vector<std::vector<int>> round_cpus;
 };
 
 struct SessionSummary {

@@ -51,7 +51,7 @@ expect_bad_input "crossover of one sut" "$KBENCH" plan check "$WORK/one.yaml"
 expect_contains "$WORK/err" "one.yaml:1: design: expected crossover with a suts: list of exactly 2 SUTs of one class, got a single sut:"
 write_plan "$WORK/odd.yaml" 1 1 "design: crossed"
 expect_bad_input "an unknown design" "$KBENCH" plan check "$WORK/odd.yaml"
-expect_contains "$WORK/err" "odd.yaml:1: design: expected interleaved or crossover, got 'crossed'"
+expect_contains "$WORK/err" "odd.yaml:1: design: expected interleaved, crossover or duet, got 'crossed'"
 write_plan "$WORK/pair.yaml" 1 3
 expect_bad_input "crossover with --sut selecting one" "$KBENCH" plan exec "$WORK/pair.yaml" --sut beta --store "$S"
 expect_contains "$WORK/err" "pair.yaml:1: design: expected crossover's 2 SUTs measured together, got --sut selecting beta"
