@@ -271,3 +271,23 @@ TEST(FleetPlan, ACrossoverMeasuresBothSutsAndBothSwprofilesUnlessResumed) {
   options.resume = false;
   EXPECT_NO_THROW(kbench::app::check_fleet(plan, plan.suts, options));
 }
+
+TEST(FleetPlan, ADuetIsOneVmOnThisMachineUnderTwoSwprofiles) {
+  const std::string vm = "sut: {name: vm, connection: {method: qemu, params: {memory: 512M}}}\n";
+  const auto plan = parse_plan("design: duet\n" + vm + kTwoProfiles + "benchmarks: [syscall/getppid]\n", "p.yaml");
+  EXPECT_EQ(plan.design, kbench::plan::Design::Duet);
+  // Its two workers: the one SUT twice, named by half.
+  const auto workers = kbench::app::duet_workers(plan);
+  ASSERT_EQ(workers.size(), 2u);
+  EXPECT_EQ(workers[0].name, "vm#0");
+  EXPECT_EQ(workers[1].name, "vm#1");
+  EXPECT_EQ(workers[1].method, "qemu");
+  EXPECT_EQ(fleet_plan_error("design: duet\nsut: {name: here}\n" + kTwoProfiles + "benchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:1: design: expected duet with one sut: whose connection boots a VM on this machine (method "
+            "qemu), got method local");
+  EXPECT_EQ(fleet_plan_error("design: duet\n" + kTwoSuts + kTwoProfiles + "benchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:1: design: expected duet with one sut: whose connection boots a VM on this machine (method "
+            "qemu), got a suts: list");
+  EXPECT_EQ(fleet_plan_error("design: duet\n" + vm + "swprofiles: [{name: A}]\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:1: design: expected duet with exactly 2 swprofiles, got 1");
+}

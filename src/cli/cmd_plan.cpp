@@ -100,6 +100,8 @@ void add_plan_command(CLI::App& app) {
       "design: crossover (2 SUTs of one class, 2 swprofiles): the SUTs run each round in opposite\n"
       "orders and wait for each other before each session and benchmark, so each pair of sessions\n"
       "measured side by side covers both swprofiles (plan.pair in the fingerprint; docs/remote.md).\n"
+      "design: duet (one qemu sut:, 2 swprofiles): two VMs at once, each pinned to one half of this\n"
+      "machine's CPUs, swapping halves every round, paired as a crossover's.\n"
       "Swprofiles with build: (a kernel built from a source tree) are built first, or found in\n"
       "the build cache, one progress line each on stderr (kbench build --help, docs/builds.md);\n"
       "a failed build exits 1 with the tail of its log, before anything is measured.");
