@@ -1,9 +1,5 @@
 #include "runner/pairing.h"
 
-#include <sched.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -14,6 +10,7 @@
 #include "common/errors.h"
 #include "runner/interrupt.h"
 #include "runner/progress.h"
+#include "timing/affinity.h"
 
 namespace kbench::runner {
 
@@ -35,15 +32,7 @@ std::string pair_point(int round, int slot, int step) { return fmt::format("{:06
 void mark_gone(const std::string& dir, int position) { touch(fs::path(dir) / fmt::format("gone.{}", position)); }
 
 std::vector<std::vector<int>> cpu_halves() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) {
-    throw RunError(std::string("design: duet: cannot read this process's CPU affinity: ") + std::strerror(errno));
-  }
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-  }
+  const std::vector<int> cpus = timing::current_affinity();
   if (cpus.size() < 2) {
     throw RunError(fmt::format("design: duet needs at least 2 CPUs to split in halves; this process may run only on "
                                "CPU {}",
@@ -54,12 +43,7 @@ std::vector<std::vector<int>> cpu_halves() {
 }
 
 void pin_to_cpus(const std::vector<int>& cpus) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (const int cpu : cpus) CPU_SET(cpu, &set);
-  if (sched_setaffinity(0, sizeof set, &set) != 0) {
-    throw RunError(fmt::format("design: duet: cannot pin to CPUs {}: {}", format_cpu_list(cpus), std::strerror(errno)));
-  }
+  timing::restrict_to_cpus(cpus, "design: duet: CPUs " + format_cpu_list(cpus));
 }
 
 PairBarrier::PairBarrier(Pairing pairing, Progress& progress) : pairing_(std::move(pairing)), progress_(progress) {}

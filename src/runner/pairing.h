@@ -36,7 +36,7 @@ void mark_gone(const std::string& dir, int position);
 // the smaller when their count is odd); throws RunError for fewer than 2.
 std::vector<std::vector<int>> cpu_halves();
 // Pins this process's thread, and the processes it starts from now on (the
-// VM), to `cpus`; throws RunError when the kernel refuses.
+// VM), to `cpus`; throws InputError when the kernel refuses.
 void pin_to_cpus(const std::vector<int>& cpus);
 
 class PairBarrier {
