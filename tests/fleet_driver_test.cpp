@@ -171,6 +171,17 @@ class FleetDriver : public ::testing::Test {
         "worker");
   }
 
+  // beta's connection fails at its `start`-th start (the rest of the plan
+  // measured), then a --resume of beta alone.
+  FleetRun resume_beta_after_failing_at(int start) {
+    fail_at_["beta"] = start;
+    EXPECT_EQ(execute().status, kExitFailure);
+    fail_at_.clear();
+    worker_args_.clear();
+    options_.resume = true;
+    return execute({"beta"});
+  }
+
   std::map<std::string, Stored> stored() const {
     std::map<std::string, Stored> by_sut;
     for (const auto& listing : store_->list_sessions({})) {
@@ -276,12 +287,7 @@ TEST_F(FleetDriver, ASutThatFailsFailsAloneAndIsNamedWithTheCommandThatContinues
 }
 
 TEST_F(FleetDriver, AResumeOfOneSutMeasuresOnlyWhatThatSutLacks) {
-  fail_at_["beta"] = 5;
-  ASSERT_EQ(execute().status, kExitFailure);
-  fail_at_.clear();
-  worker_args_.clear();
-  options_.resume = true;
-  const FleetRun run = execute({"beta"});
+  const FleetRun run = resume_beta_after_failing_at(5);
   EXPECT_EQ(run.status, kExitOk) << run.err;
   EXPECT_FALSE(worker_args_.contains("alpha"));
   EXPECT_THAT(worker_args_["beta"], ElementsAre("plan", "exec", "fleet.yaml", "--fleet-worker", "--sut", "beta",
@@ -399,12 +405,7 @@ TEST_F(CrossoverDriver, AWorkerWhosePartnerDiesGoesOnAloneAndFinishes) {
 
 TEST_F(CrossoverDriver, AResumedCrossoverMeasuresEachSutAloneWithoutPairs) {
   // beta stops at its 6th start: its second session begun, not finished.
-  fail_at_["beta"] = 6;
-  ASSERT_EQ(execute().status, kExitFailure);
-  fail_at_.clear();
-  worker_args_.clear();
-  options_.resume = true;
-  const FleetRun run = execute({"beta"});
+  const FleetRun run = resume_beta_after_failing_at(6);
   EXPECT_EQ(run.status, kExitOk) << run.err;
   EXPECT_EQ(option_value(worker_args_["beta"], "--pair-dir"), "");
   EXPECT_EQ(stored().at("beta").complete, 6);

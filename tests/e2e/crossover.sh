@@ -10,13 +10,6 @@ export KBENCH_STATE_DIR="$WORK/state"
 DB="$WORK/store.db"
 S="sqlite://$DB"
 q() { sqlite3 "$DB" "$1"; }
-# One line per pair: its sessions' SUT:swprofile, ordered by SUT.
-pairs="select pair || '|' || group_concat(who, ',') from (
-         select json_extract(s.fingerprint, '$.plan.pair') as pair, t.name || ':' || w.name as who
-         from session s join sut t on t.id = s.sut_id join swprofile w on w.id = s.swprofile_id
-         order by pair, t.name)
-       group by pair order by pair"
-
 write_plan() {  # write_plan FILE MS SESSIONS [DESIGN_LINES...]
   local file=$1 ms=$2 sessions=$3
   shift 3
@@ -71,21 +64,16 @@ grep -q "unpaired" "$WORK/pair.err" && fail "a worker went on unpaired: $(grep u
         where json_extract(s.fingerprint, '$.plan.pair_unit') = t.name
           and json_extract(s.fingerprint, '$.plan.pair') like json_extract(s.fingerprint, '$.plan.run') || '/_/_'")" = 12 ] \
   && pass || fail "pairs: $(q "select json_extract(fingerprint, '$.plan') from session limit 2")"
-q "$pairs" >"$WORK/pairs"
-cat "$WORK/pairs"
 # 6 pairs (3 rounds x 2 slots), each alpha and beta under different swprofiles;
 # alpha's rounds go base patched, patched base, base patched, and beta's the
 # other way.
 run=$(q "select distinct json_extract(fingerprint, '$.plan.run') from session")
-cat >"$WORK/pairs.expected" <<TXT
-$run/0/0|alpha:base,beta:patched
+expect_pairs "$DB" "$run/0/0|alpha:base,beta:patched
 $run/0/1|alpha:patched,beta:base
 $run/1/0|alpha:patched,beta:base
 $run/1/1|alpha:base,beta:patched
 $run/2/0|alpha:base,beta:patched
-$run/2/1|alpha:patched,beta:base
-TXT
-diff "$WORK/pairs.expected" "$WORK/pairs" >&2 && pass || fail "the pairs are not as expected (diff above)"
+$run/2/1|alpha:patched,beta:base"
 # Both sides of a pair ran the benchmarks in one order.
 [ "$(q "select count(distinct json_extract(fingerprint, '$.plan.pair') || json_extract(fingerprint, '$.plan.order')) from session")" = 6 ] \
   && pass || fail "a pair's two sessions ran the benchmarks in different orders"

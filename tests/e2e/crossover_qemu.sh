@@ -35,19 +35,11 @@ grep -q "unpaired" "$WORK/plan.err" && fail "a worker went on unpaired: $(grep u
         where w.name = 'patched' and json_extract(s.fingerprint, '$.cmdline') like '%mitigations=off%'")" = 4 ] \
   && pass || fail "patched's sessions lack mitigations=off in the guest's /proc/cmdline"
 run=$(q "select distinct json_extract(fingerprint, '$.plan.run') from session")
-got=$(q "select pair || '|' || group_concat(who, ',') from (
-           select json_extract(s.fingerprint, '$.plan.pair') as pair,
-                  json_extract(s.fingerprint, '$.plan.pair_unit') || ':' || w.name as who
-           from session s join swprofile w on w.id = s.swprofile_id order by pair, who)
-         group by pair order by pair")
 expected="$run/0/0|lab-1:base,lab-2:patched
 $run/0/1|lab-1:patched,lab-2:base
 $run/1/0|lab-1:patched,lab-2:base
 $run/1/1|lab-1:base,lab-2:patched"
-[ "$got" = "$expected" ] && pass || fail "pairs: got
-$got
-expected
-$expected"
+expect_pairs "$DB" "$expected"
 "$KBENCH" compare base patched --store "$S" >"$WORK/compare.out" 2>&1 && pass \
   || fail "compare exited $?: $(tail -5 "$WORK/compare.out")"
 cat "$WORK/compare.out"

@@ -67,19 +67,11 @@ def fmt(c):
     return ','.join(out)
 m = len(cpus) // 2
 print(fmt(cpus[:m]), fmt(cpus[m:]))")
-got=$(q "select pair || '|' || group_concat(who, ',') from (
-           select json_extract(s.fingerprint, '$.plan.pair') as pair,
-                  json_extract(s.fingerprint, '$.plan.pair_unit') || ':' || w.name as who
-           from session s join swprofile w on w.id = s.swprofile_id order by pair, who)
-         group by pair order by pair")
 expected="$run/0/0|cpus $half0:base,cpus $half1:patched
 $run/0/1|cpus $half0:patched,cpus $half1:base
 $run/1/0|cpus $half0:base,cpus $half1:patched
 $run/1/1|cpus $half0:patched,cpus $half1:base"
-[ "$got" = "$expected" ] && pass || fail "pairs: got
-$got
-expected
-$expected"
+expect_pairs "$DB" "$expected"
 "$KBENCH" compare base patched --store "$S" >"$WORK/compare.out" 2>&1 && pass \
   || fail "compare exited $?: $(tail -5 "$WORK/compare.out")"
 echo "in all: $(( $(date +%s) - started ))s"
