@@ -17,12 +17,8 @@ design: crossover
 suts:
   - {name: lab-1, class: lab-vm, connection: $vm}
   - {name: lab-2, class: lab-vm, connection: $vm}
-swprofiles:
-  - {name: base, kernel: $KERNEL}
-  - {name: patched, kernel: $KERNEL, cmdline: [mitigations=off]}
-benchmarks: [syscall/getpid]
-defaults: {benchmark: {warmups: 0, repeats: 3, sessions: 2, size: quick, timeout: 5m}}
 YAML
+kernel_pair_plan_tail >>"$WORK/crossover.yaml"
 if "$KBENCH" plan exec "$WORK/crossover.yaml" --store "$S" >"$WORK/plan.out" 2>"$WORK/plan.err"; then pass; else
   fail "plan exec of the crossover exited $?"; tail -30 "$WORK/plan.err" >&2
 fi

@@ -22,12 +22,8 @@ expect_contains "$WORK/err" "local.yaml:1: design: expected duet with one sut: w
 cat >"$WORK/duet.yaml" <<YAML
 design: duet
 sut: {name: vm, class: tcg-vm, connection: {method: qemu, params: {memory: 512M, cpus: "1", accel: ${KBENCH_TEST_ACCEL:-tcg}}}}
-swprofiles:
-  - {name: base, kernel: $KERNEL}
-  - {name: patched, kernel: $KERNEL, cmdline: [mitigations=off]}
-benchmarks: [syscall/getpid]
-defaults: {benchmark: {warmups: 0, repeats: 3, sessions: 2, size: quick, timeout: 5m}}
 YAML
+kernel_pair_plan_tail >>"$WORK/duet.yaml"
 expect_bad_input "duet with one swprofile selected" "$KBENCH" plan exec "$WORK/duet.yaml" --swprofile base --store "$S"
 expect_contains "$WORK/err" "duet.yaml:1: design: expected duet's 2 swprofiles measured together, got --swprofile selecting base"
 
