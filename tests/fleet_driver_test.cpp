@@ -389,7 +389,7 @@ TEST_F(CrossoverDriver, AWorkerWhosePartnerDiesGoesOnAloneAndFinishes) {
   EXPECT_THAT(run.err, HasSubstr("kbench: SUT beta: stopped by signal 9"));
   // alpha noticed the death (the fleet's gone marker), not a timeout, and
   // said so once.
-  const std::string notice = "alpha: kbench: crossover: the other SUT's worker has ended; going on unpaired\n";
+  const std::string notice = "alpha: kbench: paired: the other worker has ended; going on unpaired\n";
   ASSERT_THAT(run.err, HasSubstr(notice));
   EXPECT_EQ(run.err.find(notice), run.err.rfind(notice));
   const auto by_sut = stored();

@@ -45,11 +45,12 @@ struct Worker {
   std::string last_error;    // its last line that was not a step line
   int status = -1;           // exit status; 128+N when killed by signal N
   std::optional<int> wait_status;  // once reaped
-  bool gone = false;               // its partner told so (a crossover's)
+  bool gone = false;               // its partner told so (a crossover's or duet's)
 };
 
-// The directory a crossover's two workers meet in (runner/pairing.h), made
-// before they start and removed when both have ended.
+// The directory a crossover's or duet's two workers meet in
+// (runner/pairing.h), made before they start and removed when both have
+// ended.
 class PairingDir {
  public:
   PairingDir() {
@@ -57,7 +58,7 @@ class PairingDir {
     std::string pattern = (std::filesystem::temp_directory_path(error) / "kbench-pair-XXXXXX").string();
     if (error) pattern = "/tmp/kbench-pair-XXXXXX";
     if (!mkdtemp(pattern.data())) {
-      throw RunError(fmt::format("cannot make a directory for the crossover's workers to meet in ({}): {}", pattern,
+      throw RunError(fmt::format("cannot make a directory for the paired workers to meet in ({}): {}", pattern,
                                  strerror(errno)));
     }
     path_ = pattern;
@@ -244,8 +245,8 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
   runner::FleetProgress view(stderr, isatty(STDERR_FILENO) == 1, names, terminal_width());
   runner::install_interrupt_handlers();
   view.message(fmt::format("kbench: {} SUTs in parallel, one worker each: {}", suts.size(), fmt::join(names, ", ")));
-  // A crossover's two workers meet before every session's measurement and
-  // every benchmark; a resumed one measures each SUT alone.
+  // A crossover's or duet's two workers meet before every session's
+  // measurement and every benchmark; a resumed one measures each side alone.
   std::optional<PairingDir> pairing;
   std::string pairing_id;
   const bool duet = plan.design == plan::Design::Duet;

@@ -335,7 +335,7 @@ int execute_plan_request(const PlanRequest& options) {
   }
   if (!options.pair_dir.empty()) {
     if (!options.fleet_worker || options.pair_id.empty() || options.pair_position < 0 || options.pair_position > 1) {
-      throw InputError("--pair-dir: expected a crossover's fleet worker with --pair-id and --pair-position 0 or 1");
+      throw InputError("--pair-dir: expected a paired fleet worker with --pair-id and --pair-position 0 or 1");
     }
     exec.pairing =
         runner::Pairing{options.pair_dir, options.pair_position, options.pair_id, duet ? "" : suts.front().name};

@@ -22,7 +22,7 @@ struct PlanRequest {
   std::string max_looks = "4";
   std::vector<std::string> suts;  // --sut NAME: only these of the plan's suts
   bool fleet_worker = false;      // one SUT of a suts: plan, started by execute_fleet
-  // A crossover worker's meeting place, its place in the pair and the id
+  // A crossover's or duet's worker: its meeting place, its place in the pair and the id
   // both sides share (runner/pairing.h); empty dir: not paired.
   std::string pair_dir;
   int pair_position = 0;

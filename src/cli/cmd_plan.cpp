@@ -64,7 +64,7 @@ void add_plan_command(CLI::App& app) {
   // A worker measuring one SUT of a suts: plan (started by the plan exec
   // that runs them all; not for users).
   exec->add_flag("--fleet-worker", options->fleet_worker)->group("");
-  // A crossover's worker: where it meets the other SUT's worker, which of
+  // A crossover's or duet's worker: where it meets the other worker, which of
   // the two it is, and the id both share (set by the fleet).
   exec->add_option("--pair-dir", options->pair_dir)->group("");
   exec->add_option("--pair-position", options->pair_position)->group("");

@@ -70,7 +70,7 @@ bool PairBarrier::partner_at_or_past(const std::string& point) const {
 void PairBarrier::unpaired(const std::string& why) {
   if (said_unpaired_) return;
   said_unpaired_ = true;
-  progress_.message("kbench: crossover: " + why + "; going on unpaired");
+  progress_.message("kbench: paired: " + why + "; going on unpaired");
 }
 
 void PairBarrier::meet(const std::string& point, std::chrono::milliseconds limit) {
@@ -88,11 +88,11 @@ void PairBarrier::meet(const std::string& point, std::chrono::milliseconds limit
     std::error_code error;
     if (fs::exists(gone, error)) {
       partner_gone_ = true;
-      unpaired("the other SUT's worker has ended");
+      unpaired("the other worker has ended");
       return;
     }
     if (std::chrono::steady_clock::now() >= until) {
-      unpaired(fmt::format("the other SUT did not come to the same point within {} s",
+      unpaired(fmt::format("the other worker did not come to the same point within {} s",
                            std::chrono::duration_cast<std::chrono::seconds>(limit).count()));
       return;
     }

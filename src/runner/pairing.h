@@ -1,7 +1,7 @@
 #pragma once
-// The two workers of a crossover fleet (plan design: crossover) meet before
-// each session's measurement and before each of its benchmarks, so that the
-// two SUTs measure at the same moment. They meet through files in a
+// The two workers of a paired fleet (plan design: crossover, two SUTs; duet,
+// two VMs of one SUT) meet before each session's measurement and before each
+// of its benchmarks, so that the two sides measure at the same moment. They meet through files in a
 // directory the fleet made for them: a worker arriving at a point writes
 // KEY.<its position> and waits for KEY.<the other's>. The fleet writes
 // gone.<position> when a worker ends, and a worker when its plan ends, so
@@ -20,7 +20,9 @@ struct Pairing {
   // Shared by both workers: their run id (so both shuffle each round's
   // benchmarks alike) and the prefix of every pair they measure.
   std::string id;
-  std::string unit;  // what this side's sessions differ in from the other's: its SUT
+  // What this side's sessions differ in from the other's: a crossover's SUT;
+  // empty for a duet, whose unit is each session's CPU half.
+  std::string unit;
 };
 
 // A meeting point: round, slot within the round, and 0 for the session's
@@ -53,8 +55,6 @@ class PairBarrier {
   void meet(const std::string& point, std::chrono::milliseconds limit);
   // This worker reaches no further point (also at destruction).
   void leave();
-
-  const Pairing& pairing() const { return pairing_; }
 
  private:
   bool partner_at_or_past(const std::string& point) const;

@@ -102,7 +102,7 @@ wait $controller
 status=$?
 [ $status -eq 1 ] && pass || { fail "killed worker: exit $status, expected 1"; tail -20 "$WORK/slow.err" >&2; }
 expect_contains "$WORK/slow.err" "kbench: SUT beta: stopped by signal 9"
-expect_contains "$WORK/slow.err" "alpha: kbench: crossover: the other SUT's worker has ended; going on unpaired"
+expect_contains "$WORK/slow.err" "alpha: kbench: paired: the other worker has ended; going on unpaired"
 [ "$(grep -c "going on unpaired" "$WORK/slow.err")" = 1 ] && pass || fail "the unpaired notice not said once"
 [ "$(q "select count(*) from session s join sut t on t.id = s.sut_id where t.name = 'alpha' and finished_at is not null")" = 6 ] \
   && pass || fail "alpha did not finish its 6 sessions"
