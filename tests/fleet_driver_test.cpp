@@ -6,16 +6,24 @@
 // fleet promises: a worker per SUT with the parent's options, each SUT's
 // sessions under its own plan key and class, a SUT that fails failing alone
 // and named with the command that continues it, and a resume that measures
-// only what that SUT lacks.
+// only what that SUT lacks. A crossover's two workers measure the two
+// swprofiles side by side, in pairs, and the one whose partner dies goes on.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "app/fleet.h"
 #include "common/errors.h"
@@ -48,6 +56,27 @@ defaults:
   benchmark: {warmups: 0, repeats: 2, sessions: 2, timeout: 30s}
 )";
 
+// Two SUTs of one class swapping two swprofiles, in step.
+constexpr const char* kCrossoverText = R"(design: crossover
+suts:
+  - {name: alpha, class: lab}
+  - {name: beta, class: lab}
+swprofiles:
+  - {name: A, wrapper: [env, KBENCH_TEST_SIDE=A]}
+  - {name: B, wrapper: [env, KBENCH_TEST_SIDE=B]}
+benchmarks:
+  - {name: selftest/sleep, params: {ms: "1"}}
+  - {name: selftest/sleep, params: {ms: "2"}}
+defaults:
+  benchmark: {warmups: 0, repeats: 2, sessions: 3, timeout: 10m}
+)";
+
+// The value of `option` in a worker's argv; empty when absent.
+std::string option_value(const std::vector<std::string>& argv, const std::string& option) {
+  const auto it = std::ranges::find(argv, option);
+  return it == argv.end() || it + 1 == argv.end() ? std::string() : *(it + 1);
+}
+
 struct FleetRun {
   int status = -1;
   std::string out;
@@ -64,8 +93,8 @@ struct Stored {
 
 class FleetDriver : public ::testing::Test {
  protected:
-  FleetDriver()
-      : plan_(plan::parse_plan(kPlanText, "fleet.yaml")),
+  explicit FleetDriver(const char* plan_text = kPlanText)
+      : plan_(plan::parse_plan(plan_text, "fleet.yaml")),
         store_(store::open_store(url(), store::OpenMode::CreateIfMissing)) {
     options_.plan_path = "fleet.yaml";
     options_.plan_key = "/plans/fleet.yaml";
@@ -100,6 +129,18 @@ class FleetDriver : public ::testing::Test {
     const bool resume = std::ranges::find(argv, "--resume") != argv.end();
     const auto fail = fail_at_.find(sut.name);
     const int fail_at = fail == fail_at_.end() ? 0 : fail->second;
+    const auto die = die_at_.find(sut.name);
+    const int die_at = die == die_at_.end() ? 0 : die->second;
+    // What plan exec makes of a crossover worker's options.
+    std::optional<runner::Pairing> pairing;
+    if (const std::string dir = option_value(argv, "--pair-dir"); !dir.empty()) {
+      pairing = runner::Pairing{dir, std::stoi(option_value(argv, "--pair-position")), option_value(argv, "--pair-id"),
+                                sut.name};
+    }
+    const int first_round = plan_.design == plan::Design::Crossover
+                                ? static_cast<int>(std::ranges::find(plan_.suts, sut.name, &plan::SutSpec::name) -
+                                                   plan_.suts.begin())
+                                : 0;
     // What this process has buffered would reach the child's pipes too.
     std::fflush(nullptr);
     return process::fork_relay(
@@ -108,8 +149,14 @@ class FleetDriver : public ::testing::Test {
           dup2(err_fd, STDERR_FILENO);
           testing::RecordingConnection connection;
           if (fail_at > 0) connection.fail_at(fail_at);
+          if (die_at > 0) connection.die_at(die_at);
+          connection.journal = journal_;
+          connection.journal_tag = sut.name;
+          if (slow_.contains(sut.name)) connection.delay = std::chrono::milliseconds(50);
           runner::ExecOptions exec;
           exec.resume = resume;
+          exec.pairing = pairing;
+          exec.first_round = first_round;
           exec.plan_key = app::fleet_plan_key(options_.plan_key, sut.name);
           exec.announce_steps = true;
           auto store = store::open_store(options_.store_url, store::OpenMode::MustExist);
@@ -122,6 +169,17 @@ class FleetDriver : public ::testing::Test {
           return 0;
         },
         "worker");
+  }
+
+  // beta's connection fails at its `start`-th start (the rest of the plan
+  // measured), then a --resume of beta alone.
+  FleetRun resume_beta_after_failing_at(int start) {
+    fail_at_["beta"] = start;
+    EXPECT_EQ(execute().status, kExitFailure);
+    fail_at_.clear();
+    worker_args_.clear();
+    options_.resume = true;
+    return execute({"beta"});
   }
 
   std::map<std::string, Stored> stored() const {
@@ -144,6 +202,35 @@ class FleetDriver : public ::testing::Test {
   std::vector<runner::BenchmarkRun> runs_;
   std::map<std::string, std::vector<std::string>> worker_args_;
   std::map<std::string, int> fail_at_;  // SUT: its connection's start that fails
+  std::map<std::string, int> die_at_;   // SUT: its connection's start that kills its worker
+  std::set<std::string> slow_;          // SUTs whose every start waits 50 ms
+  std::string journal_ = (dir_.path() / "starts").string();  // every worker's starts, in order
+};
+
+class CrossoverDriver : public FleetDriver {
+ protected:
+  CrossoverDriver() : FleetDriver(kCrossoverText) {}
+
+  // A session as its fingerprint's plan object records it.
+  struct Paired {
+    std::string sut;
+    std::string swprofile;
+    std::string pair;
+    std::string unit;
+    std::string run;
+    nlohmann::json order;
+    bool complete = false;
+  };
+  std::vector<Paired> paired() const {
+    std::vector<Paired> sessions;
+    for (const auto& listing : store_->list_sessions({})) {
+      const nlohmann::json plan = store_->session(listing.id)->fingerprint["plan"];
+      sessions.push_back({listing.sut, listing.swprofile, plan.value("pair", std::string()),
+                          plan.value("pair_unit", std::string()), plan.value("run", std::string()),
+                          plan.value("order", nlohmann::json()), listing.complete()});
+    }
+    return sessions;
+  }
 };
 
 TEST_F(FleetDriver, EachSutIsMeasuredByAWorkerOfItsOwnUnderItsOwnKeyAndClass) {
@@ -200,12 +287,7 @@ TEST_F(FleetDriver, ASutThatFailsFailsAloneAndIsNamedWithTheCommandThatContinues
 }
 
 TEST_F(FleetDriver, AResumeOfOneSutMeasuresOnlyWhatThatSutLacks) {
-  fail_at_["beta"] = 5;
-  ASSERT_EQ(execute().status, kExitFailure);
-  fail_at_.clear();
-  worker_args_.clear();
-  options_.resume = true;
-  const FleetRun run = execute({"beta"});
+  const FleetRun run = resume_beta_after_failing_at(5);
   EXPECT_EQ(run.status, kExitOk) << run.err;
   EXPECT_FALSE(worker_args_.contains("alpha"));
   EXPECT_THAT(worker_args_["beta"], ElementsAre("plan", "exec", "fleet.yaml", "--fleet-worker", "--sut", "beta",
@@ -219,6 +301,121 @@ TEST_F(FleetDriver, AResumeOfOneSutMeasuresOnlyWhatThatSutLacks) {
   EXPECT_EQ(by_sut.at("beta").sessions, 4);
   EXPECT_EQ(by_sut.at("beta").complete, 4);
   EXPECT_THAT(run.err, HasSubstr("beta  AmpereOne  ok                4/4       0          0\n"));
+}
+
+TEST_F(CrossoverDriver, TheTwoSutsMeasureTheOtherSwprofileSideBySideInPairsThatSwap) {
+  const FleetRun run = execute();
+  ASSERT_EQ(run.status, kExitOk) << run.err;
+  // Both workers met at every point: neither went on alone.
+  EXPECT_THAT(run.err, Not(HasSubstr("unpaired"))) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("kbench: crossover: alpha and beta measure the other swprofile at the same moment\n"));
+  const std::string alpha_dir = option_value(worker_args_["alpha"], "--pair-dir");
+  ASSERT_FALSE(alpha_dir.empty());
+  EXPECT_EQ(option_value(worker_args_["alpha"], "--pair-position"), "0");
+  EXPECT_EQ(option_value(worker_args_["beta"], "--pair-position"), "1");
+  EXPECT_EQ(option_value(worker_args_["beta"], "--pair-dir"), alpha_dir);
+  const std::string id = option_value(worker_args_["alpha"], "--pair-id");
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(option_value(worker_args_["beta"], "--pair-id"), id);
+  // The fleet removes the meeting place once both have ended.
+  EXPECT_FALSE(std::filesystem::exists(alpha_dir));
+
+  const auto sessions = paired();
+  ASSERT_EQ(sessions.size(), 12u);  // 3 rounds x 2 swprofiles x 2 SUTs
+  std::map<std::string, std::vector<const Paired*>> by_pair;
+  for (const auto& session : sessions) {
+    EXPECT_TRUE(session.complete);
+    EXPECT_EQ(session.unit, session.sut);
+    // One run for both: each round's benchmarks shuffled alike.
+    EXPECT_EQ(session.run, id);
+    by_pair[session.pair].push_back(&session);
+  }
+  // Round r's slot s is the pair "<id>/r/s", for r < 3 and s < 2.
+  std::set<std::string> expected;
+  for (int round = 0; round < 3; ++round) {
+    for (int slot = 0; slot < 2; ++slot) expected.insert(fmt::format("{}/{}/{}", id, round, slot));
+  }
+  std::set<std::string> found;
+  for (const auto& [pair, members] : by_pair) found.insert(pair);
+  EXPECT_EQ(found, expected);
+  // Each pair: one session of each swprofile, on different SUTs, in the
+  // same benchmark order.
+  std::map<std::string, std::string> alpha_profile;  // pair: alpha's swprofile in it
+  for (const auto& [pair, members] : by_pair) {
+    ASSERT_EQ(members.size(), 2u) << pair;
+    EXPECT_NE(members[0]->sut, members[1]->sut) << pair;
+    EXPECT_NE(members[0]->swprofile, members[1]->swprofile) << pair;
+    EXPECT_EQ(members[0]->order, members[1]->order) << pair;
+    for (const auto* member : members) {
+      if (member->sut == "alpha") alpha_profile[pair] = member->swprofile;
+    }
+  }
+  // Within a round the two slots swap the swprofiles between the SUTs, and
+  // alpha starts the rounds in the balanced order A B, B A, A B.
+  for (int round = 0; round < 3; ++round) {
+    const std::string first = alpha_profile[fmt::format("{}/{}/0", id, round)];
+    const std::string second = alpha_profile[fmt::format("{}/{}/1", id, round)];
+    EXPECT_NE(first, second) << "round " << round;
+    EXPECT_EQ(first, round % 2 == 0 ? "A" : "B") << "round " << round;
+  }
+}
+
+TEST_F(CrossoverDriver, TheTwoSidesRunEachBenchmarkInStepEvenWhenOneIsSlower) {
+  slow_ = {"beta"};
+  const FleetRun run = execute();
+  ASSERT_EQ(run.status, kExitOk) << run.err;
+  // A side starts its next benchmark only once the other has come to it,
+  // that is, after the other started the one before: however slow beta is,
+  // the two sides' counts of benchmark runs started never differ by more
+  // than one.
+  std::ifstream in(journal_);
+  std::map<std::string, int> runs;
+  int lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) {
+    if (line.find(" run ") == std::string::npos) continue;
+    ++runs[line.substr(0, line.find(' '))];
+    EXPECT_LE(std::abs(runs["alpha"] - runs["beta"]), 1) << "at line " << lines + 1 << ": " << line;
+  }
+  EXPECT_EQ(runs["alpha"], 12);
+  EXPECT_EQ(runs["beta"], 12);
+}
+
+TEST_F(CrossoverDriver, AWorkerWhosePartnerDiesGoesOnAloneAndFinishes) {
+  // beta's worker is killed (SIGKILL, no word from it) at its 6th start: in
+  // its second session, the first benchmark's agent.
+  die_at_["beta"] = 6;
+  const FleetRun run = execute();
+  EXPECT_EQ(run.status, kExitFailure) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("kbench: SUT beta: stopped by signal 9"));
+  // alpha noticed the death (the fleet's gone marker), not a timeout, and
+  // said so once.
+  const std::string notice = "alpha: kbench: paired: the other worker has ended; going on unpaired\n";
+  ASSERT_THAT(run.err, HasSubstr(notice));
+  EXPECT_EQ(run.err.find(notice), run.err.rfind(notice));
+  const auto by_sut = stored();
+  EXPECT_EQ(by_sut.at("alpha").complete, 6);
+  // alpha's sessions after beta's death keep their pair: compare uses only
+  // the complete ones.
+  for (const auto& session : paired()) {
+    if (session.sut == "alpha") {
+      EXPECT_FALSE(session.pair.empty());
+    }
+  }
+}
+
+TEST_F(CrossoverDriver, AResumedCrossoverMeasuresEachSutAloneWithoutPairs) {
+  // beta stops at its 6th start: its second session begun, not finished.
+  const FleetRun run = resume_beta_after_failing_at(6);
+  EXPECT_EQ(run.status, kExitOk) << run.err;
+  EXPECT_EQ(option_value(worker_args_["beta"], "--pair-dir"), "");
+  EXPECT_EQ(stored().at("beta").complete, 6);
+  // The sessions begun under the pairing keep their pairs; those the resume
+  // began have none.
+  int unpaired = 0;
+  for (const auto& session : paired()) {
+    if (session.sut == "beta" && session.pair.empty()) ++unpaired;
+  }
+  EXPECT_EQ(unpaired, 4);
 }
 
 }  // namespace

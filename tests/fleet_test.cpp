@@ -11,6 +11,8 @@
 #include "runner/fleet_progress.h"
 #include "runner/plan_executor.h"
 #include "support/plan_errors.h"
+#include "support/scoped_env.h"
+#include "support/test_paths.h"
 
 using kbench::InputError;
 using kbench::plan::parse_plan;
@@ -199,4 +201,93 @@ TEST(FleetProgressView, RecognisesStepLines) {
   EXPECT_FALSE(kbench::runner::is_step_line("[note] x"));
   EXPECT_TRUE(kbench::runner::is_step_start("[3/8] base session 1 syscall/getppid ..."));
   EXPECT_FALSE(kbench::runner::is_step_start("[3/8] base session 1 syscall/getppid: 2 repeats in 0.4s"));
+}
+
+namespace {
+
+// A crossover plan with `suts` and `swprofiles` as given (YAML lines).
+std::string crossover_plan(const std::string& suts, const std::string& swprofiles) {
+  return "design: crossover\n" + suts + swprofiles + "benchmarks: [syscall/getppid]\n";
+}
+
+const std::string kTwoSuts = "suts:\n  - {name: a, class: lab}\n  - {name: b, class: lab}\n";
+const std::string kTwoProfiles = "swprofiles: [{name: A}, {name: B}]\n";
+
+}  // namespace
+
+TEST(FleetPlan, ReadsTheDesignInterleavedByDefault) {
+  EXPECT_EQ(parse_plan(kTwoSuts + "benchmarks: [syscall/getppid]\n", "p.yaml").design,
+            kbench::plan::Design::Interleaved);
+  EXPECT_EQ(parse_plan("design: interleaved\n" + kTwoSuts + "benchmarks: [syscall/getppid]\n", "p.yaml").design,
+            kbench::plan::Design::Interleaved);
+  const auto plan = parse_plan(crossover_plan(kTwoSuts, kTwoProfiles), "p.yaml");
+  EXPECT_EQ(plan.design, kbench::plan::Design::Crossover);
+  EXPECT_EQ(plan.design_line, 1);
+  EXPECT_EQ(fleet_plan_error("design: latin-square\n" + kTwoSuts + "benchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:1: design: expected interleaved, crossover or duet, got 'latin-square'");
+}
+
+TEST(FleetPlan, RefusesACrossoverOfOtherThanTwoSutsOfOneClassUnderTwoSwprofiles) {
+  EXPECT_EQ(fleet_plan_error(crossover_plan("sut: {name: a, class: lab}\n", kTwoProfiles)),
+            "fleet.yaml:1: design: expected crossover with a suts: list of exactly 2 SUTs of one class, got a "
+            "single sut:");
+  EXPECT_EQ(fleet_plan_error(crossover_plan(kTwoSuts + "  - {name: c, class: lab}\n", kTwoProfiles)),
+            "fleet.yaml:1: design: expected crossover with a suts: list of exactly 2 SUTs of one class, got 3 SUTs");
+  EXPECT_EQ(fleet_plan_error(crossover_plan("suts:\n  - {name: a, class: lab}\n  - {name: b, class: other}\n",
+                                            kTwoProfiles)),
+            "fleet.yaml:1: design: expected crossover's 2 SUTs to declare the same class:, got 'lab' and 'other'");
+  EXPECT_EQ(fleet_plan_error(crossover_plan("suts:\n  - {name: a}\n  - {name: b}\n", kTwoProfiles)),
+            "fleet.yaml:1: design: expected crossover's 2 SUTs to declare the same class:, got none and none");
+  EXPECT_EQ(fleet_plan_error(crossover_plan(kTwoSuts, "swprofiles: [{name: A}, {name: B}, {name: C}]\n")),
+            "fleet.yaml:1: design: expected crossover with exactly 2 swprofiles, got 3");
+  EXPECT_EQ(fleet_plan_error(crossover_plan(kTwoSuts, "")),
+            "fleet.yaml:1: design: expected crossover with exactly 2 swprofiles, got 0");
+}
+
+TEST(FleetPlan, ACrossoverMeasuresBothSutsAndBothSwprofilesUnlessResumed) {
+  const auto plan = parse_plan(crossover_plan(kTwoSuts, kTwoProfiles), "fleet.yaml");
+  // What the local SUTs' connections run, once the design is accepted.
+  const std::string agent_path = KBENCH_BINARY_DIR + "/kbench-agent";
+  kbench::testing::ScopedEnv agent{"KBENCH_AGENT", agent_path.c_str()};
+  kbench::app::FleetOptions options;
+  try {
+    kbench::app::check_fleet(plan, kbench::app::select_suts(plan, {"b"}), options);
+    FAIL() << "a crossover of one SUT was accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "fleet.yaml:1: design: expected crossover's 2 SUTs measured together, got --sut selecting "
+                           "b (leave out --sut, or continue one SUT with --resume)");
+  }
+  options.swprofiles = {"B"};
+  try {
+    kbench::app::check_fleet(plan, plan.suts, options);
+    FAIL() << "a crossover of one swprofile was accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "fleet.yaml:1: design: expected crossover's 2 swprofiles measured together, got "
+                           "--swprofile selecting B (leave out --swprofile, or continue with --resume)");
+  }
+  options.resume = true;
+  EXPECT_NO_THROW(kbench::app::check_fleet(plan, kbench::app::select_suts(plan, {"b"}), options));
+  options.swprofiles.clear();
+  options.resume = false;
+  EXPECT_NO_THROW(kbench::app::check_fleet(plan, plan.suts, options));
+}
+
+TEST(FleetPlan, ADuetIsOneVmOnThisMachineUnderTwoSwprofiles) {
+  const std::string vm = "sut: {name: vm, connection: {method: qemu, params: {memory: 512M}}}\n";
+  const auto plan = parse_plan("design: duet\n" + vm + kTwoProfiles + "benchmarks: [syscall/getppid]\n", "p.yaml");
+  EXPECT_EQ(plan.design, kbench::plan::Design::Duet);
+  // Its two workers: the one SUT twice, named by half.
+  const auto workers = kbench::app::duet_workers(plan);
+  ASSERT_EQ(workers.size(), 2u);
+  EXPECT_EQ(workers[0].name, "vm#0");
+  EXPECT_EQ(workers[1].name, "vm#1");
+  EXPECT_EQ(workers[1].method, "qemu");
+  EXPECT_EQ(fleet_plan_error("design: duet\nsut: {name: here}\n" + kTwoProfiles + "benchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:1: design: expected duet with one sut: whose connection boots a VM on this machine (method "
+            "qemu), got method local");
+  EXPECT_EQ(fleet_plan_error("design: duet\n" + kTwoSuts + kTwoProfiles + "benchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:1: design: expected duet with one sut: whose connection boots a VM on this machine (method "
+            "qemu), got a suts: list");
+  EXPECT_EQ(fleet_plan_error("design: duet\n" + vm + "swprofiles: [{name: A}]\nbenchmarks: [syscall/getppid]\n"),
+            "fleet.yaml:1: design: expected duet with exactly 2 swprofiles, got 1");
 }

@@ -66,7 +66,7 @@ benchmarks:
 
 TEST(Plan, ErrorsNameFileLineKeyAndExpectation) {
   EXPECT_EQ(plan_error("benchmarks:\n  - include: syscall/getpid\nfoo: 1\n"),
-            "p.yaml:3: foo: expected one of the keys benchmarks, defaults, include, order, sut, suts, swprofiles (unknown key)");
+            "p.yaml:3: foo: expected one of the keys benchmarks, defaults, design, include, order, sut, suts, swprofiles (unknown key)");
   EXPECT_EQ(plan_error("benchmarks:\n  - getpid\n"),
             "p.yaml:2: benchmarks[]: expected a benchmark name of the form suite/name, got 'getpid'");
   EXPECT_EQ(plan_error("defaults:\n  benchmark:\n    repeats: many\nbenchmarks: [a/b]\n"),

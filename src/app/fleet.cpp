@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <functional>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -20,9 +22,11 @@
 #include "app/option_values.h"
 #include "common/errors.h"
 #include "common/spoken_list.h"
+#include "common/utc_time.h"
 #include "process/process.h"
 #include "runner/fleet_progress.h"
 #include "runner/interrupt.h"
+#include "runner/pairing.h"
 #include "runner/plan_executor.h"
 #include "sut/method.h"
 #include "sysinfo/fingerprint_view.h"
@@ -40,6 +44,35 @@ struct Worker {
   std::string partial_line;  // stderr up to the next newline
   std::string last_error;    // its last line that was not a step line
   int status = -1;           // exit status; 128+N when killed by signal N
+  std::optional<int> wait_status;  // once reaped
+  bool gone = false;               // its partner told so (a crossover's or duet's)
+};
+
+// The directory a crossover's or duet's two workers meet in
+// (runner/pairing.h), made before they start and removed when both have
+// ended.
+class PairingDir {
+ public:
+  PairingDir() {
+    std::error_code error;
+    std::string pattern = (std::filesystem::temp_directory_path(error) / "kbench-pair-XXXXXX").string();
+    if (error) pattern = "/tmp/kbench-pair-XXXXXX";
+    if (!mkdtemp(pattern.data())) {
+      throw RunError(fmt::format("cannot make a directory for the paired workers to meet in ({}): {}", pattern,
+                                 strerror(errno)));
+    }
+    path_ = pattern;
+  }
+  ~PairingDir() {
+    std::error_code error;
+    std::filesystem::remove_all(path_, error);
+  }
+  PairingDir(const PairingDir&) = delete;
+  PairingDir& operator=(const PairingDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
 };
 
 // Where the SUT's sessions of the latest run of the plan stand.
@@ -113,6 +146,18 @@ std::string fleet_plan_key(const std::string& plan_key, const std::string& sut_n
   return plan_key + "#sut=" + sut_name;
 }
 
+std::string duet_worker_name(const std::string& sut_name, int half) { return fmt::format("{}#{}", sut_name, half); }
+
+std::vector<plan::SutSpec> duet_workers(const plan::Plan& plan) {
+  std::vector<plan::SutSpec> workers;
+  for (int half = 0; half < 2; ++half) {
+    plan::SutSpec worker = *plan.sut;
+    worker.name = duet_worker_name(plan.sut->name, half);
+    workers.push_back(std::move(worker));
+  }
+  return workers;
+}
+
 std::vector<plan::SutSpec> select_suts(const plan::Plan& plan, const std::vector<std::string>& names, bool exact) {
   if (plan.suts.empty()) {
     if (names.empty()) return {};
@@ -145,6 +190,23 @@ std::vector<plan::SutSpec> select_suts(const plan::Plan& plan, const std::vector
 void check_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts, const FleetOptions& options) {
   runner::ExecOptions exec;
   exec.swprofiles = options.swprofiles;
+  // A resumed crossover or duet measures each side alone: any selection may
+  // go on.
+  if (plan.design != plan::Design::Interleaved && !options.resume) {
+    if (plan.design == plan::Design::Crossover && suts.size() != 2) {
+      throw InputError(fmt::format("{}:{}: design: expected crossover's 2 SUTs measured together, got --sut "
+                                   "selecting {} (leave out --sut, or continue one SUT with --resume)",
+                                   plan.path, plan.design_line, comma_list(suts, &plan::SutSpec::name)));
+    }
+    const auto profiles = runner::select_swprofiles(plan.for_sut(suts.front()), exec);
+    if (profiles.size() != 2) {
+      throw InputError(fmt::format("{}:{}: design: expected {}'s 2 swprofiles measured together, got "
+                                   "--swprofile selecting {} (leave out --swprofile, or continue with --resume)",
+                                   plan.path, plan.design_line,
+                                   plan.design == plan::Design::Duet ? "duet" : "crossover",
+                                   comma_list(profiles, &plan::SwprofileSpec::name)));
+    }
+  }
   int local = 0;
   for (const auto& sut : suts) {
     const plan::Plan one = plan.for_sut(sut);
@@ -183,11 +245,27 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
   runner::FleetProgress view(stderr, isatty(STDERR_FILENO) == 1, names, terminal_width());
   runner::install_interrupt_handlers();
   view.message(fmt::format("kbench: {} SUTs in parallel, one worker each: {}", suts.size(), fmt::join(names, ", ")));
+  // A crossover's or duet's two workers meet before every session's
+  // measurement and every benchmark; a resumed one measures each side alone.
+  std::optional<PairingDir> pairing;
+  std::string pairing_id;
+  const bool duet = plan.design == plan::Design::Duet;
+  if (plan.design != plan::Design::Interleaved && !options.resume && suts.size() == 2) {
+    pairing.emplace();
+    pairing_id = fmt::format("{}-{}", utc_now_iso8601(), getpid());
+    view.message(duet ? fmt::format("kbench: duet: two VMs of {} at once, each on one half of this machine's CPUs, "
+                                    "swapping halves every round",
+                                    plan.sut->name)
+                      : fmt::format("kbench: crossover: {} and {} measure the other swprofile at the same moment",
+                                    names[0], names[1]));
+  }
 
   std::vector<Worker> workers;
   for (const auto& sut : suts) {
-    std::vector<std::string> argv = {self, "plan", "exec", options.plan_path, "--fleet-worker", "--sut", sut.name,
-                                     "--store", options.store_url};
+    std::vector<std::string> argv = {self, "plan", "exec", options.plan_path, "--fleet-worker"};
+    if (duet) argv.insert(argv.end(), {"--duet-half", std::to_string(workers.size())});
+    else argv.insert(argv.end(), {"--sut", sut.name});
+    argv.insert(argv.end(), {"--store", options.store_url});
     if (options.resume) argv.push_back("--resume");
     for (const auto& name : options.swprofiles) {
       argv.push_back("--swprofile");
@@ -198,6 +276,10 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
       argv.push_back(options.cpus);
     }
     if (options.strict) argv.push_back("--strict");
+    if (pairing) {
+      argv.insert(argv.end(), {"--pair-dir", pairing->path(), "--pair-position", std::to_string(workers.size()),
+                               "--pair-id", pairing_id});
+    }
     Worker worker;
     worker.sut = sut;
     const process::Child child = start_worker(sut, argv);
@@ -222,6 +304,16 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
       }
     }
     if (fds.empty()) break;
+    // A worker that ended (or closed its output, which it does only at its
+    // end) is gone for its partner, however it ended.
+    for (std::size_t i = 0; i < workers.size(); ++i) {
+      Worker& worker = workers[i];
+      if (!worker.wait_status) worker.wait_status = process::wait_for_exit_until(worker.pid, process::Clock::now());
+      if (pairing && !worker.gone && (worker.wait_status || (worker.out_fd < 0 && worker.err_fd < 0))) {
+        runner::mark_gone(pairing->path(), static_cast<int>(i));
+        worker.gone = true;
+      }
+    }
     // Each worker handles the signal as a single-SUT run does: the agent in
     // flight is stopped, settings restored, the session left resumable.
     // Workers lead process groups of their own, so a terminal's Ctrl-C
@@ -259,7 +351,10 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
       }
     }
   }
-  for (auto& worker : workers) worker.status = process::exit_code(process::wait_for_exit(worker.pid));
+  for (auto& worker : workers) {
+    worker.status = process::exit_code(worker.wait_status ? *worker.wait_status : process::wait_for_exit(worker.pid));
+  }
+  pairing.reset();
   view.finish();
 
   for (const auto& worker : workers) {
@@ -305,7 +400,8 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
   std::string again = "kbench plan exec " + process::shell_quote(options.plan_path) + " --resume";
   std::vector<std::string> failed_names;
   for (const auto* worker : failed) {
-    again += " --sut " + process::shell_quote(worker->sut.name);
+    // A duet's halves are resumed together (a finished one measures nothing).
+    if (!duet) again += " --sut " + process::shell_quote(worker->sut.name);
     failed_names.push_back(worker->sut.name);
   }
   for (const auto& name : options.swprofiles) again += " --swprofile " + process::shell_quote(name);

@@ -39,6 +39,14 @@ std::vector<plan::SutSpec> select_suts(const plan::Plan& plan, const std::vector
 // so two SUTs of one plan never continue each other's sessions.
 std::string fleet_plan_key(const std::string& plan_key, const std::string& sut_name);
 
+// A duet (plan design: duet) runs its one SUT as two workers, each a VM on
+// one half of this machine's CPUs: the two as the fleet lists them, the SUT
+// named "<name>#<half>" (what the view, the summary and --resume's plan key
+// call each; the sessions keep the SUT's own name). Each is started with a
+// hidden --duet-half instead of --sut.
+std::vector<plan::SutSpec> duet_workers(const plan::Plan& plan);
+std::string duet_worker_name(const std::string& sut_name, int half);
+
 // Every check that needs no SUT and no store, for each selected SUT (the
 // swprofiles' requirements, connection parameters); throws InputError.
 void check_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts, const FleetOptions& options);

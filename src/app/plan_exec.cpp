@@ -139,10 +139,10 @@ PlanSummary check_plan(const PlanRequest& options) {
   const plan::Plan plan = plan::load_plan(options.path);
   runner::ExecOptions exec;
   exec.swprofiles = options.swprofiles;
-  if (!plan.suts.empty()) {
+  if (!plan.suts.empty() || plan.design == plan::Design::Duet) {
     FleetOptions fleet;
     fleet.swprofiles = options.swprofiles;
-    check_fleet(plan, plan.suts, fleet);
+    check_fleet(plan, plan.suts.empty() ? duet_workers(plan) : plan.suts, fleet);
   } else if (!plan.swprofiles.empty() || !options.swprofiles.empty()) {
     runner::select_swprofiles(plan, exec);
   }
@@ -199,8 +199,12 @@ void require_plan_run_to_resume(const PlanRequest& options, const std::string& s
 int exec_fleet(plan::Plan plan, const std::vector<plan::SutSpec>& suts, const PlanRequest& options,
                 const std::string& plan_key) {
   if (options.until_decided) {
-    throw InputError("--until-decided: expected a plan with one SUT (sut:), not a suts: list");
+    throw InputError(plan.design == plan::Design::Duet
+                         ? "--until-decided: expected a plan with one SUT measured alone, not design: duet"
+                         : "--until-decided: expected a plan with one SUT (sut:), not a suts: list");
   }
+  // Before anything is built or stored: a machine with one CPU has no halves.
+  if (plan.design == plan::Design::Duet) runner::cpu_halves();
   FleetOptions fleet;
   fleet.plan_path = options.path;
   fleet.plan_key = plan_key;
@@ -218,7 +222,7 @@ int exec_fleet(plan::Plan plan, const std::vector<plan::SutSpec>& suts, const Pl
     // Any SUT of the plan: the failed ones of a fleet are resumed with --sut,
     // and one may have failed before its first session.
     std::vector<std::string> keys;
-    for (const auto& sut : plan.suts) keys.push_back(fleet_plan_key(plan_key, sut.name));
+    for (const auto& sut : plan.suts.empty() ? suts : plan.suts) keys.push_back(fleet_plan_key(plan_key, sut.name));
     require_plan_run_to_resume(options, fleet.store_url, keys, options.swprofiles);
   }
   // Before the store is created: a refused run writes nothing.
@@ -300,7 +304,12 @@ int execute_plan_request(const PlanRequest& options) {
   const std::string plan_key = std::filesystem::absolute(options.path).lexically_normal().string();
   const auto suts = select_suts(loaded, options.suts, options.fleet_worker);
   if (!suts.empty() && !options.fleet_worker) return exec_fleet(loaded, suts, options, plan_key);
-  if (options.fleet_worker && suts.size() != 1) {
+  const bool duet = loaded.design == plan::Design::Duet;
+  if (duet && !options.fleet_worker) return exec_fleet(loaded, duet_workers(loaded), options, plan_key);
+  if (options.duet_half >= 0 && (!duet || !options.fleet_worker || options.duet_half > 1)) {
+    throw InputError("--duet-half: expected a duet's fleet worker, half 0 or 1");
+  }
+  if (options.fleet_worker && !duet && suts.size() != 1) {
     throw InputError("--fleet-worker: expected exactly one --sut of the plan's suts: list");
   }
   plan::Plan plan = suts.empty() ? loaded : loaded.for_sut(suts.front());
@@ -311,6 +320,26 @@ int execute_plan_request(const PlanRequest& options) {
   exec.strict = options.strict;
   exec.announce_steps = options.fleet_worker;
   exec.plan_key = suts.empty() ? plan_key : fleet_plan_key(plan_key, suts.front().name);
+  if (duet) {
+    // Each half a plan key of its own, as a fleet's SUTs have; the first
+    // round of the second half in the other order, on the other CPUs.
+    exec.plan_key = fleet_plan_key(plan_key, duet_worker_name(plan.sut->name, options.duet_half));
+    exec.first_round = options.duet_half;
+    exec.round_cpus = runner::cpu_halves();
+  }
+  if (loaded.design == plan::Design::Crossover && !suts.empty()) {
+    // The second SUT one round ahead: in every round the other order, also
+    // when resumed alone.
+    const auto place = std::ranges::find(loaded.suts, suts.front().name, &plan::SutSpec::name);
+    exec.first_round = static_cast<int>(place - loaded.suts.begin());
+  }
+  if (!options.pair_dir.empty()) {
+    if (!options.fleet_worker || options.pair_id.empty() || options.pair_position < 0 || options.pair_position > 1) {
+      throw InputError("--pair-dir: expected a paired fleet worker with --pair-id and --pair-position 0 or 1");
+    }
+    exec.pairing =
+        runner::Pairing{options.pair_dir, options.pair_position, options.pair_id, duet ? "" : suts.front().name};
+  }
   runner::select_swprofiles(plan, exec);
 
   // The catalogue comes from the local agent: the same binary every SUT runs,

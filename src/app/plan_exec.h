@@ -22,6 +22,12 @@ struct PlanRequest {
   std::string max_looks = "4";
   std::vector<std::string> suts;  // --sut NAME: only these of the plan's suts
   bool fleet_worker = false;      // one SUT of a suts: plan, started by execute_fleet
+  // A crossover's or duet's worker: its meeting place, its place in the pair and the id
+  // both sides share (runner/pairing.h); empty dir: not paired.
+  std::string pair_dir;
+  int pair_position = 0;
+  std::string pair_id;
+  int duet_half = -1;  // a duet's worker: which half of the CPUs it starts on; -1: none
   std::string build_cache;        // --build-cache DIR for swprofiles with build:
 };
 

@@ -64,6 +64,13 @@ void add_plan_command(CLI::App& app) {
   // A worker measuring one SUT of a suts: plan (started by the plan exec
   // that runs them all; not for users).
   exec->add_flag("--fleet-worker", options->fleet_worker)->group("");
+  // A crossover's or duet's worker: where it meets the other worker, which of
+  // the two it is, and the id both share (set by the fleet).
+  exec->add_option("--pair-dir", options->pair_dir)->group("");
+  exec->add_option("--pair-position", options->pair_position)->group("");
+  exec->add_option("--pair-id", options->pair_id)->group("");
+  // A duet's worker: the half of this machine's CPUs it starts on.
+  exec->add_option("--duet-half", options->duet_half)->group("");
   add_execution_options(*exec, options->cpus, options->strict, options->store_url);
   add_build_cache_option(*exec, options->build_cache);
   exec->footer(
@@ -90,6 +97,11 @@ void add_plan_command(CLI::App& app) {
       "A plan with suts: (a list of SUTs, each with name, connection, optional class and boot)\n"
       "measures them in parallel, one worker process each, into the same store; a failing SUT\n"
       "does not stop the others (exit 1 naming it); --resume continues each SUT's own sessions.\n"
+      "design: crossover (2 SUTs of one class, 2 swprofiles): the SUTs run each round in opposite\n"
+      "orders and wait for each other before each session and benchmark, so each pair of sessions\n"
+      "measured side by side covers both swprofiles (plan.pair in the fingerprint; docs/remote.md).\n"
+      "design: duet (one qemu sut:, 2 swprofiles): two VMs at once, each pinned to one half of this\n"
+      "machine's CPUs, swapping halves every round, paired as a crossover's.\n"
       "Swprofiles with build: (a kernel built from a source tree) are built first, or found in\n"
       "the build cache, one progress line each on stderr (kbench build --help, docs/builds.md);\n"
       "a failed build exits 1 with the tail of its log, before anything is measured.");

@@ -566,6 +566,50 @@ std::string KernelSource::describe() const {
   return release.empty() ? std::string() : "installed " + release;
 }
 
+namespace {
+
+// After suts: and swprofiles: are read: crossover pairs two SUTs that differ
+// only by chance (one class) under two swprofiles that swap between them.
+void parse_design(const Context& ctx, const YAML::Node& node, Plan& plan) {
+  const std::string text = ctx.scalar(node, "design");
+  plan.design_line = node.Mark().line + 1;
+  if (text == "interleaved") {
+    plan.design = Design::Interleaved;
+    return;
+  }
+  if (text == "duet") {
+    plan.design = Design::Duet;
+    if (!plan.sut || !sut_method(*plan.sut).has(sut::Capability::GuestOnController)) {
+      ctx.fail(node, "design",
+               "duet with one sut: whose connection boots a VM on this machine (method qemu), got " +
+                   (plan.sut ? "method " + plan.sut->method : std::string(plan.suts.empty() ? "no SUT" : "a suts: list")));
+    }
+    if (plan.swprofiles.size() != 2) {
+      ctx.fail(node, "design", "duet with exactly 2 swprofiles, got " + std::to_string(plan.swprofiles.size()));
+    }
+    return;
+  }
+  if (text != "crossover") ctx.fail(node, "design", "interleaved, crossover or duet, got '" + text + "'");
+  plan.design = Design::Crossover;
+  if (plan.suts.size() != 2) {
+    const std::string got = plan.suts.empty() ? (plan.sut ? "a single sut:" : "no SUT")
+                                              : std::to_string(plan.suts.size()) + " SUTs";
+    ctx.fail(node, "design", "crossover with a suts: list of exactly 2 SUTs of one class, got " + got);
+  }
+  auto quoted = [](const std::string& name) { return name.empty() ? std::string("none") : "'" + name + "'"; };
+  const std::string& first = plan.suts[0].sut_class;
+  const std::string& second = plan.suts[1].sut_class;
+  if (first.empty() || first != second) {
+    ctx.fail(node, "design",
+             "crossover's 2 SUTs to declare the same class:, got " + quoted(first) + " and " + quoted(second));
+  }
+  if (plan.swprofiles.size() != 2) {
+    ctx.fail(node, "design", "crossover with exactly 2 swprofiles, got " + std::to_string(plan.swprofiles.size()));
+  }
+}
+
+}  // namespace
+
 Plan parse_plan(const std::string& yaml_text, const std::string& name_for_errors) {
   try {
     return parse_plan_text(yaml_text, name_for_errors, false);
@@ -595,7 +639,7 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
   if (is_include) {
     ctx.only_keys(root, "", {"benchmarks", "defaults"});
   } else {
-    ctx.only_keys(root, "", {"include", "order", "sut", "suts", "swprofiles", "benchmarks", "defaults"});
+    ctx.only_keys(root, "", {"include", "order", "design", "sut", "suts", "swprofiles", "benchmarks", "defaults"});
   }
   if (const auto order = root["order"]) {
     const std::string text = ctx.scalar(order, "order");
@@ -694,6 +738,8 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
       plan.swprofiles.push_back(std::move(spec));
     }
   }
+
+  if (const auto design = root["design"]) parse_design(ctx, design, plan);
 
   const auto benchmarks = root["benchmarks"];
   if (!benchmarks && included) return plan;

@@ -125,9 +125,22 @@ std::string name_expectation(const std::string& name);
 // --resume finds the same order again. Listed: the plan's order every time.
 enum class Order { Shuffled, Listed };
 
+// How the sessions of a plan with suts: are laid out. Interleaved (the
+// default): every SUT alternates the swprofiles on its own. Crossover: two
+// SUTs of one class run the two swprofiles in opposite orders, in step, so
+// that at every moment each measures the other swprofile; the sessions
+// measured side by side are a pair (the fingerprint's plan.pair), which
+// cancels what the two SUTs share at that moment (the lab's drift). Duet:
+// one SUT that is a VM on this machine, measured by two VMs at once, each
+// on one half of this machine's CPUs, swapping halves every round; the unit
+// a pair's two sessions differ in is the CPU half.
+enum class Design { Interleaved, Crossover, Duet };
+
 struct Plan {
   std::string path;
   Order order = Order::Shuffled;
+  Design design = Design::Interleaved;
+  int design_line = 0;  // of the design key, for errors found after parsing
   std::optional<SutSpec> sut;
   // `suts:`, several SUTs run in parallel (never together with `sut`).
   std::vector<SutSpec> suts;

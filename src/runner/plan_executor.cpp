@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/cpu_list.h"
 #include "common/errors.h"
 #include "common/utc_time.h"
 #include "deploy/deployer.h"
@@ -113,8 +114,8 @@ struct PlanContext {
 // The new session `round`'s fingerprint gets the plan (path, key, identity,
 // run, round, benchmarks and their order), the swprofile's settings, and
 // the boot it was measured in.
-void describe_new_session(nlohmann::json& fingerprint, const PlanContext& context, int round,
-                          const nlohmann::json& order_names, const plan::SwprofileSpec& profile,
+void describe_new_session(nlohmann::json& fingerprint, const PlanContext& context, int round, int slot,
+                          const std::string& pair_unit, const nlohmann::json& order_names, const plan::SwprofileSpec& profile,
                           const std::optional<deploy::BootReport>& boot) {
   const plan::Plan& plan = context.plan;
   namespace in_plan = fingerprint_key::plan;
@@ -133,6 +134,12 @@ void describe_new_session(nlohmann::json& fingerprint, const PlanContext& contex
   if (context.options.session_gap.count() > 0) {
     recorded_plan[in_plan::kBlock] = fmt::format("{}/{}", context.run_id, round);
   }
+  // Both sides of a crossover write the same pair for the sessions they
+  // measure side by side, whether or not the other side got there.
+  if (const auto& pairing = context.options.pairing; pairing && !context.options.resume) {
+    recorded_plan[in_plan::kPair] = fmt::format("{}/{}/{}", pairing->id, round, slot);
+    recorded_plan[in_plan::kPairUnit] = pair_unit;
+  }
   fingerprint[fingerprint_key::kSysctl] = profile.sysctl;
   // What the swprofile sets on purpose, so compare does not list it as an
   // undeclared environment difference (analysis/environment.h).
@@ -145,13 +152,14 @@ void describe_new_session(nlohmann::json& fingerprint, const PlanContext& contex
 }
 
 // Runs session `round`'s benchmarks in `order` (a resumed session only those
-// without an outcome); false when an interrupt stopped it first.
+// without an outcome), each after meeting the other side at `barrier` (a
+// crossover's, else null); false when an interrupt stopped it first.
 bool run_session_benchmarks(sut::Connection& connection, store::ResultStore& store, SessionSummary& summary,
-                            int round, const std::vector<std::size_t>& order,
+                            int round, int slot, const std::vector<std::size_t>& order,
                             const std::vector<BenchmarkRun>& benchmarks, bool resumed, const std::string& cpus,
-                            Progress& progress, ExecResult& result) {
-  for (const std::size_t index : order) {
-    const BenchmarkRun& run = benchmarks[index];
+                            PairBarrier* barrier, Progress& progress, ExecResult& result) {
+  for (std::size_t step = 0; step < order.size(); ++step) {
+    const BenchmarkRun& run = benchmarks[order[step]];
     if (round >= run.settings.sessions) continue;
     const std::string label = fmt::format("{} session {} {}", summary.swprofile, summary.number, run.name);
     const store::BenchmarkKey key{run.name, run.params};
@@ -164,6 +172,12 @@ bool run_session_benchmarks(sut::Connection& connection, store::ResultStore& sto
       // Interrupted mid-benchmark: its repeats are redone from the start,
       // so none is counted twice and warmups precede the measurement.
       store.discard_benchmark(summary.session, key);
+    }
+    // The other side's benchmark may still run for up to its timeout, after
+    // the start of its agent.
+    if (barrier) {
+      barrier->meet(pair_point(round, slot, static_cast<int>(step) + 1),
+                    run.settings.timeout + connection.start_allowance());
     }
     if (interrupted()) return false;
     progress.step_started(label, run.name, run.settings.repeats);
@@ -238,6 +252,8 @@ std::string choose_run_id(const plan::Plan& plan, const std::vector<plan::Swprof
       progress.message("kbench: nothing to resume in " + store.location() + "; starting new sessions");
     }
   }
+  // Both sides of a crossover shuffle each round's benchmarks alike.
+  if (run_id.empty() && options.pairing && !options.resume) run_id = options.pairing->id;
   if (run_id.empty()) run_id = fmt::format("{}-{}", utc_now_iso8601(), getpid());
   return run_id;
 }
@@ -535,6 +551,16 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
                      std::move(local_state), state_path, sessions);
   boots.stage_all();
   if (boots.judge_boot_in_flight(result)) return result;
+  // Left (gone.<position> written) however this execution ends, so that the
+  // other side never waits for this one.
+  std::optional<PairBarrier> barrier;
+  if (options.pairing && !options.resume) barrier.emplace(*options.pairing, progress);
+  // What the other side may still do before it meets this one at a
+  // session's start: its last benchmark, its boot, its fingerprint.
+  std::chrono::seconds longest_benchmark{0};
+  for (const auto& run : benchmarks) longest_benchmark = std::max(longest_benchmark, run.settings.timeout);
+  const std::chrono::seconds boot_allowance = plan.sut && plan.sut->boot ? plan.sut->boot->timeout
+                                                                        : std::chrono::seconds{0};
   // Sessions alternate between the swprofiles, so drift of the machine
   // falls on every side, in an order balanced for carry-over (round_order).
   for (int s = 0; s < sessions && !interrupted(); ++s) {
@@ -551,9 +577,19 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
     for (const std::size_t index : order) {
       if (s < benchmarks[index].settings.sessions) order_names.push_back(benchmarks[index].name);
     }
-    for (const std::size_t profile_index : round_order(options.first_round + s, profiles.size())) {
-      const plan::SwprofileSpec& profile = profiles[profile_index];
+    const auto profile_order = round_order(options.first_round + s, profiles.size());
+    for (std::size_t slot_index = 0; slot_index < profile_order.size(); ++slot_index) {
+      const int slot = static_cast<int>(slot_index);
+      const plan::SwprofileSpec& profile = profiles[profile_order[slot_index]];
       if (interrupted()) break;
+      // Before the session's boot: the VM inherits the pinning.
+      std::string pair_unit = options.pairing ? options.pairing->unit : "";
+      if (!options.round_cpus.empty()) {
+        const auto& cpus = options.round_cpus[static_cast<std::size_t>(options.first_round + s) %
+                                              options.round_cpus.size()];
+        pin_to_cpus(cpus);
+        pair_unit = "cpus " + format_cpu_list(cpus);
+      }
       sut::Connection& connection = connection_for(profile);
       SessionBoot boot = boots.boot_for(profile, s, result);
       if (boot.next == SessionBoot::Next::Skip) continue;
@@ -602,8 +638,8 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       if (resumed) {
         summary.session = *resumed;
       } else {
-        describe_new_session(fingerprint, {plan, options, identity, description, run_id}, s, order_names, profile,
-                             boot.report);
+        describe_new_session(fingerprint, {plan, options, identity, description, run_id}, s, slot, pair_unit,
+                             order_names, profile, boot.report);
         std::vector<store::BenchmarkKey> planned;
         for (const auto& run : benchmarks) {
           if (s < run.settings.sessions) planned.push_back({run.name, run.params});
@@ -617,9 +653,12 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
       if (resumed) progress.message(fmt::format("resuming session {} of swprofile {}", summary.number, profile.name));
       SysctlGuard sysctls;
       if (!boots.deploys()) sysctls.apply(profile.sysctl);
+      if (barrier) {
+        barrier->meet(pair_point(s, slot, 0), longest_benchmark + boot_allowance + connection.start_allowance());
+      }
       const bool ran_to_end =
-          run_session_benchmarks(connection, store, summary, s, order, benchmarks, resumed.has_value(), options.cpus,
-                                 progress, result);
+          run_session_benchmarks(connection, store, summary, s, slot, order, benchmarks, resumed.has_value(),
+                                 options.cpus, barrier ? &*barrier : nullptr, progress, result);
       sysctls.restore();
       if (ran_to_end) store.finish_session(summary.session, state_at_end(connection, plan::sut_method(plan)));
       result.sessions.push_back(std::move(summary));

@@ -9,6 +9,7 @@
 
 #include "plan/plan.h"
 #include "runner/catalogue.h"
+#include "runner/pairing.h"
 #include "runner/progress.h"
 #include "runner/session.h"
 #include "store/result_store.h"
@@ -37,8 +38,19 @@ struct ExecOptions {
   std::string store_url;
   std::vector<std::string> resume_command;
   // The balanced swprofile order (round_order) of this execution's first
-  // round: --until-decided's later rounds go on where the plan left off.
+  // round: --until-decided's later rounds go on where the plan left off, and
+  // the second SUT of a crossover one round ahead of the first (the other
+  // order in every round).
   int first_round = 0;
+  // One of the two workers of a crossover fleet (runner/pairing.h): its run
+  // id is the pairing's, each session's measurement and each benchmark wait
+  // for the other side, and each new session records its pair. Never on
+  // --resume: what is resumed is measured alone.
+  std::optional<Pairing> pairing;
+  // A duet's CPU halves: before each session the execution pins itself (and
+  // so the VM it starts) to round_cpus[(first_round + round) % size], which
+  // is then the session's pair unit.
+  std::vector<std::vector<int>> round_cpus;
 };
 
 struct SessionSummary {

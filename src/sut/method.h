@@ -39,6 +39,9 @@ enum class Capability : std::uint32_t {
   Modules = 1u << 4,
   // The agent runs under a swprofile's wrapper command.
   Wrapper = 1u << 5,
+  // The SUT is a VM this machine runs as a child of kbench: it runs on this
+  // machine's CPUs, with the CPU affinity of the kbench that starts it.
+  GuestOnController = 1u << 6,
 };
 
 class Capabilities {

@@ -505,7 +505,7 @@ KBENCH_SUT_METHOD({
     .name = kQemuMethod,
     .summary = "a QEMU VM that boots each swprofile's kernel with kbench's own initramfs (docs/remote.md)",
     .params = qemu_param_specs(),
-    .capabilities = {Capability::BootsKernel},
+    .capabilities = {Capability::BootsKernel, Capability::GuestOnController},
     .make = [](const Params& params, const SwprofileKernel* swprofile) {
       if (!swprofile || swprofile->image.empty() || !swprofile->deb.empty()) {
         throw InputError(std::string("swprofiles[") + (swprofile ? swprofile->name : "") +

@@ -57,6 +57,36 @@ expect_bad_input() {
   pass
 }
 
+# kernel_pair_plan_tail: the swprofiles, benchmark and defaults of the paired
+# designs' VM tests (crossover_qemu, duet_qemu): the test kernel ($KERNEL, from
+# x86_test_kernel) as base and with mitigations=off as patched, 2 sessions of
+# syscall/getpid at the quick size.
+kernel_pair_plan_tail() {
+  cat <<YAML
+swprofiles:
+  - {name: base, kernel: $KERNEL}
+  - {name: patched, kernel: $KERNEL, cmdline: [mitigations=off]}
+benchmarks: [syscall/getpid]
+defaults: {benchmark: {warmups: 0, repeats: 3, sessions: 2, size: quick, timeout: 5m}}
+YAML
+}
+
+# expect_pairs DB EXPECTED: the sessions of the SQLite store DB grouped by
+# their plan.pair (design: crossover or duet), one line per pair,
+# "PAIR|UNIT:SWPROFILE,UNIT:SWPROFILE" in order, are EXPECTED's lines.
+expect_pairs() {
+  local got
+  got=$(sqlite3 "$1" "select pair || '|' || group_concat(who, ',') from (
+           select json_extract(s.fingerprint, '\$.plan.pair') as pair,
+                  json_extract(s.fingerprint, '\$.plan.pair_unit') || ':' || w.name as who
+           from session s join swprofile w on w.id = s.swprofile_id order by pair, who)
+         group by pair order by pair")
+  if [ "$got" = "$2" ]; then pass; else fail "pairs: got
+$got
+expected
+$2"; fi
+}
+
 # skip REASON: the whole script cannot run here. Exit 77 is the SKIP_RETURN_CODE
 # tests/CMakeLists.txt gives every e2e test, so ctest reports it as skipped,
 # never as passed.

@@ -6,8 +6,14 @@
 // its n-th start as an unreachable SUT would, so a test can leave a plan
 // half done and resume it, or end it with a chosen exit status. Header-only,
 // shared by the test binaries.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/errors.h"
@@ -24,8 +30,11 @@ class RecordingConnection final : public sut::Connection {
 
   sut::AgentProcess start_agent(const std::vector<std::string>& args) override {
     if (++starts_ == fail_at_start_) throw RunError("recording: the SUT went away at start " + std::to_string(starts_));
+    if (starts_ == die_at_start_) kill(getpid(), SIGKILL);
+    if (delay.count() > 0) std::this_thread::sleep_for(delay);
     starts.push_back(side() + " " + (args.empty() ? std::string() : args.front()) +
                      (args.size() > 2 && args.front() == "run" ? " " + args[2] : ""));
+    if (!journal.empty()) std::ofstream(journal, std::ios::app) << journal_tag << " " << starts.back() << "\n";
     if (starts_ == exit_at_start_) {
       // The agent's words become arguments of a shell that ignores them.
       inner_->set_wrapper({"sh", "-c", "exit " + std::to_string(exit_status_), "sh"});
@@ -38,6 +47,9 @@ class RecordingConnection final : public sut::Connection {
   // The `n`-th start from now (1-based) throws RunError instead of starting
   // the agent.
   void fail_at(int n) { fail_at_start_ = starts_ + n; }
+  // The `n`-th start from now kills this process (SIGKILL): a worker that
+  // dies without a word, as one the OOM killer took.
+  void die_at(int n) { die_at_start_ = starts_ + n; }
   // The `n`-th start from now runs no agent and exits with `status`, as a
   // relay does whose lab failed the run (kExitInfrastructure).
   void exit_at(int n, int status) {
@@ -49,6 +61,11 @@ class RecordingConnection final : public sut::Connection {
 
   std::vector<std::string> starts;
   std::string account_prefix;  // as a relay that names its runs (lava) has
+  // Each start also appended to this file as "<journal_tag> <start>": one
+  // file several processes' connections write in the order they start.
+  std::string journal;
+  std::string journal_tag;
+  std::chrono::milliseconds delay{0};  // before each start: a slower SUT
 
  private:
   std::string side() const {
@@ -61,6 +78,7 @@ class RecordingConnection final : public sut::Connection {
   std::unique_ptr<sut::Connection> inner_;
   int starts_ = 0;
   int fail_at_start_ = 0;
+  int die_at_start_ = 0;
   int exit_at_start_ = 0;
   int exit_status_ = 0;
 };
