@@ -542,7 +542,11 @@ TEST_F(MountedStoreTest, FullFileSystemIsCalledFullAndStillReadable) {
     auto store = open_store(file_.string(), OpenMode::CreateIfMissing);
     const auto id = store->begin_session(start_of("base", {kGetpid}));
     std::vector<records::Sample> many;
-    for (int i = 0; i < 20000; ++i) many.push_back({"syscall/getpid", {"r" + std::to_string(i), "ns", Better::Lower}, 0, 1.0});
+    for (int i = 0; i < 20000; ++i) {
+      std::string name = "r";  // not "r" + to_string(i), which GCC 12 takes for an overflowing memcpy
+      name += std::to_string(i);
+      many.push_back({"syscall/getpid", {name, "ns", Better::Lower}, 0, 1.0});
+    }
     store->add_repeat(id, kGetpid, 0, many);
     ADD_FAILURE() << "a full file system took 20000 samples";
   } catch (const std::runtime_error& error) {
