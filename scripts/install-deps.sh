@@ -16,6 +16,8 @@ build_packages=(
   lld
   # `make test` lints the shell kbench sends to SUTs (assets/).
   shellcheck
+  # The e2e scripts read kbench's json output.
+  jq
 )
 # Reference tools the bench/ scripts measure kbench against, and scipy for
 # regenerating the statistics reference data (tests/data/*.provenance).

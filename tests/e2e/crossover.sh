@@ -79,6 +79,11 @@ $run/2/1|alpha:patched,beta:base"
   && pass || fail "a pair's two sessions ran the benchmarks in different orders"
 expect_contains "$WORK/pair.err" "kbench: crossover: alpha and beta measure the other swprofile at the same moment"
 "$KBENCH" compare base patched --store "$S" >"$WORK/compare.out" 2>&1 && pass || fail "compare exited $?: $(tail -5 "$WORK/compare.out")"
+# The class table tests every row on its 6 pairs, and its legend says so.
+expect_contains "$WORK/compare.out" "Paired:"
+"$KBENCH" compare base patched --store "$S" --format json >"$WORK/compare.json" 2>&1
+[ "$(jq '[.tables[] | select(.sut_scope == "class" or .sut == "lab") | .rows[].cells[].pairs] | unique' -c "$WORK/compare.json")" = "[6]" ] \
+  && pass || fail "class cells' pairs: $(jq -c '[.tables[] | {sut, pairs: [.rows[].cells[].pairs]}]' "$WORK/compare.json")"
 ls -d /tmp/kbench-pair-* 2>/dev/null | while read -r dir; do
   grep -qF "$dir" "$WORK/pair.err" && echo "left behind: $dir"
 done | grep -q . && fail "the pairing directory was left behind" || pass
