@@ -41,6 +41,21 @@ TEST(Crc32, MatchesBusyboxAndZlib) {
   EXPECT_EQ(crc32_hex("123456789"), "cbf43926");
 }
 
+// Unpacks `archive` into `dir` with the real cpio tool.
+void extract_cpio(const std::string& archive, const fs::path& dir) {
+  fs::create_directories(dir);
+  const CommandResult extracted =
+      run_command({"sh", "-c", "cd " + shell_quote(dir.string()) + " && cpio -id"}, archive, seconds(10));
+  EXPECT_EQ(extracted.exit_status, 0) << extracted.err;
+}
+
+std::string first_line(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
 TEST(Cpio, CpioToolListsAndExtractsWhatWasWritten) {
   if (access("/usr/bin/cpio", X_OK) != 0 && access("/bin/cpio", X_OK) != 0) GTEST_SKIP() << "skipped: no cpio tool";
   CpioWriter writer;
@@ -50,14 +65,8 @@ TEST(Cpio, CpioToolListsAndExtractsWhatWasWritten) {
   writer.add_symlink("link", "kbench/args");
   const std::string archive = writer.finish();
   const fs::path dir = fs::temp_directory_path() / ("kbench-cpio-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const CommandResult extracted = run_command({"sh", "-c", "cd " + shell_quote(dir.string()) + " && cpio -id"},
-                                              archive, seconds(10));
-  EXPECT_EQ(extracted.exit_status, 0) << extracted.err;
-  std::ifstream args(dir / "kbench/args");
-  std::string line;
-  std::getline(args, line);
-  EXPECT_EQ(line, "set -- 'a b' 'it'\\''s'");
+  extract_cpio(archive, dir);
+  EXPECT_EQ(first_line(dir / "kbench/args"), "set -- 'a b' 'it'\\''s'");
   EXPECT_EQ(fs::file_size(dir / "odd"), 3u);
   EXPECT_EQ(fs::read_symlink(dir / "link"), "kbench/args");
   fs::remove_all(dir);
@@ -84,14 +93,8 @@ TEST(ModulesArchive, TheTarballsTreeComesOutOfTheArchiveAsItWent) {
   const std::string archive = modules_archive(tarball.string());
   EXPECT_EQ(modules_archive(tarball.string()), archive) << "one tarball, one archive";
   const fs::path out = root.string() + ".out";
-  fs::create_directories(out);
-  const CommandResult extracted =
-      run_command({"sh", "-c", "cd " + shell_quote(out.string()) + " && cpio -id"}, archive, seconds(10));
-  EXPECT_EQ(extracted.exit_status, 0) << extracted.err;
-  std::ifstream dep(out / "lib/modules/6.1.0-kb/modules.dep");
-  std::string line;
-  std::getline(dep, line);
-  EXPECT_EQ(line, "kernel/drivers/net/dummy.ko:");
+  extract_cpio(archive, out);
+  EXPECT_EQ(first_line(out / "lib/modules/6.1.0-kb/modules.dep"), "kernel/drivers/net/dummy.ko:");
   EXPECT_EQ(fs::file_size(out / "lib/modules/6.1.0-kb/kernel/drivers/net/dummy.ko"), 19u);
   EXPECT_EQ(fs::read_symlink(out / "lib/modules/6.1.0-kb/build"), "/usr/src/linux-kb");
   for (const fs::path& dir : {root, out}) fs::remove_all(dir);
