@@ -34,13 +34,15 @@ lab_vm_start() {
 }
 vm_ssh() { ssh -F "$vm/ssh_config" vm "$@"; }
 
-# check_alternated_boots STORE_FILE ORDER: a plan of swprofiles a, b and
-# panics (a kernel that panics), booted by kexec: the boots went as ORDER
-# (e.g. "a:1 b:1 panics:0 b:1 a:1", 0 for the failed boot), then back; each
+# check_alternated_boots STORE_FILE ORDER [BACK]: a plan of swprofiles a, b
+# and panics (a kernel that panics), booted by kexec: the boots went as ORDER
+# (e.g. "a:1 b:1 panics:0 b:1 a:1", 0 for the failed boot), then BACK (by
+# default the boot back into the SUT's own kernel; "" for none); each
 # session of a and b (as many as a's boots in ORDER) ran its kernel and
 # records its kexec boot; panics stored no session.
 check_alternated_boots() {
-  local store_file=$1 expected="$2 (the SUT's own kernel):1" order profile want got boots panics sessions
+  local own_kernel=" (the SUT's own kernel):1"
+  local store_file=$1 expected="$2${3-$own_kernel}" order profile want got boots panics sessions
   sessions=$(tr ' ' '\n' <<<"$2" | grep -cx 'a:1')
   order=$(sqlite3 "$store_file" "select group_concat(swprofile || ':' || ok, ' ') from (select * from boot order by id)")
   [ "$order" = "$expected" ] && pass ||
