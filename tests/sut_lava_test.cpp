@@ -336,7 +336,7 @@ class LavaConnection : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   SwprofileKernel swprofile(std::vector<std::string> cmdline = {}) const {
-    return {"A", kernel_, "", "", std::move(cmdline), ""};
+    return {"A", kernel_, "", "", std::move(cmdline), "", ""};
   }
   std::string make_error(Params params, std::vector<std::string> cmdline = {}) {
     const SwprofileKernel kernel = swprofile(std::move(cmdline));
