@@ -477,7 +477,8 @@ KernelSource kernel_source(const Context& ctx, const YAML::Node& node, const std
     if (kernel.image.empty()) ctx.fail(node, "swprofiles[].kernel.image", "the kernel image that the dtb belongs to");
     if (const std::string problem = device_tree_problem(kernel.dtb); !problem.empty()) {
       ctx.fail(node["dtb"], "swprofiles[].kernel.dtb",
-               "a flattened device tree file for swprofile " + swprofile + ", got " + kernel.dtb + " (" + problem + ")");
+               "a flattened device tree file for swprofile " + swprofile + ", got " + kernel.dtb + " (" + problem +
+                   ")");
     }
   }
   return kernel;
