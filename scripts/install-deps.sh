@@ -48,9 +48,15 @@ arm64_packages=()
 if [ "$(dpkg --print-architecture)" = amd64 ]; then
   arm64_packages=(g++-aarch64-linux-gnu qemu-user-static)
 fi
+# With --check (make check, CI): dtc, with which tests/e2e/qemu_arm64.sh
+# (a check-tier test) marks the virt board's device tree for a swprofile.
+check_packages=()
+if [ "${1:-}" = --check ]; then
+  check_packages=(device-tree-compiler)
+fi
 
 missing=()
-for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}" "${browser_test_packages[@]}" "${postgres_test_packages[@]}" "${kernel_build_packages[@]}" "${arm64_packages[@]}"; do
+for pkg in "${build_packages[@]}" "${reference_packages[@]}" "${sut_test_packages[@]}" "${browser_test_packages[@]}" "${postgres_test_packages[@]}" "${kernel_build_packages[@]}" "${arm64_packages[@]}" "${check_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 # The build installs the plotting libraries the HTML pages inline (web/) and

@@ -95,6 +95,22 @@ TEST(EnvironmentDifferences, WhatTheSwprofileDeclaresIsLeftOut) {
                           "aslr: base 2, patched 0"));
 }
 
+// Two boards (or two firmware versions) give the same kernel two device
+// trees; a swprofile that boots with its own dtb declares that difference.
+TEST(EnvironmentDifferences, TheDeviceTreeModelIsDeclaredByTheSwprofilesDtb) {
+  json base = quiet_fingerprint();
+  base["device_tree_model"] = "linux,dummy-virt";
+  json patched = base;
+  patched["device_tree_model"] = "kbench marked virt";
+  EXPECT_THAT(environment_differences(side("base", {base}), side("patched", {patched})),
+              ElementsAre("device_tree_model: base linux,dummy-virt, patched kbench marked virt"));
+  patched["swprofile"] = {{"kernel", "/boot/Image + dtb /boot/marked.dtb"},
+                          {"cmdline", json::array()},
+                          {"dtb_sha256", std::string(64, 'a')}};
+  patched["kernel_release"] = base["kernel_release"];
+  EXPECT_THAT(environment_differences(side("base", {base}), side("patched", {patched})), IsEmpty());
+}
+
 TEST(EnvironmentDifferences, ManyMitigationsBecomeOneLine) {
   json base = quiet_fingerprint();
   json patched = quiet_fingerprint();

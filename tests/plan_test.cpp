@@ -1,11 +1,15 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "support/plan_errors.h"
+#include "support/test_files.h"
 #include "support/test_paths.h"
 
 using kbench::InputError;
@@ -174,4 +178,88 @@ TEST(Plan, NamesAreUtf8) {
             "p.yaml:1: sut.name: expected a name in UTF-8 (byte 1 is not), got '\xff'");
   EXPECT_EQ(plan_error("suts:\n  - {name: \"b\xff\"}\nbenchmarks: [a/b]\n"),
             "p.yaml:2: suts[].name: expected a name in UTF-8 (byte 2 is not), got 'b\xff'");
+}
+
+namespace {
+
+// A flattened device tree's header as dtc writes it: the magic, then the
+// total size, here the file's own (the rest of a real blob is not read).
+std::string write_dtb(const std::filesystem::path& path, std::uint32_t magic = 0xd00dfeed) {
+  std::string bytes(64, '\0');
+  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>(magic >> (24 - 8 * i));
+  bytes[7] = 64;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path.string();
+}
+
+std::string qemu_plan_with_dtb(const std::string& dtb) {
+  return "sut: {connection: {method: qemu, params: {arch: aarch64}}}\n"
+         "swprofiles:\n"
+         "  - {name: base, kernel: /boot/Image}\n"
+         "  - {name: marked, kernel: {image: /boot/Image, dtb: '" + dtb + "'}}\n"
+         "benchmarks: [a/b]\n";
+}
+
+}  // namespace
+
+TEST(PlanDtb, AFlattenedDeviceTreeGoesWithTheImage) {
+  kbench::testing::TempDir dir;
+  const std::string dtb = write_dtb(dir.path() / "board.dtb");
+  const auto plan = parse_plan(qemu_plan_with_dtb(dtb), "p.yaml");
+  EXPECT_EQ(plan.swprofiles[0].kernel.dtb, "");
+  EXPECT_EQ(plan.swprofiles[1].kernel.dtb, dtb);
+  EXPECT_EQ(plan.swprofiles[1].kernel.describe(), "/boot/Image + dtb " + dtb);
+  const auto lava = parse_plan("sut: {connection: {method: lava, params: {url: 'http://lava/', token_file: t, "
+                               "device_type: qemu}}}\nswprofiles: [{name: a, kernel: {image: /boot/Image, dtb: '" +
+                                   dtb + "'}}]\nbenchmarks: [a/b]\n",
+                               "p.yaml");
+  EXPECT_EQ(lava.swprofiles[0].kernel.dtb, dtb);
+}
+
+TEST(PlanDtb, AMissingFileOrOneWithoutTheMagicIsOneLineNamingSwprofileAndFile) {
+  kbench::testing::TempDir dir;
+  const std::string missing = (dir.path() / "no-such.dtb").string();
+  EXPECT_EQ(plan_error(qemu_plan_with_dtb(missing)),
+            "p.yaml:4: swprofiles[].kernel.dtb: expected a flattened device tree file for swprofile marked, got " +
+                missing + " (there is no such file)");
+  // An image named as the dtb: the usual mix-up.
+  const std::string elf = write_dtb(dir.path() / "vmlinux", 0x7f454c46);
+  EXPECT_EQ(plan_error(qemu_plan_with_dtb(elf)),
+            "p.yaml:4: swprofiles[].kernel.dtb: expected a flattened device tree file for swprofile marked, got " + elf +
+                " (it starts with 0x7f454c46, not the device tree magic 0xd00dfeed)");
+  const std::string empty = (dir.path() / "empty.dtb").string();
+  std::ofstream(empty).flush();
+  EXPECT_EQ(plan_error(qemu_plan_with_dtb(empty)),
+            "p.yaml:4: swprofiles[].kernel.dtb: expected a flattened device tree file for swprofile marked, got " +
+                empty + " (it is shorter than a device tree header)");
+  EXPECT_EQ(plan_error(qemu_plan_with_dtb(dir.path().string())),
+            "p.yaml:4: swprofiles[].kernel.dtb: expected a flattened device tree file for swprofile marked, got " +
+                dir.path().string() + " (it is not a regular file)");
+  // The header's size beyond the file's end: a download cut short.
+  const std::string cut = write_dtb(dir.path() / "cut.dtb");
+  std::filesystem::resize_file(cut, 40);
+  EXPECT_EQ(plan_error(qemu_plan_with_dtb(cut)),
+            "p.yaml:4: swprofiles[].kernel.dtb: expected a flattened device tree file for swprofile marked, got " + cut +
+                " (it is cut short: its header says 64 bytes, the file has 40)");
+}
+
+TEST(PlanDtb, ASutThatCannotHandItToTheKernelRefusesIt) {
+  kbench::testing::TempDir dir;
+  const std::string dtb = write_dtb(dir.path() / "board.dtb");
+  const std::string swprofiles = "swprofiles: [{name: a, kernel: {image: /boot/Image, dtb: '" + dtb + "'}}]\n";
+  EXPECT_EQ(plan_error(swprofiles + "benchmarks: [a/b]\n"),
+            "p.yaml:1: swprofiles[].kernel.dtb: expected a SUT that boots swprofile a's kernel with it (connection "
+            "qemu or lava), got no sut (the machine kbench runs on, measured under its running kernel)");
+  EXPECT_EQ(plan_error("sut: {name: board, connection: {method: ssh, params: {host: b}}, boot: {method: kexec}}\n" +
+                       swprofiles + "benchmarks: [a/b]\n"),
+            "p.yaml:2: swprofiles[].kernel.dtb: expected a SUT that boots swprofile a's kernel with it (connection "
+            "qemu or lava), got sut board with connection ssh and sut.boot (a kexec would pass the device tree on to "
+            "the boots after it)");
+  EXPECT_EQ(plan_error("suts:\n  - {name: q, connection: {method: qemu}}\n  - {name: here}\n" + swprofiles +
+                       "benchmarks: [a/b]\n"),
+            "p.yaml:4: swprofiles[].kernel.dtb: expected a SUT that boots swprofile a's kernel with it (connection "
+            "qemu or lava), got sut here with connection local (it measures the running kernel)");
+  EXPECT_EQ(plan_error("sut: {connection: {method: qemu}}\nswprofiles: [{name: a, kernel: {deb: linux.deb, dtb: '" +
+                       dtb + "'}}]\nbenchmarks: [a/b]\n"),
+            "p.yaml:2: swprofiles[].kernel.image: expected the kernel image that the dtb belongs to");
 }

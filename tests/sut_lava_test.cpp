@@ -100,6 +100,33 @@ TEST(LavaInit, RunsTheAgentOnTheConsoleAndEndsInAShellWithTheJobsPrompt) {
   EXPECT_TRUE(init.ends_with("exec setsid cttyhack sh\n"));
 }
 
+// The swprofile's device tree is an image of the deployment like the
+// kernel's, which QEMU gets as -dtb; without one, no dtb key at all.
+TEST(LavaJob, DeploysTheDeviceTreeAsAnImageOfItsOwn) {
+  lava::JobSpec spec;
+  spec.device_type = "qemu";
+  spec.job_name = "kbench A fingerprint";
+  spec.arch = "aarch64";
+  spec.kernel_url = "file:///boot/Image";
+  spec.initramfs_url = "file:///tmp/kbench-lava.X/initramfs-1.cpio";
+  spec.dtb_url = "http://controller:8000/secret/device-tree.dtb";
+  const std::string yaml = lava::job_yaml(spec);
+  EXPECT_THAT(yaml, HasSubstr("    images:\n"
+                              "      kernel:\n"
+                              "        image_arg: '-kernel {kernel} -append \"console=ttyAMA0 rdinit=/init\"'\n"
+                              "        url: 'file:///boot/Image'\n"
+                              "      initrd:\n"
+                              "        image_arg: '-initrd {initrd}'\n"
+                              "        url: 'file:///tmp/kbench-lava.X/initramfs-1.cpio'\n"
+                              "      dtb:\n"
+                              "        image_arg: '-dtb {dtb}'\n"
+                              "        url: 'http://controller:8000/secret/device-tree.dtb'\n"
+                              "- boot:\n"));
+  EXPECT_THAT(yaml, HasSubstr("context:\n  arch: arm64\n"));
+  spec.dtb_url.clear();
+  EXPECT_THAT(lava::job_yaml(spec), ::testing::Not(HasSubstr("dtb")));
+}
+
 TEST(LavaJob, NoTagsNoTagsKey) {
   lava::JobSpec spec;
   spec.device_type = "qemu";
@@ -309,7 +336,7 @@ class LavaConnection : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   SwprofileKernel swprofile(std::vector<std::string> cmdline = {}) const {
-    return {"A", kernel_, "", "", std::move(cmdline), ""};
+    return {"A", kernel_, "", "", std::move(cmdline), "", ""};
   }
   std::string make_error(Params params, std::vector<std::string> cmdline = {}) {
     const SwprofileKernel kernel = swprofile(std::move(cmdline));
@@ -903,6 +930,39 @@ TEST_F(LavaConnection, ServeFilesPutsHttpUrlsOfItsOwnServerIntoTheJob) {
 
   relay_job(lava, {}, {{"serve_files", "127.0.0.1:0"}, {"files_host", "farm-gateway.example"}});
   EXPECT_THAT(image_url(lava.definition_, "kernel"), StartsWith("http://farm-gateway.example:"));
+  EXPECT_EQ(image_url(lava.definition_, "dtb"), "") << "no device tree without the swprofile's";
+}
+
+// kernel: {image, dtb}: the dispatcher fetches the device tree from beside
+// the kernel, as it does the kernel, or reads it as a file:// URL.
+TEST_F(LavaConnection, TheSwprofilesDeviceTreeIsServedBesideTheKernel) {
+  FakeLava lava;
+  lava.log_ = fingerprint_log();
+  const std::string dtb = (dir_ / "board.dtb").string();
+  std::ofstream(dtb, std::ios::binary) << std::string("\xd0\x0d\xfe\xed\0\0\0\x08", 8);
+  SwprofileKernel kernel = swprofile();
+  kernel.dtb = dtb;
+  auto connection = make_connection("lava", params_for(lava, {{"serve_files", "127.0.0.1:0"}}), &kernel);
+  ASSERT_EQ(relay_through(*connection).status, 0);
+  EXPECT_THAT(lava.definition_, HasSubstr("      dtb:\n        image_arg: '-dtb {dtb}'\n"));
+  const std::string kernel_url = image_url(lava.definition_, "kernel");
+  const std::string dtb_url = image_url(lava.definition_, "dtb");
+  ASSERT_EQ(dtb_url, kernel_url.substr(0, kernel_url.rfind('/') + 1) + "device-tree.dtb") << lava.definition_;
+  const auto origin_end = dtb_url.find('/', 7);
+  httplib::Client files(dtb_url.substr(0, origin_end));
+  const auto served = files.Get(dtb_url.substr(origin_end));
+  ASSERT_TRUE(served);
+  EXPECT_EQ(served->status, 200);
+  EXPECT_EQ(served->body, std::string("\xd0\x0d\xfe\xed\0\0\0\x08", 8));
+
+  auto direct = make_connection("lava", params_for(lava), &kernel);
+  ASSERT_EQ(relay_through(*direct).status, 0);
+  EXPECT_EQ(image_url(lava.definition_, "dtb"), "file://" + dtb);
+
+  kernel.dtb = kernel_;  // not a device tree
+  EXPECT_EQ(error_of([&] { make_connection("lava", good(), &kernel); }),
+            "swprofile kernel.dtb " + kernel_ + ": expected a flattened device tree (it starts with 0x6e6f7420, not "
+            "the device tree magic 0xd00dfeed)");
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ TEST(SutMethods, AnUnknownParameterIsNamedWithTheDeclaredOnes) {
   EXPECT_EQ(error_of([] { make_connection("ssh", {{"host", "h"}, {"bogus", "1"}}, nullptr); }),
             "sut.connection.params.bogus: expected a parameter of the ssh method (host, user, port, keyfile, "
             "known_hosts, strict_host_key_checking, connect_timeout), got 'bogus'");
-  const SwprofileKernel kernel{"a", "/boot/vmlinuz", "", "", {}, ""};
+  const SwprofileKernel kernel{"a", "/boot/vmlinuz", "", "", {}, "", ""};
   EXPECT_EQ(error_of([&] { make_connection("qemu", {{"bogus", "1"}}, &kernel); }),
             "sut.connection.params.bogus: expected a parameter of the qemu method (arch, memory, cpus, accel, cpu, "
             "qemu, busybox, boot_timeout, kvm_probe_timeout), got 'bogus'");
@@ -104,7 +104,7 @@ TEST(SutMethods, AKernelBootingMethodNeedsTheSwprofilesImage) {
   EXPECT_EQ(error_of([] { make_connection("qemu", {}, nullptr); }),
             "swprofiles[].kernel: expected a kernel image to boot with the qemu connection (kernel: PATH, or "
             "{image: PATH, modules: TARBALL})");
-  const SwprofileKernel deb{"a", "", "", "linux.deb", {}, ""};
+  const SwprofileKernel deb{"a", "", "", "linux.deb", {}, "", ""};
   EXPECT_THAT(error_of([&] { make_connection("qemu", {}, &deb); }), ::testing::StartsWith("swprofiles[a].kernel:"));
 }
 

@@ -45,7 +45,7 @@ bool host_is_x86_64() {
 
 TEST(QemuArm64Params, AnUnknownArchitectureNamesTheParam) {
   const std::string message = error_of([] {
-    make_qemu_connection({{"arch", "sparc64"}}, {"/proc/self/exe", {}, {}, {}}, "/nonexistent");
+    make_qemu_connection({{"arch", "sparc64"}}, {"/proc/self/exe", {}, {}, {}, {}}, "/nonexistent");
   });
   EXPECT_THAT(message, HasSubstr("sut.connection.params.arch: expected x86_64 or aarch64, got 'sparc64'"));
 }
@@ -53,7 +53,7 @@ TEST(QemuArm64Params, AnUnknownArchitectureNamesTheParam) {
 TEST(QemuArm64Params, KvmForAForeignGuestIsABadInput) {
   if (!host_is_x86_64()) GTEST_SKIP() << "skipped: the host is not x86-64";
   const std::string message = error_of([] {
-    make_qemu_connection({{"arch", "arm64"}, {"accel", "kvm"}}, {"/proc/self/exe", {}, {}, {}}, "/nonexistent");
+    make_qemu_connection({{"arch", "arm64"}, {"accel", "kvm"}}, {"/proc/self/exe", {}, {}, {}, {}}, "/nonexistent");
   });
   EXPECT_THAT(message, HasSubstr("sut.connection.params.accel: kvm runs x86_64 guests"));
   EXPECT_THAT(message, HasSubstr("the guest is aarch64"));
@@ -63,7 +63,7 @@ TEST(QemuArm64Params, TheHostBusyboxIsRefusedForAnAarch64Guest) {
   kbench::testing::TempDir dir;
   const std::string busybox = write_elf(dir.path() / "busybox", kX86_64);
   const std::string message = error_of([&] {
-    make_qemu_connection({{"arch", "aarch64"}, {"busybox", busybox}}, {"/proc/self/exe", {}, {}, {}}, "/nonexistent");
+    make_qemu_connection({{"arch", "aarch64"}, {"busybox", busybox}}, {"/proc/self/exe", {}, {}, {}, {}}, "/nonexistent");
   });
   EXPECT_THAT(message, HasSubstr("sut.connection.params.busybox " + busybox +
                                  ": expected a static busybox built for aarch64, it is built for x86_64"));
@@ -75,12 +75,12 @@ TEST(QemuArm64Params, AMissingOrNonElfBusyboxIsABadInput) {
   const std::string script = (dir.path() / "busybox").string();
   std::ofstream(script) << "#!/bin/sh\n";
   EXPECT_THAT(error_of([&] {
-                make_qemu_connection({{"arch", "aarch64"}, {"busybox", script}}, {"/proc/self/exe", {}, {}, {}}, "");
+                make_qemu_connection({{"arch", "aarch64"}, {"busybox", script}}, {"/proc/self/exe", {}, {}, {}, {}}, "");
               }),
               HasSubstr("it is not an ELF executable"));
   EXPECT_THAT(error_of([&] {
                 make_qemu_connection({{"arch", "aarch64"}, {"busybox", "/no/such/busybox"}},
-                                     {"/proc/self/exe", {}, {}, {}}, "");
+                                     {"/proc/self/exe", {}, {}, {}, {}}, "");
               }),
               HasSubstr("expected a readable static busybox for aarch64"));
 }
@@ -91,7 +91,7 @@ TEST(QemuArm64Agent, WithoutAnAarch64AgentTheConnectionSaysWhereItLooked) {
   const std::string busybox = write_elf(dir.path() / "busybox", kAarch64);
   const std::string host_agent = write_elf(dir.path() / "kbench-agent", kX86_64);
   try {
-    make_qemu_connection({{"arch", "aarch64"}, {"busybox", busybox}}, {"/proc/self/exe", {}, {}, {}}, host_agent);
+    make_qemu_connection({{"arch", "aarch64"}, {"busybox", busybox}}, {"/proc/self/exe", {}, {}, {}, {}}, host_agent);
     FAIL() << "an aarch64 VM was set up without an aarch64 agent";
   } catch (const RunError& error) {
     EXPECT_THAT(error.what(), HasSubstr("the SUT is aarch64 but no kbench-agent for aarch64 was found"));
@@ -105,7 +105,7 @@ TEST(QemuArm64Agent, AnAarch64AgentBesideTheHostAgentIsEnough) {
   const std::string host_agent = write_elf(dir.path() / "kbench-agent", kX86_64);
   write_elf(dir.path() / "kbench-agent-aarch64", kAarch64);
   auto connection =
-      make_qemu_connection({{"arch", "aarch64"}, {"busybox", busybox}}, {"/proc/self/exe", {}, {}, {}}, host_agent);
+      make_qemu_connection({{"arch", "aarch64"}, {"busybox", busybox}}, {"/proc/self/exe", {}, {}, {}, {}}, host_agent);
   if (host_is_x86_64()) {
     EXPECT_THAT(connection->describe(), HasSubstr("qemu aarch64 /proc/self/exe"));
   }

@@ -147,11 +147,19 @@ TEST(QemuInit, JoinsTheFragmentsInTheOrderTheyRun) {
 }
 
 TEST(QemuParams, BadParametersNameTheKey) {
-  const QemuBoot boot{"/proc/self/exe", {}, {}, {}};
+  const QemuBoot boot{"/proc/self/exe", {}, {}, {}, {}};
   EXPECT_THROW(make_qemu_connection({{"accel", "hvf"}}, boot, agent_path()), InputError);
   EXPECT_THROW(make_qemu_connection({{"cpus", "two"}}, boot, agent_path()), InputError);
   EXPECT_THROW(make_qemu_connection({{"memroy", "1G"}}, boot, agent_path()), InputError);
-  EXPECT_THROW(make_qemu_connection({}, QemuBoot{"/no/such/vmlinuz", {}, {}, {}}, agent_path()), InputError);
+  EXPECT_THROW(make_qemu_connection({}, QemuBoot{"/no/such/vmlinuz", {}, {}, {}, {}}, agent_path()), InputError);
+}
+
+// The plan checks a swprofile's dtb when it is read; the connection checks
+// it again for whoever makes one without a plan.
+TEST(QemuParams, ADtbThatIsNoDeviceTreeIsNamed) {
+  EXPECT_EQ(error_of([] { make_qemu_connection({}, {"/proc/self/exe", {}, {}, {}, "/proc/self/exe"}, agent_path()); }),
+            "swprofile kernel.dtb /proc/self/exe: expected a flattened device tree (it starts with 0x7f454c46, not "
+            "the device tree magic 0xd00dfeed)");
 }
 
 bool have_qemu() { return run_command({"sh", "-c", "command -v qemu-system-x86_64"}, "", seconds(5)).exit_status == 0; }
@@ -160,7 +168,7 @@ TEST(QemuBoot, AFileThatIsNotAKernelFailsWithTheReason) {
   if (!have_qemu()) GTEST_SKIP() << "skipped: qemu-system-x86_64 not installed (Debian package qemu-system-x86)";
   const fs::path bogus = fs::temp_directory_path() / ("kbench-not-a-kernel-" + std::to_string(getpid()));
   std::ofstream(bogus) << "this is not a kernel image\n";
-  auto connection = make_qemu_connection({{"accel", "tcg"}, {"boot_timeout", "60"}}, {bogus.string(), {}, {}, {}},
+  auto connection = make_qemu_connection({{"accel", "tcg"}, {"boot_timeout", "60"}}, {bogus.string(), {}, {}, {}, {}},
                                          agent_path());
   const auto result =
       runner::invoke_agent(*connection, {"fingerprint"}, seconds(120), [](const nlohmann::json&) {});
@@ -183,7 +191,7 @@ std::map<std::string, std::string> vm_params() {
 
 TEST(QemuBoot, FingerprintIsTakenInsideTheVmWithTheAccelerator) {
   if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
-  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {"mitigations=off", "kbench.test=1"}, {}, {}},
+  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {"mitigations=off", "kbench.test=1"}, {}, {}, {}},
                                          agent_path());
   nlohmann::json fingerprint;
   const auto started = Clock::now();
@@ -218,7 +226,7 @@ TEST(QemuBoot, TheSwprofilesModulesAreInTheGuest) {
   // A copy without the config beside it, so the /boot one is not what the agent finds.
   const fs::path kernel = root.string() + ".bzImage";
   fs::copy_file(test_kernel(), kernel);
-  auto connection = make_qemu_connection(vm_params(), {kernel.string(), {}, {}, tarball.string()}, agent_path());
+  auto connection = make_qemu_connection(vm_params(), {kernel.string(), {}, {}, tarball.string(), {}}, agent_path());
   nlohmann::json fingerprint;
   const auto result = runner::invoke_agent(*connection, {"fingerprint"}, seconds(300), [&](const nlohmann::json& r) {
     if (r["type"] == "fingerprint") fingerprint = r["data"];
@@ -233,7 +241,7 @@ TEST(QemuBoot, TheSwprofilesModulesAreInTheGuest) {
 
 TEST(QemuBoot, WeirdArgumentsReachTheAgentInsideUnchanged) {
   if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
-  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {}, {}, {}}, agent_path());
+  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {}, {}, {}, {}}, agent_path());
   const std::string name = "no such; $x \"y\" 'z' \\ *";
   const auto result =
       runner::invoke_agent(*connection, {"run", "--benchmark", name}, seconds(300), [](const nlohmann::json&) {});
@@ -244,7 +252,7 @@ TEST(QemuBoot, WeirdArgumentsReachTheAgentInsideUnchanged) {
 TEST(QemuBoot, AKernelThatPanicsFailsWithTheConsoleTail) {
   if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
   // No such init: the kernel panics ("No working init found").
-  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {"rdinit=/no/such/init", "init=/no/such"}, {}, {}},
+  auto connection = make_qemu_connection(vm_params(), {test_kernel(), {"rdinit=/no/such/init", "init=/no/such"}, {}, {}, {}},
                                          agent_path());
   const auto started = Clock::now();
   const auto result =
@@ -263,7 +271,7 @@ TEST(QemuBoot, AKernelThatDoesNotReachInitInTimeFailsWithTheConsoleTail) {
   auto params = vm_params();
   params["accel"] = "tcg";
   params["boot_timeout"] = "1";
-  auto connection = make_qemu_connection(params, {test_kernel(), {}, {}, {}}, agent_path());
+  auto connection = make_qemu_connection(params, {test_kernel(), {}, {}, {}, {}}, agent_path());
   const auto result =
       runner::invoke_agent(*connection, {"fingerprint"}, seconds(300), [](const nlohmann::json&) {});
   EXPECT_NE(result.exit_status, 0);

@@ -53,7 +53,7 @@ TEST(Sysinfo, FingerprintHasEveryKey) {
        {"hostname", "arch", "cpu_model", "cpu_count", "memory_kib", "memory_gib", "product_name",
         "kernel_release", "kernel_version", "cmdline", "kernel_config_sha256",
         "kernel_config_gz_sha256", "mitigations", "clocksource", "governor", "smt", "aslr", "thp",
-        "no_turbo", "boost", "loadavg", "os_release"}) {
+        "no_turbo", "boost", "loadavg", "os_release", "device_tree_model"}) {
     EXPECT_TRUE(data.contains(key)) << key;
   }
   // Always readable on Linux.

@@ -21,7 +21,7 @@ constexpr const char* kKeys[] = {fingerprint_key::kKernelRelease, fingerprint_ke
                                  fingerprint_key::kMitigations,   fingerprint_key::kMicrocode,
                                  fingerprint_key::kClocksource,   fingerprint_key::kNoTurbo,
                                  fingerprint_key::kBoost,         fingerprint_key::kAslr,
-                                 fingerprint_key::kSeccomp};
+                                 fingerprint_key::kSeccomp,       fingerprint_key::kDeviceTreeModel};
 
 // Kernel parameters and the fingerprint keys they set: a swprofile that puts
 // one on the command line declares what the fingerprint shows for that key.
@@ -74,6 +74,7 @@ std::set<std::string> declared_keys(const Declarations& a, const Declarations& b
   std::set<std::string> keys;
   for (const Declarations* declared : {&a, &b}) {
     if (declared->kernel) keys.insert(fingerprint_key::kKernelRelease);
+    if (declared->device_tree) keys.insert(fingerprint_key::kDeviceTreeModel);
     for (const std::string& word : declared->cmdline) {
       keys.insert("cmdline:" + word);
       const auto effect = cmdline_effects().find(parameter_name(word));
@@ -250,6 +251,7 @@ Declarations declarations_of(const std::vector<json>& fingerprints) {
     const auto profile = view.swprofile();
     if (!profile) continue;
     if (profile->kernel && !profile->kernel->empty()) declared.kernel = true;
+    if (profile->dtb_sha256) declared.device_tree = true;
     words.insert(profile->cmdline.begin(), profile->cmdline.end());
   }
   declared.cmdline.assign(words.begin(), words.end());

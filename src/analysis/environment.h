@@ -19,6 +19,7 @@ namespace kbench::analysis {
 // `kbench run` profiles declare nothing.
 struct Declarations {
   bool kernel = false;                        // the profile boots its own kernel image
+  bool device_tree = false;                   // ... with its own device tree
   std::vector<std::string> cmdline;           // words it adds to the kernel command line
   std::map<std::string, std::string> sysctl;  // e.g. kernel.randomize_va_space -> 0
 };
@@ -35,14 +36,15 @@ struct ProfileSessions {
 
 // The keys compared: cmdline (the words on one side only), thp, governor,
 // smt, mitigations, microcode, clocksource, no_turbo, boost, aslr,
-// kernel_release, and load. A key missing from a session's fingerprint (an
-// older kbench did not record it) is unknown and not compared; null (the
-// source was unreadable, e.g. no cpufreq) is a value. A side's value is the
-// set of values over its sessions. A difference is left out when either side
-// declares it: a kernel image declares kernel_release (and the BOOT_IMAGE=
-// and initrd= words), a cmdline word declares itself and the keys it sets
-// (mitigations=off declares mitigations, nosmt smt, ...), a sysctl the key it
-// sets (kernel.randomize_va_space declares aslr).
+// kernel_release, device_tree_model, and load. A key missing from a
+// session's fingerprint (an older kbench did not record it) is unknown and
+// not compared; null (the source was unreadable, e.g. no cpufreq) is a
+// value. A side's value is the set of values over its sessions. A
+// difference is left out when either side declares it: a kernel image
+// declares kernel_release (and the BOOT_IMAGE= and initrd= words), a device
+// tree (kernel.dtb) device_tree_model, a cmdline word declares itself and
+// the keys it sets (mitigations=off declares mitigations, nosmt smt, ...), a
+// sysctl the key it sets (kernel.randomize_va_space declares aslr).
 // Load: a session is busy when its 1-minute load average at start is at least
 // half its CPU count. Only sessions that start a run count (plan session 0,
 // or no plan): a later session of the same run starts right after kbench's own

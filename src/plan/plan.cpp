@@ -12,6 +12,7 @@
 #include <sstream>
 #include <utility>
 
+#include "common/device_tree.h"
 #include "common/errors.h"
 
 namespace kbench::plan {
@@ -424,13 +425,29 @@ KernelBuildSpec kernel_build_spec(const Context& ctx, const YAML::Node& node) {
   return spec;
 }
 
-KernelSource kernel_source(const Context& ctx, const YAML::Node& node) {
+// Why `sut` cannot boot a kernel with a swprofile's own device tree, "" when
+// it can. sut.boot does not: an arm64 kexec without --dtb hands on the
+// running kernel's device tree, so the swprofile's would reach every later
+// boot, the restore included; GRUB boots with the firmware's.
+std::string device_tree_refusal(const SutSpec& sut) {
+  const sut::Method& method = sut_method(sut);
+  if (method.has(sut::Capability::DeviceTree)) return "";
+  std::string refusal = "sut" + (sut.name.empty() ? std::string() : " " + sut.name) + " with connection " + method.name;
+  if (!method.has(sut::Capability::Deploy)) return refusal;
+  if (!sut.boot) return refusal + " (it measures the running kernel)";
+  if (sut.boot->method == "kexec") {
+    return refusal + " and sut.boot (a kexec would pass the device tree on to the boots after it)";
+  }
+  return refusal + " and sut.boot method " + sut.boot->method + " (GRUB boots with the firmware's device tree)";
+}
+
+KernelSource kernel_source(const Context& ctx, const YAML::Node& node, const std::string& swprofile) {
   KernelSource kernel;
   if (node.IsScalar()) {
     kernel.image = ctx.scalar(node, "swprofiles[].kernel");
     return kernel;
   }
-  ctx.only_keys(node, "swprofiles[].kernel", {"image", "modules", "config", "deb", "release"});
+  ctx.only_keys(node, "swprofiles[].kernel", {"image", "modules", "config", "deb", "release", "dtb"});
   auto text = [&](const char* key) {
     if (!node[key]) return std::string();
     const std::string value = ctx.scalar(node[key], std::string("swprofiles[].kernel.") + key);
@@ -444,6 +461,7 @@ KernelSource kernel_source(const Context& ctx, const YAML::Node& node) {
   kernel.config = text("config");
   kernel.deb = text("deb");
   kernel.release = text("release");
+  kernel.dtb = text("dtb");
   if (kernel.release.find_first_of(" /") != std::string::npos) {
     ctx.fail(node["release"], "swprofiles[].kernel.release", "a kernel release as uname -r prints it, got '" +
                                                                   kernel.release + "'");
@@ -455,6 +473,14 @@ KernelSource kernel_source(const Context& ctx, const YAML::Node& node) {
     ctx.fail(node, "swprofiles[].kernel.image", "the kernel image that the modules and config belong to");
   }
   if (kernel.empty()) ctx.fail(node, "swprofiles[].kernel", "deb, image (with modules) or release");
+  if (!kernel.dtb.empty()) {
+    if (kernel.image.empty()) ctx.fail(node, "swprofiles[].kernel.image", "the kernel image that the dtb belongs to");
+    if (const std::string problem = device_tree_problem(kernel.dtb); !problem.empty()) {
+      ctx.fail(node["dtb"], "swprofiles[].kernel.dtb",
+               "a flattened device tree file for swprofile " + swprofile + ", got " + kernel.dtb + " (" + problem +
+                   ")");
+    }
+  }
   return kernel;
 }
 
@@ -562,7 +588,7 @@ std::string name_expectation(const std::string& name) {
 
 std::string KernelSource::describe() const {
   if (!deb.empty()) return deb;
-  if (!image.empty()) return modules.empty() ? image : image + " + " + modules;
+  if (!image.empty()) return image + (modules.empty() ? "" : " + " + modules) + (dtb.empty() ? "" : " + dtb " + dtb);
   return release.empty() ? std::string() : "installed " + release;
 }
 
@@ -701,7 +727,24 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
       if (!seen.insert(spec.name).second) {
         ctx.fail(node["name"], "swprofiles[].name", "unique names, '" + spec.name + "' appears twice");
       }
-      if (const auto kernel = node["kernel"]) spec.kernel = kernel_source(ctx, kernel);
+      if (const auto kernel = node["kernel"]) {
+        spec.kernel = kernel_source(ctx, kernel, spec.name);
+        // Checked here, with the dtb's line: the SUTs come before the swprofiles.
+        if (!spec.kernel.dtb.empty()) {
+          std::vector<SutSpec> suts = plan.suts;
+          if (plan.sut) suts.push_back(*plan.sut);
+          std::string refusal =
+              suts.empty() ? "no sut (the machine kbench runs on, measured under its running kernel)" : "";
+          for (const SutSpec& sut : suts) {
+            if (refusal.empty()) refusal = device_tree_refusal(sut);
+          }
+          if (!refusal.empty()) {
+            ctx.fail(kernel["dtb"], "swprofiles[].kernel.dtb",
+                     "a SUT that boots swprofile " + spec.name + "'s kernel with it (connection qemu or lava), got " +
+                         refusal);
+          }
+        }
+      }
       if (const auto build = node["build"]) {
         if (node["kernel"]) ctx.fail(build, "swprofiles[].build", "either kernel (a built kernel) or build, not both");
         spec.build = kernel_build_spec(ctx, build);

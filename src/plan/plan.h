@@ -37,12 +37,16 @@ struct BenchmarkEntry {
 // boots it; an ssh SUT installs it without modules); the mapping form names
 // what an ssh SUT installs: a Debian package, an image with a modules tarball
 // (Fastpath's shape), or a kernel already installed on the SUT by its release.
+// An image may come with the flattened device tree it boots with (arm64
+// boards): checked when the plan is read, and refused on a SUT that cannot
+// hand it to the kernel.
 struct KernelSource {
   std::string image;    // vmlinuz / bzImage / Image[.gz]
   std::string modules;  // tarball holding lib/modules/RELEASE/...
   std::string config;   // the build's .config, for the fingerprint
   std::string deb;      // a linux-image-*.deb
   std::string release;  // uname -r; alone: an installed kernel on the SUT
+  std::string dtb;      // a flattened device tree (.dtb) the image boots with
   bool empty() const { return image.empty() && deb.empty() && release.empty(); }
   // The one-line form stored in fingerprints and shown in errors.
   std::string describe() const;

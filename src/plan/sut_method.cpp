@@ -15,7 +15,8 @@ bool boots_this_machine(const Plan& plan) {
 std::unique_ptr<sut::Connection> connect(const SutSpec& sut, const SwprofileSpec* swprofile) {
   if (!swprofile) return sut::make_connection(sut.method, sut.params, nullptr);
   const sut::SwprofileKernel kernel{swprofile->name,    swprofile->kernel.image, swprofile->kernel.modules,
-                                    swprofile->kernel.deb, swprofile->cmdline,     swprofile->initrd};
+                                    swprofile->kernel.deb, swprofile->cmdline,     swprofile->initrd,
+                                    swprofile->kernel.dtb};
   return sut::make_connection(sut.method, sut.params, &kernel);
 }
 

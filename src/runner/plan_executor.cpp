@@ -22,6 +22,7 @@
 #include "runner/session_boots.h"
 #include "runner/sysctl.h"
 #include "sysinfo/fingerprint_view.h"
+#include "sysinfo/sha256.h"
 
 namespace kbench::runner {
 
@@ -146,6 +147,8 @@ void describe_new_session(nlohmann::json& fingerprint, const PlanContext& contex
   nlohmann::json& declared = fingerprint[fingerprint_key::kSwprofile];
   declared = {{in_swprofile::kKernel, profile.kernel.describe()}, {in_swprofile::kCmdline, profile.cmdline}};
   if (!profile.wrapper.empty()) declared[in_swprofile::kWrapper] = profile.wrapper;
+  // The path alone would not tell two device trees of one name apart.
+  if (!profile.kernel.dtb.empty()) declared[in_swprofile::kDtbSha256] = sysinfo::file_sha256(profile.kernel.dtb);
   // A kernel kbench built: how (commit, config hash, compiler version, ...).
   if (!profile.build_info.is_null()) declared[in_swprofile::kBuild] = profile.build_info;
   if (boot) fingerprint[fingerprint_key::kBoot] = boot->to_json();

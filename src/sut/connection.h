@@ -100,6 +100,7 @@ struct QemuBoot {
   std::vector<std::string> cmdline;
   std::string initrd;  // optional; the agent's archive is appended to it
   std::string modules;  // optional; a tarball of lib/modules/RELEASE/ appended after it
+  std::string dtb;      // optional; the flattened device tree instead of the one QEMU makes for the board
 };
 
 // One VM boot per start_agent; params: memory, cpus, accel (auto|kvm|tcg),

@@ -35,6 +35,7 @@
 #include "assets/sut/init_mounts.sh.h"
 #include "assets/sut/init_results_console.sh.h"
 #include "assets/sut/init_run.sh.h"
+#include "common/device_tree.h"
 #include "common/errors.h"
 #include "common/records.h"
 #include "process/process.h"
@@ -324,6 +325,13 @@ std::string job_yaml(const JobSpec& spec) {
     extra_options += (extra_options.empty() ? "  extra_options: [" : ", ") + single_quoted(option);
   }
   if (!extra_options.empty()) extra_options += "]\n";
+  // Deployed like the kernel and the initrd: LAVA fetches it and puts its
+  // path where image_arg says.
+  const std::string dtb = spec.dtb_url.empty() ? std::string()
+                                               : "      dtb:\n"
+                                                 "        image_arg: '-dtb {dtb}'\n"
+                                                 "        url: " +
+                                                     single_quoted(spec.dtb_url) + "\n";
   yaml += fmt::format(
       "timeouts:\n"
       "  job: {{seconds: {}}}\n"
@@ -343,6 +351,7 @@ std::string job_yaml(const JobSpec& spec) {
       "      initrd:\n"
       "        image_arg: '-initrd {{initrd}}'\n"
       "        url: {}\n"
+      "{}"
       "- boot:\n"
       "    method: qemu\n"
       "    media: tmpfs\n"
@@ -350,7 +359,7 @@ std::string job_yaml(const JobSpec& spec) {
       "    prompts: [{}]\n",
       spec.job_timeout.count(), run, run, debian_arch(spec.arch), extra_options, spec.deploy_timeout.count(),
       single_quoted("-kernel {kernel} -append \"" + append + "\""), single_quoted(spec.kernel_url),
-      single_quoted(spec.initramfs_url), run, single_quoted(kDonePrompt));
+      single_quoted(spec.initramfs_url), dtb, run, single_quoted(kDonePrompt));
   return yaml;
 }
 
@@ -644,6 +653,12 @@ class LavaConnection final : public Connection {
   LavaConnection(LavaParams params, SwprofileKernel swprofile, std::string agent_path)
       : params_(std::move(params)), swprofile_(std::move(swprofile)), agent_path_(std::move(agent_path)) {
     require_readable_image(swprofile_.image);
+    if (!swprofile_.dtb.empty()) {
+      if (const std::string problem = device_tree_problem(swprofile_.dtb); !problem.empty()) {
+        throw InputError("swprofile kernel.dtb " + swprofile_.dtb + ": expected a flattened device tree (" + problem +
+                         ")");
+      }
+    }
     for (const auto& word : swprofile_.cmdline) {
       // The words reach QEMU's -append inside LAVA's own command line.
       if (word.find_first_of("\"'{} \t\n\\") != std::string::npos) {
@@ -716,9 +731,11 @@ class LavaConnection final : public Connection {
     if (files_url_.empty()) {
       spec.kernel_url = "file://" + fs::absolute(swprofile_.image).string();
       spec.initramfs_url = "file://" + initramfs;
+      if (!swprofile_.dtb.empty()) spec.dtb_url = "file://" + fs::absolute(swprofile_.dtb).string();
     } else {
       spec.kernel_url = files_url_ + kServedKernel;
       spec.initramfs_url = files_url_ + fs::path(initramfs).filename().string();
+      if (!swprofile_.dtb.empty()) spec.dtb_url = files_url_ + kServedDtb;
     }
     spec.cmdline = swprofile_.cmdline;
     spec.job_timeout = params_.job_timeout;
@@ -735,8 +752,10 @@ class LavaConnection final : public Connection {
   }
 
  private:
-  // The kernel's name in the served directory: a link to the swprofile's.
+  // The kernel's and the device tree's names in the served directory:
+  // links to the swprofile's.
   static constexpr const char* kServedKernel = "vmlinuz";
+  static constexpr const char* kServedDtb = "device-tree.dtb";
 
   // The private directory, with a link to the kernel, served under a path
   // no one can guess (the server may listen on every interface) by a thread
@@ -744,6 +763,7 @@ class LavaConnection final : public Connection {
   void serve_files() {
     const auto address = host_and_port(params_.serve_files);
     fs::create_symlink(fs::absolute(swprofile_.image), fs::path(work_dir_) / kServedKernel);
+    if (!swprofile_.dtb.empty()) fs::create_symlink(fs::absolute(swprofile_.dtb), fs::path(work_dir_) / kServedDtb);
     std::string token;
     {
       std::ifstream random("/dev/urandom", std::ios::binary);
@@ -1170,7 +1190,7 @@ KBENCH_SUT_METHOD({
     .name = kLavaMethod,
     .summary = "a device of a LAVA farm, one job per agent run, booting each swprofile's kernel (docs/lava.md)",
     .params = lava_param_specs(),
-    .capabilities = {Capability::BootsKernel},
+    .capabilities = {Capability::BootsKernel, Capability::DeviceTree},
     .make = [](const Params& params, const SwprofileKernel* swprofile) -> std::unique_ptr<Connection> {
       if (!swprofile || swprofile->image.empty() || !swprofile->deb.empty()) {
         throw InputError(std::string("swprofiles[") + (swprofile ? swprofile->name : "") +

@@ -22,6 +22,7 @@ struct JobSpec {
   std::string arch = "x86_64";  // uname -m of the guest
   std::string kernel_url;
   std::string initramfs_url;
+  std::string dtb_url;  // "": the device's own device tree
   std::vector<std::string> cmdline;  // the swprofile's
   std::chrono::seconds job_timeout{1800};
   std::chrono::seconds deploy_timeout{300};

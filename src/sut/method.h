@@ -42,6 +42,9 @@ enum class Capability : std::uint32_t {
   // The SUT is a VM this machine runs as a child of kbench: it runs on this
   // machine's CPUs, with the CPU affinity of the kbench that starts it.
   GuestOnController = 1u << 6,
+  // Boots a swprofile's kernel with the swprofile's flattened device tree
+  // (kernel: {image, dtb}) instead of the one the board or firmware gives.
+  DeviceTree = 1u << 7,
 };
 
 class Capabilities {
@@ -64,6 +67,7 @@ struct SwprofileKernel {
   std::string deb;      // set: a kernel only a deployed SUT can install (plan exec unpacks its image first)
   std::vector<std::string> cmdline;
   std::string initrd;
+  std::string dtb;  // a flattened device tree the kernel boots with instead of the board's
 };
 
 // A parameter a plan gives the wrong way, found when the plan is read:

@@ -27,6 +27,7 @@
 #include "assets/sut/init_results_x86.sh.h"
 #include "assets/sut/init_end_poweroff.sh.h"
 #include "assets/sut/init_run.sh.h"
+#include "common/device_tree.h"
 #include "common/elf_machine.h"
 #include "common/errors.h"
 #include "common/records.h"
@@ -172,6 +173,11 @@ class QemuConnection final : public Connection {
     if (!boot_.initrd.empty() && access(boot_.initrd.c_str(), R_OK) != 0) {
       throw InputError("swprofile initrd " + boot_.initrd + ": expected a readable initramfs image");
     }
+    if (!boot_.dtb.empty()) {
+      if (const std::string problem = device_tree_problem(boot_.dtb); !problem.empty()) {
+        throw InputError("swprofile kernel.dtb " + boot_.dtb + ": expected a flattened device tree (" + problem + ")");
+      }
+    }
     char pattern[] = "/tmp/kbench-qemu.XXXXXX";
     if (!mkdtemp(pattern)) throw RunError(std::string("mkdtemp: ") + std::strerror(errno));
     work_dir_ = pattern;
@@ -186,8 +192,8 @@ class QemuConnection final : public Connection {
   std::chrono::seconds start_allowance() const override { return params_.boot_timeout; }
 
   std::string describe() const override {
-    return fmt::format("qemu {}{} ({}{})", params_.arch == host_machine() ? "" : params_.arch + " ", boot_.kernel,
-                       accel_.empty() ? params_.accel : accel_,
+    return fmt::format("qemu {}{}{} ({}{})", params_.arch == host_machine() ? "" : params_.arch + " ", boot_.kernel,
+                       boot_.dtb.empty() ? "" : " + dtb " + boot_.dtb, accel_.empty() ? params_.accel : accel_,
                        boot_.cmdline.empty() ? "" : ", cmdline: " + join_cmdline(boot_.cmdline));
   }
 
@@ -234,6 +240,9 @@ class QemuConnection final : public Connection {
     argv.insert(argv.end(), {"-m", params_.memory, "-smp", params_.cpus, "-cpu", params_.cpu_model, "-accel", accel_arg,
                              "-kernel", boot_.kernel, "-initrd", initramfs, "-append", append,
                              "-serial", "file:" + console_log});
+    // QEMU still writes the memory, the command line and the initrd's place
+    // into it, as into the board's own.
+    if (!boot_.dtb.empty()) argv.insert(argv.end(), {"-dtb", boot_.dtb});
     if (arm) {
       // The results channel: QEMU's stdout as a named virtio-serial port
       // (see assets/sut/init_results_virtio.sh).
@@ -505,14 +514,14 @@ KBENCH_SUT_METHOD({
     .name = kQemuMethod,
     .summary = "a QEMU VM that boots each swprofile's kernel with kbench's own initramfs (docs/remote.md)",
     .params = qemu_param_specs(),
-    .capabilities = {Capability::BootsKernel, Capability::GuestOnController},
+    .capabilities = {Capability::BootsKernel, Capability::GuestOnController, Capability::DeviceTree},
     .make = [](const Params& params, const SwprofileKernel* swprofile) {
       if (!swprofile || swprofile->image.empty() || !swprofile->deb.empty()) {
         throw InputError(std::string("swprofiles[") + (swprofile ? swprofile->name : "") +
                          "].kernel: expected a kernel image to boot with the qemu connection (kernel: PATH, or "
                          "{image: PATH, modules: TARBALL})");
       }
-      QemuBoot boot{swprofile->image, swprofile->cmdline, swprofile->initrd, swprofile->modules};
+      QemuBoot boot{swprofile->image, swprofile->cmdline, swprofile->initrd, swprofile->modules, swprofile->dtb};
       return make_qemu_connection(params, std::move(boot), find_agent_binary());
     },
 });

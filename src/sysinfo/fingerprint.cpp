@@ -310,6 +310,16 @@ json os_release() {
   return nullptr;
 }
 
+// The device tree's root model property: a string the kernel shows with
+// its NUL (a list of strings: the first).
+json device_tree_model() {
+  auto bytes = read_file("/sys/firmware/devicetree/base/model");
+  if (!bytes) bytes = read_file("/proc/device-tree/model");
+  if (!bytes) return nullptr;
+  const std::string model = bytes->substr(0, bytes->find('\0'));
+  return model.empty() ? json(nullptr) : json(model);
+}
+
 }  // namespace
 
 json fingerprint() {
@@ -352,6 +362,7 @@ json fingerprint() {
   data[key::kLoadavg] = loadavg();
   data[key::kCpuMhz] = cpu_mhz();
   data[key::kOsRelease] = os_release();
+  data[key::kDeviceTreeModel] = device_tree_model();
   const int sockets = socket_count();
   data[key::kSockets] = sockets > 0 ? json(sockets) : json(nullptr);
   const std::string class_core = !midrs.empty() ? core_name(midrs.front()) : model_name ? short_model_name(*model_name) : "";

@@ -11,7 +11,8 @@ namespace kbench::sysinfo {
 // Keys (docs/agent-protocol.md): hostname, arch, cpu_model, cpu_count,
 // microcode, memory_kib, memory_gib, product_name, kernel_release, kernel_version,
 // cmdline, kernel_config_sha256, kernel_config_gz_sha256, mitigations,
-// clocksource, governor, smt, aslr, thp, no_turbo, boost, loadavg, os_release;
+// clocksource, governor, smt, aslr, thp, no_turbo, boost, loadavg, os_release,
+// device_tree_model;
 // their names are sysinfo/fingerprint_view.h's.
 nlohmann::json fingerprint();
 

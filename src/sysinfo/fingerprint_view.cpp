@@ -64,7 +64,8 @@ std::optional<FingerprintPlan> FingerprintView::plan() const {
 std::optional<FingerprintSwprofile> FingerprintView::swprofile() const {
   const json* object = member(key::kSwprofile);
   if (!object || !object->is_object()) return std::nullopt;
-  FingerprintSwprofile profile{text_in(*object, key::swprofile::kKernel), {}};
+  FingerprintSwprofile profile{text_in(*object, key::swprofile::kKernel), {},
+                               text_in(*object, key::swprofile::kDtbSha256)};
   if (const json* words = find_in(*object, key::swprofile::kCmdline); words && words->is_array()) {
     for (const json& word : *words)
       if (word.is_string()) profile.cmdline.push_back(word.get<std::string>());

@@ -52,6 +52,9 @@ inline constexpr const char* kSutClass = "sut_class";
 inline constexpr const char* kTimer = "timer";
 inline constexpr const char* kCpusAllowed = "cpus_allowed";
 inline constexpr const char* kContainment = "containment";
+// The root node's model of the device tree the kernel booted with (arm64
+// boards, QEMU's virt board: "linux,dummy-virt"); null without one (x86-64).
+inline constexpr const char* kDeviceTreeModel = "device_tree_model";
 
 // Fingerprints of the first stores kept the release in an object: kernel.release.
 inline constexpr const char* kOldKernel = "kernel";
@@ -99,6 +102,8 @@ inline constexpr const char* kKernel = "kernel";
 inline constexpr const char* kCmdline = "cmdline";
 inline constexpr const char* kWrapper = "wrapper";
 inline constexpr const char* kBuild = "build";
+// The sha256 of the flattened device tree the swprofile's kernel boots with.
+inline constexpr const char* kDtbSha256 = "dtb_sha256";
 }  // namespace swprofile
 
 }  // namespace fingerprint_key
@@ -118,6 +123,7 @@ struct FingerprintPlan {
 struct FingerprintSwprofile {
   std::optional<std::string> kernel;
   std::vector<std::string> cmdline;  // the string words of the stored list
+  std::optional<std::string> dtb_sha256;  // set: the kernel booted with the swprofile's device tree
 };
 
 // Reads a fingerprint without copying it: `document` must outlive the view.

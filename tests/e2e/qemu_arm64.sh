@@ -12,12 +12,17 @@
 # write: about 7x on syscall/getppid. Both sides carry arm64.nopauth, as
 # TCG's QARMA5 pointer authentication makes every kernel path (and the boot)
 # several times slower and would only cost time here.
+# The fast side also boots with a device tree of its own (kernel: {image,
+# dtb}): the virt board's, as QEMU makes it for this VM, with the root's
+# model changed to a mark; its fingerprints must show the mark, the slow
+# side's the board's own model. No boot of its own: the sessions above are it.
 source "$(dirname "$0")/lib.bash"
 
 CMDLINE_FAST=${KBENCH_TEST_ARM64_FAST:-arm64.nopauth}
 CMDLINE_SLOW=${KBENCH_TEST_ARM64_SLOW:-arm64.nopauth kpti=1}
 
 command -v qemu-system-aarch64 >/dev/null || skip "qemu-system-aarch64 missing (Debian package qemu-system-arm)"
+command -v dtc >/dev/null || skip "dtc missing (Debian package device-tree-compiler)"
 agent_arm64=${KBENCH_AGENT_AARCH64:-$(dirname "$KBENCH_AGENT")/kbench-agent-aarch64}
 [ -x "$agent_arm64" ] || skip "no aarch64 agent at $agent_arm64 (the build makes it when g++-aarch64-linux-gnu is installed)"
 
@@ -47,14 +52,37 @@ YAML
   [ ! -e "$WORK/bad.db" ] && pass || fail "a store was written for a plan with a bad busybox"
 fi
 
+# The virt board's device tree for the plan's VM (its -cpu, -m and -smp; TCG,
+# whose GIC is the board's default), with a marked model.
+MEMORY=512M
+DT_MARK="kbench marked virt"
+qemu-system-aarch64 -machine "virt,dumpdtb=$WORK/virt.dtb" -cpu max -m "$MEMORY" -smp 1 -accel tcg -nodefaults \
+  -display none >"$WORK/dumpdtb.out" 2>&1 || fail "qemu-system-aarch64 dumpdtb: $(tail -1 "$WORK/dumpdtb.out")"
+dtc -q -I dtb -O dts -o "$WORK/virt.dts" "$WORK/virt.dtb" || fail "dtc could not read QEMU's dtb"
+# The root node's properties are the ones indented once.
+sed "s/^\tmodel = .*/\tmodel = \"$DT_MARK\";/" "$WORK/virt.dts" >"$WORK/marked.dts"
+grep -q "^.model = \"$DT_MARK\";" "$WORK/marked.dts" || fail "no root model in QEMU's device tree to mark"
+dtc -q -I dts -O dtb -o "$WORK/marked.dtb" "$WORK/marked.dts" || fail "dtc could not write the marked dtb"
+board_model=$(sed -n 's/^\tmodel = "\(.*\)";/\1/p' "$WORK/virt.dts")
+echo "virt board's model: $board_model; marked: $DT_MARK"
+
+# A dtb that is not one is refused with the plan's line, before any boot.
+cat >"$WORK/bad-dtb.yaml" <<YAML
+sut: {name: a64, connection: {method: qemu, params: {arch: aarch64, busybox: $busybox}}}
+swprofiles: [{name: a, kernel: {image: $kernel, dtb: $kernel}}]
+benchmarks: [{name: syscall/getppid}]
+YAML
+expect_bad_input "the kernel image given as its dtb" "$KBENCH" plan exec "$WORK/bad-dtb.yaml" --store "sqlite://$WORK/bad.db"
+expect_contains "$WORK/err" "swprofile a, got $kernel (it starts with"
+
 store="sqlite://$WORK/arm64.db"
 yaml_cmdline() { local words=""; for w in $1; do words+="${words:+, }$w"; done; echo "[$words]"; }
 cat >"$WORK/arm64-plan.yaml" <<YAML
 sut:
   name: qemu-arm64
-  connection: {method: qemu, params: {arch: aarch64, memory: 512M, cpus: "1", busybox: $busybox}}
+  connection: {method: qemu, params: {arch: aarch64, memory: $MEMORY, cpus: "1", busybox: $busybox}}
 swprofiles:
-  - {name: fast, kernel: $kernel, cmdline: $(yaml_cmdline "$CMDLINE_FAST")}
+  - {name: fast, kernel: {image: $kernel, dtb: $WORK/marked.dtb}, cmdline: $(yaml_cmdline "$CMDLINE_FAST")}
   - {name: slow, kernel: $kernel, cmdline: $(yaml_cmdline "$CMDLINE_SLOW")}
 benchmarks:
   - {name: syscall/getppid, params: {calls: "100000"}}
@@ -81,9 +109,24 @@ echo "per session (swprofile, seconds to /init, counter, its rate and cost insid
 sqlite3 -separator ' ' "$db" "select json_extract(fingerprint, '$.swprofile.cmdline'), json_extract(fingerprint, '$.qemu_boot_seconds') || ' s', json_extract(fingerprint, '$.timer.counter'), printf('%.0f Hz', json_extract(fingerprint, '$.timer.ticks_per_second')), printf('%.1f ns', json_extract(fingerprint, '$.timer.overhead_ns')) from session"
 boots=$(sqlite3 "$db" "select count(*) from session where json_extract(fingerprint, '$.qemu_boot_seconds') > 0")
 [ "$boots" -ge 2 ] && pass || fail "the fingerprints lack qemu_boot_seconds"
+# The guest saw the device tree it was given: the fast side the marked one
+# (and its hash is the swprofile's identity), the slow side the board's.
+per_swprofile() {
+  sqlite3 "$db" "select distinct $1 from session s join swprofile w on w.id = s.swprofile_id where w.name = '$2'"
+}
+fast_models=$(per_swprofile "json_extract(s.fingerprint, '\$.device_tree_model')" fast)
+slow_models=$(per_swprofile "json_extract(s.fingerprint, '\$.device_tree_model')" slow)
+[ "$fast_models" = "$DT_MARK" ] && pass || fail "the fast side's guests saw model '$fast_models', expected '$DT_MARK'"
+[ "$slow_models" = "$board_model" ] && pass || fail "the slow side's guests saw model '$slow_models', expected '$board_model'"
+fast_dtb=$(per_swprofile "json_extract(s.fingerprint, '\$.swprofile.dtb_sha256')" fast)
+slow_dtb=$(per_swprofile "ifnull(json_extract(s.fingerprint, '\$.swprofile.dtb_sha256'), 'none')" slow)
+[ "$fast_dtb" = "$(sha256sum <"$WORK/marked.dtb" | cut -d' ' -f1)" ] && [ "$slow_dtb" = none ] && pass ||
+  fail "swprofile.dtb_sha256 is '$fast_dtb' (fast) and '$slow_dtb' (slow), expected the marked dtb's hash and none"
 
 "$KBENCH" compare --store "$store" fast slow >"$WORK/compare.txt" 2>&1
 cat "$WORK/compare.txt"
+# The model differs as the fast swprofile declares: no environment note of it.
+if grep -q device_tree_model "$WORK/compare.txt"; then fail "compare lists the declared device tree model"; else pass; fi
 # The slow side is several times slower. With 2 sessions a side on a loaded
 # machine the sessions can scatter enough that the honest verdict is (?)
 # (undecided: more sessions needed); what must never appear is an
