@@ -65,7 +65,9 @@ TEST(Sysinfo, FingerprintHasEveryKey) {
   EXPECT_EQ(data["memory_gib"].get<std::int64_t>(),
             kbench::sysinfo::kib_to_whole_gib(data["memory_kib"].get<std::int64_t>()));
   for (const char* hash : {"kernel_config_sha256", "kernel_config_gz_sha256"}) {
-    if (!data[hash].is_null()) EXPECT_EQ(data[hash].get<std::string>().size(), 64u) << hash;
+    if (!data[hash].is_null()) {
+      EXPECT_EQ(data[hash].get<std::string>().size(), 64u) << hash;
+    }
   }
 }
 
