@@ -349,7 +349,9 @@ TEST_P(MergeCommand, BadSelectionsAndDryRunWriteNothing) {
   EXPECT_THAT(ran.out, HasSubstr("  sessions would be copied: 5 (1 unfinished, merged as they are)\n"));
   EXPECT_THAT(ran.out, HasSubstr("  samples would be copied: 45\n"));
   EXPECT_FALSE(stores_.has_store(destination_)) << "a dry run creates no store";
-  if (stores_.sqlite()) EXPECT_FALSE(fs::exists(stores_.dir() / "sub")) << "nor the directory it would be in";
+  if (stores_.sqlite()) {
+    EXPECT_FALSE(fs::exists(stores_.dir() / "sub")) << "nor the directory it would be in";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, MergeCommand, kbench::testing::kStoreBackends, kbench::testing::backend_name);

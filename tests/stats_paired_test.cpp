@@ -42,8 +42,11 @@ struct Reference {
 void expect_matches(const st::PairedTest& r, const Reference& ref) {
   ASSERT_TRUE(r.valid) << r.reason;
   expect_relative(r.log_change, ref.delta);
-  if (std::isnan(ref.beta)) EXPECT_TRUE(std::isnan(r.unit_effect));
-  else expect_relative(r.unit_effect, ref.beta);
+  if (std::isnan(ref.beta)) {
+    EXPECT_TRUE(std::isnan(r.unit_effect));
+  } else {
+    expect_relative(r.unit_effect, ref.beta);
+  }
   expect_relative(r.standard_error, ref.se);
   EXPECT_EQ(r.df, ref.df);
   expect_relative(r.statistic, ref.t);

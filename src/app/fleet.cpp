@@ -21,6 +21,7 @@
 
 #include "app/option_values.h"
 #include "common/errors.h"
+#include "common/temp_directory.h"
 #include "common/spoken_list.h"
 #include "common/utc_time.h"
 #include "process/process.h"
@@ -46,33 +47,6 @@ struct Worker {
   int status = -1;           // exit status; 128+N when killed by signal N
   std::optional<int> wait_status;  // once reaped
   bool gone = false;               // its partner told so (a crossover's or duet's)
-};
-
-// The directory a crossover's or duet's two workers meet in
-// (runner/pairing.h), made before they start and removed when both have
-// ended.
-class PairingDir {
- public:
-  PairingDir() {
-    std::error_code error;
-    std::string pattern = (std::filesystem::temp_directory_path(error) / "kbench-pair-XXXXXX").string();
-    if (error) pattern = "/tmp/kbench-pair-XXXXXX";
-    if (!mkdtemp(pattern.data())) {
-      throw RunError(fmt::format("cannot make a directory for the paired workers to meet in ({}): {}", pattern,
-                                 strerror(errno)));
-    }
-    path_ = pattern;
-  }
-  ~PairingDir() {
-    std::error_code error;
-    std::filesystem::remove_all(path_, error);
-  }
-  PairingDir(const PairingDir&) = delete;
-  PairingDir& operator=(const PairingDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
 };
 
 // Where the SUT's sessions of the latest run of the plan stand.
@@ -247,11 +221,14 @@ int execute_fleet(const plan::Plan& plan, const std::vector<plan::SutSpec>& suts
   view.message(fmt::format("kbench: {} SUTs in parallel, one worker each: {}", suts.size(), fmt::join(names, ", ")));
   // A crossover's or duet's two workers meet before every session's
   // measurement and every benchmark; a resumed one measures each side alone.
-  std::optional<PairingDir> pairing;
+  // The directory a crossover's or duet's two workers meet in
+  // (runner/pairing.h), made before they start and removed when both have
+  // ended.
+  std::optional<TempDirectory> pairing;
   std::string pairing_id;
   const bool duet = plan.design == plan::Design::Duet;
   if (plan.design != plan::Design::Interleaved && !options.resume && suts.size() == 2) {
-    pairing.emplace();
+    pairing.emplace("kbench-pair");
     pairing_id = fmt::format("{}-{}", utc_now_iso8601(), getpid());
     view.message(duet ? fmt::format("kbench: duet: two VMs of {} at once, each on one half of this machine's CPUs, "
                                     "swapping halves every round",

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/temp_directory.h"
 #include "process/process.h"
 
 namespace kbench::sut {
@@ -127,16 +128,8 @@ std::string modules_archive(const std::string& tarball) {
   namespace fs = std::filesystem;
   const std::string what = "swprofile kernel.modules " + tarball;
   if (access(tarball.c_str(), R_OK) != 0) throw InputError(what + ": expected a readable tarball of lib/modules/RELEASE/");
-  char pattern[] = "/tmp/kbench-modules.XXXXXX";
-  if (!mkdtemp(pattern)) throw RunError(std::string("mkdtemp: ") + std::strerror(errno));
-  const fs::path dir = pattern;
-  struct Remove {
-    fs::path dir;
-    ~Remove() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } remove{dir};
+  const TempDirectory extraction("kbench-modules");
+  const fs::path dir = extraction.path();
   // GNU tar recognises the compression by the bytes; ownership and modes
   // that root's tar would restore do not matter, the archive sets its own.
   const auto extracted = process::run_command({"tar", "-xf", tarball, "-C", dir.string(), "--no-same-owner"}, "",

@@ -37,6 +37,7 @@
 #include "assets/sut/init_run.sh.h"
 #include "common/device_tree.h"
 #include "common/errors.h"
+#include "common/temp_directory.h"
 #include "common/records.h"
 #include "process/process.h"
 #include "sut/connection.h"
@@ -668,19 +669,8 @@ class LavaConnection final : public Connection {
     }
     // Without serve_files the worker reads the files as file:// URLs: it
     // runs on this machine.
-    char pattern[] = "/tmp/kbench-lava.XXXXXX";
-    if (!mkdtemp(pattern)) throw RunError(std::string("mkdtemp: ") + std::strerror(errno));
-    work_dir_ = pattern;
-    chmod(work_dir_.c_str(), 0755);
-    if (!params_.serve_files.empty()) {
-      try {
-        serve_files();
-      } catch (...) {
-        std::error_code ignored;
-        fs::remove_all(work_dir_, ignored);
-        throw;
-      }
-    }
+    chmod(work_dir_.path().c_str(), 0755);
+    if (!params_.serve_files.empty()) serve_files();
   }
 
   ~LavaConnection() override {
@@ -688,8 +678,6 @@ class LavaConnection final : public Connection {
       files_server_->stop();
       files_thread_.join();
     }
-    std::error_code ignored;
-    fs::remove_all(work_dir_, ignored);
   }
 
   std::string describe() const override {
@@ -713,7 +701,7 @@ class LavaConnection final : public Connection {
       base_archive_ = agent_initramfs(params_.busybox, lava_init(), agent_path_, swprofile_.image, swprofile_.initrd,
                                       swprofile_.modules);
     }
-    const std::string initramfs = fmt::format("{}/initramfs-{}.cpio", work_dir_, ++jobs_);
+    const std::string initramfs = fmt::format("{}/initramfs-{}.cpio", work_dir_.path(), ++jobs_);
     {
       std::ofstream out(initramfs, std::ios::binary | std::ios::trunc);
       const std::string archive = with_agent_args(base_archive_, args);
@@ -762,15 +750,19 @@ class LavaConnection final : public Connection {
   // of this process; the relays are processes of their own and serve nothing.
   void serve_files() {
     const auto address = host_and_port(params_.serve_files);
-    fs::create_symlink(fs::absolute(swprofile_.image), fs::path(work_dir_) / kServedKernel);
-    if (!swprofile_.dtb.empty()) fs::create_symlink(fs::absolute(swprofile_.dtb), fs::path(work_dir_) / kServedDtb);
+    fs::create_symlink(fs::absolute(swprofile_.image), fs::path(work_dir_.path()) / kServedKernel);
+    if (!swprofile_.dtb.empty()) {
+      fs::create_symlink(fs::absolute(swprofile_.dtb), fs::path(work_dir_.path()) / kServedDtb);
+    }
     std::string token;
     {
       std::ifstream random("/dev/urandom", std::ios::binary);
       for (int i = 0; i < 12; ++i) token += fmt::format("{:02x}", static_cast<unsigned char>(random.get()));
     }
     files_server_ = std::make_unique<httplib::Server>();
-    if (!files_server_->set_mount_point("/" + token, work_dir_)) throw RunError("cannot serve " + work_dir_);
+    if (!files_server_->set_mount_point("/" + token, work_dir_.path())) {
+      throw RunError("cannot serve " + work_dir_.path());
+    }
     const int port = address->second == 0 ? files_server_->bind_to_any_port(address->first)
                      : files_server_->bind_to_port(address->first, address->second) ? address->second
                                                                                       : -1;
@@ -1169,7 +1161,9 @@ class LavaConnection final : public Connection {
   LavaParams params_;
   SwprofileKernel swprofile_;
   std::string agent_path_;
-  std::string work_dir_;
+  // In /tmp rather than $TMPDIR, which may be private to this user: the
+  // LAVA worker reads the files as file:// URLs (without serve_files).
+  const TempDirectory work_dir_{"kbench-lava", "/tmp"};
   std::unique_ptr<httplib::Server> files_server_;
   std::thread files_thread_;
   std::string files_url_;  // ending in '/'; empty: file:// URLs

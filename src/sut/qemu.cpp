@@ -30,6 +30,7 @@
 #include "common/device_tree.h"
 #include "common/elf_machine.h"
 #include "common/errors.h"
+#include "common/temp_directory.h"
 #include "common/records.h"
 #include "process/process.h"
 #include "sut/connection.h"
@@ -178,14 +179,6 @@ class QemuConnection final : public Connection {
         throw InputError("swprofile kernel.dtb " + boot_.dtb + ": expected a flattened device tree (" + problem + ")");
       }
     }
-    char pattern[] = "/tmp/kbench-qemu.XXXXXX";
-    if (!mkdtemp(pattern)) throw RunError(std::string("mkdtemp: ") + std::strerror(errno));
-    work_dir_ = pattern;
-  }
-
-  ~QemuConnection() override {
-    std::error_code ignored;
-    fs::remove_all(work_dir_, ignored);
   }
 
   // The boot before the agent starts, which the relay bounds itself.
@@ -202,7 +195,7 @@ class QemuConnection final : public Connection {
     if (!wrapper_.empty()) throw InputError("a swprofile wrapper cannot run inside a qemu SUT");
     resolve_accel();
     const std::string initramfs = write_initramfs(args);
-    const std::string console_log = fmt::format("{}/console-{}.log", work_dir_, ++boots_);
+    const std::string console_log = fmt::format("{}/console-{}.log", work_dir_.path(), ++boots_);
     return start_relay(qemu_argv(accel_, initramfs, console_log), console_log, params_.boot_timeout,
                        /*probe_only=*/false);
   }
@@ -263,7 +256,7 @@ class QemuConnection final : public Connection {
       base_archive_ = agent_initramfs(params_.busybox, qemu_init(params_.arch), agent_path_, boot_.kernel, boot_.initrd,
                                       boot_.modules);
     }
-    const std::string path = work_dir_ + "/initramfs.cpio";
+    const std::string path = work_dir_.path() + "/initramfs.cpio";
     write_whole(path, with_agent_args(base_archive_, args));
     return path;
   }
@@ -333,7 +326,7 @@ class QemuConnection final : public Connection {
 
   bool probe_kvm(std::string& why) {
     const std::string initramfs = write_initramfs({"--version"});
-    const std::string console_log = work_dir_ + "/kvm-probe-console.log";
+    const std::string console_log = work_dir_.path() + "/kvm-probe-console.log";
     AgentProcess probe = start_relay(qemu_argv("kvm", initramfs, console_log), console_log,
                                      params_.kvm_probe_timeout, /*probe_only=*/true);
     close(probe.stdout_fd);
@@ -479,7 +472,7 @@ class QemuConnection final : public Connection {
   QemuParams params_;
   QemuBoot boot_;
   std::string agent_path_;
-  std::string work_dir_;
+  const TempDirectory work_dir_{"kbench-qemu"};
   std::string accel_;  // resolved on the first start_agent
   std::string accel_note_;
   std::string base_archive_;

@@ -3,7 +3,6 @@
 // file reads, and golden-file comparison. Header-only, shared by the test
 // binaries (tests/*_test.cpp include it as "support/test_files.h").
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -11,26 +10,18 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include "common/temp_directory.h"
 #include "support/test_paths.h"
 
 namespace kbench::testing {
 
 class TempDir {
  public:
-  explicit TempDir(const std::string& prefix = "kbench-test") {
-    std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
+  explicit TempDir(const std::string& prefix = "kbench-test") : dir_(prefix), path_(dir_.path()) {}
   const std::filesystem::path& path() const { return path_; }
 
  private:
+  TempDirectory dir_;
   std::filesystem::path path_;
 };
 
