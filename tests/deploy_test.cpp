@@ -220,7 +220,7 @@ TEST(DeployPlan, BadKernelAndBootKeysAreNamed) {
   EXPECT_EQ(plan_error("swprofiles: [{name: a, kernel: {modules: m.tar}}]\nbenchmarks: [a/b]\n"),
             "p.yaml:1: swprofiles[].kernel.image: expected the kernel image that the modules and config belong to");
   EXPECT_THAT(plan_error("swprofiles: [{name: a, kernel: {rpm: a.rpm}}]\nbenchmarks: [a/b]\n"),
-              HasSubstr("swprofiles[].kernel.rpm: expected one of the keys config, deb, image, modules, release"));
+              HasSubstr("swprofiles[].kernel.rpm: expected one of the keys config, deb, dtb, image, modules, release"));
   EXPECT_EQ(plan_error("swprofiles: [{name: a, kernel: {release: ../x}}]\nbenchmarks: [a/b]\n"),
             "p.yaml:1: swprofiles[].kernel.release: expected a kernel release as uname -r prints it, got '../x'");
   EXPECT_EQ(plan_error("swprofiles: [{name: a, cmdline_mode: prepend}]\nbenchmarks: [a/b]\n"),
