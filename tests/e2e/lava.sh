@@ -30,8 +30,9 @@ store="sqlite://$WORK/lava.db"
 # and not counted against the kernel, whose second session tries again.
 # And a kernel that panics (no such init), LAVA's Job error: the kernel's
 # failure, a failed boot in the store naming the job and LAVA's reason, the
-# kernel not submitted again for its second session. Neither costs a
-# boot's time: QEMU refuses the garbage at once, and the panic comes early.
+# kernel not submitted again for its second session. Together they cost
+# about one boot: QEMU refuses the garbage at once (2 s a job), and the
+# panic comes once the kernel has booted, as a session's fingerprint does.
 head -c 100000 /dev/urandom >"$WORK/vmlinuz-garbage"
 cat >"$WORK/lava-plan.yaml" <<YAML
 sut:
