@@ -335,10 +335,12 @@ EOF
   spawn scheduler lava-server manage lava-scheduler --level DEBUG --log-file - \
     --event-url "tcp://127.0.0.1:$(cat "$state/event-port")"
   # The worker learns that a job's lava-run has exited at its next ping to the
-  # server: every 20 s by default, which would add up to 20 s to every job's
-  # end. A ping is a small HTTP request; one every 2 s costs little.
+  # server (nothing tells it sooner): every 20 s by default, which would add
+  # up to 20 s to every job's end. One a second, the least it takes, adds
+  # half a second on average; a ping costs the worker and the server about
+  # 8 ms of CPU (measured idle: 80 ms over 10 pings).
   spawn worker lava-worker --level DEBUG --log-file - --url "$(cat "$state/url")" --name "$worker_name" \
-    --ws-url "http://127.0.0.1:$ws_port/ws/" --ping-interval 2 \
+    --ws-url "http://127.0.0.1:$ws_port/ws/" --ping-interval 1 \
     --token-file "$state/worker-token" --worker-dir "$state/worker"
 
   # Looked at often: the server is up within seconds of its processes'
