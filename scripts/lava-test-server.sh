@@ -23,7 +23,15 @@
 # `start` prints its lines again and starts nothing; a state directory whose
 # server does not answer (a crash, a reboot) is cleared and built again.
 # The state directory is $KBENCH_LAVA_TEST_STATE, default
-# /var/tmp/kbench-lava-test. Run it under `nice -n 19` to have the server, the
+# /var/tmp/kbench-lava-test.
+#
+# The database as `start` leaves it before any process starts (migrated,
+# the superuser, its token, the worker, the device) is kept in a cache,
+# $KBENCH_LAVA_TEST_CACHE (default /var/cache/kbench-lava-test), under a key
+# made of this script's text, the LAVA, Django and PostgreSQL versions: the
+# next `start` copies it instead of running Django's migrations and seven
+# `lava-server manage` commands (most of a start's time). Another version
+# of any of them, or an edit of this script, builds it again. Run it under `nice -n 19` to have the server, the
 # dispatcher and the QEMU guests it boots yield to other work (nice is
 # inherited).
 #
@@ -39,6 +47,7 @@ worker_name=kbench-test-worker
 device=kbench-qemu-01
 admin=kbench
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+cache_root=${KBENCH_LAVA_TEST_CACHE:-/var/cache/kbench-lava-test}
 
 die() { echo "lava-test-server: $*" >&2; exit 1; }
 
@@ -131,7 +140,8 @@ manage() {
   )
 }
 
-start_postgres() {
+# A new cluster in pg/data, owned by postgres.
+init_cluster() {
   [ -n "$pgbin" ] && [ -x "$pgbin/initdb" ] || die "no PostgreSQL server in /usr/lib/postgresql/*/bin (Debian package postgresql)"
   id postgres >/dev/null 2>&1 || die "no user postgres (Debian package postgresql)"
   mkdir -p "$state/pg"
@@ -139,6 +149,10 @@ start_postgres() {
   runuser -u postgres -- "$pgbin/initdb" -D "$state/pg/data" -U postgres --auth-local=trust \
     --auth-host=scram-sha-256 --no-instructions -E UTF8 --locale=C.UTF-8 >"$state/log/initdb.log" 2>&1 \
     || { cat "$state/log/initdb.log" >&2; die "initdb failed"; }
+}
+
+# Starts the cluster of pg/data on a free port (pg/port).
+run_cluster() {
   local port attempt
   for attempt in 1 2 3 4 5; do
     port=$(free_port)
@@ -150,9 +164,17 @@ start_postgres() {
     [ "$attempt" -eq 5 ] && { tail -20 "$state/pg/server.log" >&2; die "PostgreSQL did not start"; }
   done
   echo "$port" >"$state/pg/port"
+}
+
+stop_cluster() {
+  runuser -u postgres -- "$pgbin/pg_ctl" -D "$state/pg/data" -m fast -w stop >/dev/null 2>&1
+}
+
+create_database() {
   local password
   password=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
-  runuser -u postgres -- "$pgbin/psql" -q -h "$state/pg" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 \
+  runuser -u postgres -- "$pgbin/psql" -q -h "$state/pg" -p "$(cat "$state/pg/port")" -U postgres -d postgres \
+    -v ON_ERROR_STOP=1 \
     -c "CREATE ROLE lavaserver LOGIN PASSWORD '$password'" \
     -c "CREATE DATABASE lavaserver OWNER lavaserver ENCODING 'UTF8' TEMPLATE template0" >/dev/null
   (umask 077 && echo "$password" >"$state/pg/password")
@@ -184,6 +206,78 @@ EOF
   )
 }
 
+# Django's migrations and LAVA's objects: what a job needs in the database.
+set_up_database() {
+  manage migrate --noinput >"$state/log/migrate.log" 2>&1 \
+    || { tail -20 "$state/log/migrate.log" >&2; die "lava-server manage migrate failed"; }
+  local password
+  password=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+  manage users add "$admin" --superuser --staff --passwd "$password" >/dev/null
+  (umask 077 && echo "$password" >"$state/password" && manage tokens add --user "$admin" --description kbench-tests >"$state/token")
+
+  # Device type qemu without health checks: HEALTH_CHECKS_PATH is an empty
+  # directory, so the scheduler schedules no health check job for the device
+  # and a device set Good stays Good.
+  manage device-types add qemu >/dev/null
+  # The worker authenticates with the token `workers add` prints.
+  manage workers add "$worker_name" --description "kbench test worker" \
+    | sed -n 's/^Token: //p' >"$state/worker-token"
+  [ -s "$state/worker-token" ] || die "lava-server manage workers add printed no token"
+  manage devices add "$device" --device-type qemu --worker "$worker_name" \
+    --description "kbench test device (x86_64 under TCG)" >/dev/null
+  manage devices update "$device" --health GOOD >/dev/null
+}
+
+# The cache's key: whatever the database it holds was made by. The whole
+# script rather than its setup alone: a key too strict only costs a start.
+cache_key() {
+  {
+    cat "${BASH_SOURCE[0]}"
+    echo "$pgbin"
+    dpkg-query -W -f='${Package} ${Version}\n' lava-server lava-common python3-django 2>&1
+  } | sha256sum | cut -c1-16
+}
+
+# The cluster stopped, copied into the cache with the secrets that go with
+# it (the roles' passwords and tokens), then started again. Built beside the
+# entry and renamed: a cache entry is whole or absent, also when another
+# state directory's `start` builds the same one at the same time. Entries of
+# other keys are removed (they are 50 MB each).
+save_database() {
+  local key=$1 tmp
+  stop_cluster || die "PostgreSQL did not stop (log in $state/pg/server.log)"
+  mkdir -p "$cache_root"
+  chmod 700 "$cache_root"
+  tmp=$(mktemp -d "$cache_root/.new.XXXXXX")
+  if cp -a "$state/pg/data" "$tmp/data" && cp -a "$state/pg/password" "$tmp/pg-password" &&
+    cp -a "$state/password" "$state/token" "$state/worker-token" "$tmp/"; then
+    find "$cache_root" -mindepth 1 -maxdepth 1 ! -name "$key" ! -name '.new.*' -exec rm -rf {} +
+    mv -T "$tmp" "$cache_root/$key" 2>/dev/null || rm -rf "$tmp"
+  else
+    rm -rf "$tmp"
+    echo "lava-test-server: could not keep the database in $cache_root (went on without)" >&2
+  fi
+  run_cluster
+}
+
+# The cached database of `key` as pg/data, its cluster started; false (and
+# nothing left of it) when there is none or it does not start, and the
+# entry is removed then, so that the next start builds it again.
+restore_database() {
+  local entry=$cache_root/$1
+  [ -n "$pgbin" ] && [ -x "$pgbin/pg_ctl" ] && [ -f "$entry/token" ] && [ -d "$entry/data" ] || return 1
+  mkdir -p "$state/pg"
+  chown postgres: "$state/pg"
+  if cp -a "$entry/data" "$state/pg/data" && cp -a "$entry/pg-password" "$state/pg/password" &&
+    cp -a "$entry/password" "$entry/token" "$entry/worker-token" "$state/" && (run_cluster) 2>/dev/null; then
+    return 0
+  fi
+  echo "lava-test-server: the cached database in $entry did not start; building it again" >&2
+  [ -f "$state/pg/data/postmaster.pid" ] && stop_cluster
+  rm -rf "$state/pg" "$state/password" "$state/token" "$state/worker-token" "$entry"
+  return 1
+}
+
 start() {
   [ "$(id -u)" -eq 0 ] || die "needs root (apt-get, the LAVA dispatcher)"
   # A running server that is slow to answer (a loaded machine) is given a
@@ -207,24 +301,7 @@ start() {
   trap halt_on_failure EXIT
   install_packages
   mkdir -p "$state"/{log,pids,media,devices,health-checks,dispatcher.d,worker}
-  start_postgres
-  write_settings
-
-  manage migrate --noinput >"$state/log/migrate.log" 2>&1 \
-    || { tail -20 "$state/log/migrate.log" >&2; die "lava-server manage migrate failed"; }
-  local password
-  password=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
-  manage users add "$admin" --superuser --staff --passwd "$password" >/dev/null
-  (umask 077 && echo "$password" >"$state/password" && manage tokens add --user "$admin" --description kbench-tests >"$state/token")
-
-  # Device type qemu without health checks: HEALTH_CHECKS_PATH is an empty
-  # directory, so the scheduler schedules no health check job for the device
-  # and a device set Good stays Good.
-  manage device-types add qemu >/dev/null
-  # The worker authenticates with the token `workers add` prints.
-  manage workers add "$worker_name" --description "kbench test worker" \
-    | sed -n 's/^Token: //p' >"$state/worker-token"
-  [ -s "$state/worker-token" ] || die "lava-server manage workers add printed no token"
+  # The device's dictionary is a file, not in the database.
   # no_kvm: /dev/kvm may be missing or unusable here; QEMU runs under TCG.
   cat >"$state/devices/$device.jinja2" <<'EOF'
 {% extends 'qemu.jinja2' %}
@@ -232,9 +309,17 @@ start() {
 {% set memory = 512 %}
 {% set mac_addr = '52:54:00:12:34:59' %}
 EOF
-  manage devices add "$device" --device-type qemu --worker "$worker_name" \
-    --description "kbench test device (x86_64 under TCG)" >/dev/null
-  manage devices update "$device" --health GOOD >/dev/null
+  local key
+  key=$(cache_key)
+  if ! restore_database "$key"; then
+    init_cluster
+    run_cluster
+    create_database
+    write_settings
+    set_up_database
+    save_database "$key"
+  fi
+  write_settings
 
   local port
   port=$(free_port)
@@ -250,20 +335,23 @@ EOF
   spawn scheduler lava-server manage lava-scheduler --level DEBUG --log-file - \
     --event-url "tcp://127.0.0.1:$(cat "$state/event-port")"
   # The worker learns that a job's lava-run has exited at its next ping to the
-  # server: every 20 s by default, which would add up to 20 s to every job's
-  # end. A ping is a small HTTP request; one every 2 s costs little.
+  # server (nothing tells it sooner): every 20 s by default, which would add
+  # up to 20 s to every job's end. One a second, the least it takes, adds
+  # half a second on average; a ping costs the worker and the server about
+  # 8 ms of CPU (measured idle: 80 ms over 10 pings).
   spawn worker lava-worker --level DEBUG --log-file - --url "$(cat "$state/url")" --name "$worker_name" \
-    --ws-url "http://127.0.0.1:$ws_port/ws/" --ping-interval 2 \
+    --ws-url "http://127.0.0.1:$ws_port/ws/" --ping-interval 1 \
     --token-file "$state/worker-token" --worker-dir "$state/worker"
 
-  local waited=0
+  # Looked at often: the server is up within seconds of its processes'
+  # start, and each look is three short processes.
+  local deadline=$((SECONDS + 180))
   until ready; do
     for p in gunicorn publisher scheduler worker; do
       alive "$p" || { tail -20 "$state/log/$p.log" >&2; die "$p exited (log in $state/log/$p.log)"; }
     done
-    [ "$waited" -ge 180 ] && die "the device is not Idle/Good with its worker Online after 180 s (logs in $state/log)"
-    sleep 1
-    waited=$((waited + 1))
+    [ "$SECONDS" -ge "$deadline" ] && die "the device is not Idle/Good with its worker Online after 180 s (logs in $state/log)"
+    sleep 0.3
   done
   trap - EXIT
   print_exports
@@ -275,23 +363,24 @@ any_alive() {
   return 1
 }
 
-# SIGTERM to every process group at once (each takes 2-7 s to leave on a
-# busy machine), SIGKILL to what is left after 20 s.
+# SIGKILL to every process group: nothing of theirs is kept (the state
+# directory goes, the database is stopped after them), so a graceful exit
+# buys nothing, and SIGTERM cost 2-7 s (lava-publisher the longest). Then
+# waited for, so that none of them still holds the database's connections.
 stop_processes() {
   local f pid pids=() _
   for f in "$state"/pids/*.pid; do
     [ -f "$f" ] || continue
     pid=$(cat "$f")
     if kill -0 "$pid" 2>/dev/null; then
-      kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+      kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
       pids+=("$pid")
     fi
   done
   for _ in $(seq 1 100); do
     any_alive "${pids[@]}" || break
-    sleep 0.2
+    sleep 0.1
   done
-  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
   rm -f "$state"/pids/*.pid
 }
 
