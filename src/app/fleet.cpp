@@ -21,8 +21,8 @@
 
 #include "app/option_values.h"
 #include "common/errors.h"
-#include "common/temp_directory.h"
 #include "common/spoken_list.h"
+#include "common/temp_directory.h"
 #include "common/utc_time.h"
 #include "process/process.h"
 #include "runner/fleet_progress.h"
