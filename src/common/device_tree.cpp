@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/errors.h"
+
 namespace kbench {
 
 namespace {
@@ -43,6 +45,12 @@ std::string device_tree_problem(const std::string& path) {
     return "it is cut short: its header says " + std::to_string(total) + " bytes, the file has " + std::to_string(size);
   }
   return "";
+}
+
+void require_device_tree(const std::string& path) {
+  if (const std::string problem = device_tree_problem(path); !problem.empty()) {
+    throw InputError("swprofile kernel.dtb " + path + ": expected a flattened device tree (" + problem + ")");
+  }
 }
 
 }  // namespace kbench

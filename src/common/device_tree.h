@@ -15,4 +15,9 @@ inline constexpr unsigned kDeviceTreeMagic = 0xd00dfeed;
 // an error message.
 std::string device_tree_problem(const std::string& path);
 
+// Throws InputError naming the swprofile's kernel.dtb and its problem when
+// the file at `path` is not a flattened device tree: what a SUT checks
+// before it boots one.
+void require_device_tree(const std::string& path);
+
 }  // namespace kbench

@@ -654,12 +654,7 @@ class LavaConnection final : public Connection {
   LavaConnection(LavaParams params, SwprofileKernel swprofile, std::string agent_path)
       : params_(std::move(params)), swprofile_(std::move(swprofile)), agent_path_(std::move(agent_path)) {
     require_readable_image(swprofile_.image);
-    if (!swprofile_.dtb.empty()) {
-      if (const std::string problem = device_tree_problem(swprofile_.dtb); !problem.empty()) {
-        throw InputError("swprofile kernel.dtb " + swprofile_.dtb + ": expected a flattened device tree (" + problem +
-                         ")");
-      }
-    }
+    if (!swprofile_.dtb.empty()) require_device_tree(swprofile_.dtb);
     for (const auto& word : swprofile_.cmdline) {
       // The words reach QEMU's -append inside LAVA's own command line.
       if (word.find_first_of("\"'{} \t\n\\") != std::string::npos) {

@@ -174,11 +174,7 @@ class QemuConnection final : public Connection {
     if (!boot_.initrd.empty() && access(boot_.initrd.c_str(), R_OK) != 0) {
       throw InputError("swprofile initrd " + boot_.initrd + ": expected a readable initramfs image");
     }
-    if (!boot_.dtb.empty()) {
-      if (const std::string problem = device_tree_problem(boot_.dtb); !problem.empty()) {
-        throw InputError("swprofile kernel.dtb " + boot_.dtb + ": expected a flattened device tree (" + problem + ")");
-      }
-    }
+    if (!boot_.dtb.empty()) require_device_tree(boot_.dtb);
   }
 
   // The boot before the agent starts, which the relay bounds itself.
