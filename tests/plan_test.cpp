@@ -54,6 +54,56 @@ benchmarks:
   EXPECT_EQ(plan.settings_for(plan.benchmarks[1]).repeats, 5);
 }
 
+TEST(Plan, FamilyDefaultsChangeOnlyWhatTheyName) {
+  const auto plan = parse_plan(R"(
+defaults:
+  benchmark: {repeats: 2, sessions: 5, size: quick, timeout: 3m}
+  families:
+    syscall: {sessions: 12, repeats: 1}
+benchmarks:
+  - syscall/getpid
+  - perf/sched
+  - {name: syscall/invalid, sessions: 3}
+)", "p.yaml");
+  const auto getpid = plan.settings_for(plan.benchmarks[0]);
+  EXPECT_EQ(getpid.sessions, 12);
+  EXPECT_EQ(getpid.repeats, 1);
+  EXPECT_EQ(getpid.size, "quick");
+  EXPECT_EQ(getpid.timeout, std::chrono::minutes(3));
+  EXPECT_EQ(plan.settings_for(plan.benchmarks[1]).sessions, 5);
+  EXPECT_EQ(plan.settings_for(plan.benchmarks[1]).repeats, 2);
+  // An entry's own settings are the whole of them, as without families.
+  EXPECT_EQ(plan.settings_for(plan.benchmarks[2]).sessions, 3);
+  EXPECT_EQ(plan.settings_for(plan.benchmarks[2]).repeats, 2);
+}
+
+TEST(Plan, FamilyDefaultsComeThroughAnIncludeOverItsNewDefaults) {
+  const kbench::testing::TempDir dir;
+  std::ofstream(dir.path() / "suite.yaml") << "benchmarks: [syscall/getpid, perf/sched]\n"
+                                             "defaults: {benchmark: {size: quick, repeats: 2}, families: {syscall: "
+                                             "{sessions: 12}}}\n";
+  std::ofstream(dir.path() / "mine.yaml") << "include: suite.yaml\ndefaults: {benchmark: {repeats: 4}}\n";
+  const auto plan = kbench::plan::load_plan((dir.path() / "mine.yaml").string());
+  EXPECT_EQ(plan.settings_for(plan.benchmarks[0]).sessions, 12);
+  EXPECT_EQ(plan.settings_for(plan.benchmarks[0]).repeats, 4);
+  EXPECT_EQ(plan.settings_for(plan.benchmarks[1]).sessions, 1);
+}
+
+TEST(Plan, BadFamilyDefaultsAreNamed) {
+  EXPECT_EQ(plan_error("defaults: {families: [syscall]}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: defaults.families: expected a mapping of benchmark families to settings");
+  EXPECT_EQ(plan_error("defaults: {families: {syscall/getpid: {sessions: 2}}}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: defaults.families: expected a benchmark family (syscall, perf, ...), got 'syscall/getpid'");
+  EXPECT_EQ(plan_error("defaults: {families: {syscall: 12}}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: defaults.families.syscall: expected a mapping of settings (warmups, repeats, sessions, timeout, "
+            "size)");
+  EXPECT_EQ(plan_error("defaults: {families: {syscall: {sessions: 0}}}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: defaults.families.syscall.sessions: expected an integer from 1 to 10000, got '0'");
+  EXPECT_EQ(plan_error("defaults: {families: {syscall: {rounds: 2}}}\nbenchmarks: [a/b]\n"),
+            "p.yaml:1: defaults.families.syscall.rounds: expected one of the keys kernel_profile, repeats, sessions, "
+            "size, timeout, warmups (unknown key)");
+}
+
 TEST(Plan, KernelProfileIsASetting) {
   const auto plan = parse_plan(R"(
 defaults: {benchmark: {kernel_profile: true}}

@@ -48,6 +48,7 @@ plan::Plan build_run_plan(const RunOptions& options, const plan::Plan& suite, co
   plan::Plan run_plan;
   run_plan.path = suite.path;
   run_plan.defaults = suite.defaults;
+  run_plan.family_defaults = suite.family_defaults;
   if (options.benchmark_glob.empty()) {
     run_plan.benchmarks = suite.benchmarks;
   } else {
@@ -191,9 +192,10 @@ void add_run_command(CLI::App& app) {
       "  kbench run --swprofile base --benchmark syscall/getpid --param calls=200000 --size quick\n"
       "  kbench run --swprofile base --suite quick --spread 2m   # sessions 2 minutes apart\n"
       "  kbench run --swprofile base --benchmark syscall/getppid --kernel-profile\n"
-      "Each run adds new sessions (3 with the default suite, 5 with quick: compare tests one value per\n"
-      "session, so sessions are the replicates), each with the benchmarks in its own shuffled\n"
-      "order; samples are stored per repeat. Exit status 1 when a benchmark failed (the\n"
+      "Each run adds new sessions (3 with the default suite, 5 with quick and 12 of one repeat for its\n"
+      "syscall/* rows: compare tests one value per session, so sessions are the replicates), each\n"
+      "with the benchmarks in its own shuffled order; samples are stored per repeat. Exit\n"
+      "status 1 when a benchmark failed (the\n"
       "others still ran), 2 for bad input.");
   cmd->callback([options] {
     measure_running_kernel(*options, options->spread.empty() ? std::chrono::milliseconds(0) : parse_spread(options->spread));

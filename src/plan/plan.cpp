@@ -92,6 +92,21 @@ struct Context {
     return out;
   }
 
+  // The keys `node` gives, checked as settings() checks them.
+  SettingsPatch settings_patch(const YAML::Node& node, const std::string& path) const {
+    if (!node.IsMap()) fail(node, path, "a mapping of settings (warmups, repeats, sessions, timeout, size)");
+    BenchmarkSettings parsed;
+    settings(node, path, parsed);
+    SettingsPatch patch;
+    if (node["warmups"]) patch.warmups = parsed.warmups;
+    if (node["repeats"]) patch.repeats = parsed.repeats;
+    if (node["sessions"]) patch.sessions = parsed.sessions;
+    if (node["timeout"]) patch.timeout = parsed.timeout;
+    if (node["size"]) patch.size = parsed.size;
+    if (node["kernel_profile"]) patch.kernel_profile = parsed.kernel_profile;
+    return patch;
+  }
+
   void settings(const YAML::Node& node, const std::string& path, BenchmarkSettings& into) const {
     only_keys(node, path, {"warmups", "repeats", "sessions", "timeout", "size", "kernel_profile"});
     if (node["warmups"]) into.warmups = positive_int(node["warmups"], path + ".warmups", 0, kMaxWarmups);
@@ -204,8 +219,20 @@ void check_aliases(const std::string& yaml_text, const std::string& file) {
 
 }  // namespace
 
+BenchmarkSettings SettingsPatch::over(BenchmarkSettings settings) const {
+  if (warmups) settings.warmups = *warmups;
+  if (repeats) settings.repeats = *repeats;
+  if (sessions) settings.sessions = *sessions;
+  if (timeout) settings.timeout = *timeout;
+  if (size) settings.size = *size;
+  if (kernel_profile) settings.kernel_profile = *kernel_profile;
+  return settings;
+}
+
 BenchmarkSettings Plan::settings_for(const BenchmarkEntry& entry) const {
-  return entry.overrides ? *entry.overrides : defaults;
+  if (entry.overrides) return *entry.overrides;
+  const auto family = family_defaults.find(entry.name.substr(0, entry.name.find('/')));
+  return family == family_defaults.end() ? defaults : family->second.over(defaults);
 }
 
 Plan Plan::for_sut(const SutSpec& one) const {
@@ -685,12 +712,23 @@ Plan parse_plan_text(const std::string& yaml_text, const std::string& name_for_e
     }
     included = parse_plan_text(text, path, true);
     plan.defaults = included->defaults;
+    plan.family_defaults = included->family_defaults;
     plan.benchmarks = included->benchmarks;
   }
 
   if (const auto defaults = root["defaults"]) {
-    ctx.only_keys(defaults, "defaults", {"benchmark"});
+    ctx.only_keys(defaults, "defaults", {"benchmark", "families"});
     if (defaults["benchmark"]) ctx.settings(defaults["benchmark"], "defaults.benchmark", plan.defaults);
+    if (const auto families = defaults["families"]) {
+      if (!families.IsMap()) ctx.fail(families, "defaults.families", "a mapping of benchmark families to settings");
+      for (const auto& item : families) {
+        const std::string family = ctx.key_name(item.first, "defaults.families");
+        if (family.empty() || family.find('/') != std::string::npos) {
+          ctx.fail(item.first, "defaults.families", "a benchmark family (syscall, perf, ...), got '" + family + "'");
+        }
+        plan.family_defaults[family] = ctx.settings_patch(item.second, "defaults.families." + family);
+      }
+    }
   }
 
   if (const auto sut = root["sut"]) plan.sut = sut_spec(ctx, sut, "sut");

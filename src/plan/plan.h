@@ -25,6 +25,19 @@ struct BenchmarkSettings {
   bool kernel_profile = false;
 };
 
+// The settings a `defaults.families` entry gives, each only where given:
+// applied over the plan's defaults when the benchmark is measured, so a
+// family keeps the suite's size and timeout and changes only what it names.
+struct SettingsPatch {
+  std::optional<int> warmups;
+  std::optional<int> repeats;
+  std::optional<int> sessions;
+  std::optional<std::chrono::seconds> timeout;
+  std::optional<std::string> size;
+  std::optional<bool> kernel_profile;
+  BenchmarkSettings over(BenchmarkSettings settings) const;
+};
+
 struct BenchmarkEntry {
   std::string name;
   Params params;
@@ -151,8 +164,12 @@ struct Plan {
   std::vector<SwprofileSpec> swprofiles;
   std::vector<BenchmarkEntry> benchmarks;
   BenchmarkSettings defaults;
+  // `defaults.families`: per benchmark family (the part of a name before
+  // the '/'), what differs from `defaults`.
+  std::map<std::string, SettingsPatch> family_defaults;
 
-  // Settings for one entry: the plan's defaults with the entry's overrides.
+  // Settings for one entry: its own overrides when it has them, else the
+  // plan's defaults with its family's patch.
   BenchmarkSettings settings_for(const BenchmarkEntry& entry) const;
   // The plan as one SUT of `suts` runs it: `sut` set to that SUT, no list.
   Plan for_sut(const SutSpec& one) const;
