@@ -2,6 +2,7 @@
 // plan checks that belong to parameters and input bounds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -178,6 +179,14 @@ TEST(PlanInput, ShippedSuitesShareOneListAndDifferOnlyInDefaults) {
   // Sessions are the replicates compare tests: several by default.
   EXPECT_EQ(quick.defaults.sessions, 5);
   EXPECT_EQ(standard.defaults.sessions, 3);
+  // The system-call rows: 12 sessions of one repeat in the quick suite.
+  const auto getpid = std::find_if(quick.benchmarks.begin(), quick.benchmarks.end(),
+                                   [](const auto& entry) { return entry.name == "syscall/getpid"; });
+  ASSERT_NE(getpid, quick.benchmarks.end());
+  EXPECT_EQ(quick.settings_for(*getpid).sessions, 12);
+  EXPECT_EQ(quick.settings_for(*getpid).repeats, 1);
+  EXPECT_EQ(quick.settings_for(*getpid).size, "quick");
+  EXPECT_TRUE(standard.family_defaults.empty());
   EXPECT_EQ(quick.order, plan::Order::Shuffled);
   EXPECT_EQ(quick.defaults.timeout, std::chrono::minutes(3));
   EXPECT_EQ(standard.defaults.size, "default");
