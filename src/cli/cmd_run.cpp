@@ -195,8 +195,7 @@ void add_run_command(CLI::App& app) {
       "Each run adds new sessions (3 with the default suite, 5 with quick and 12 of one repeat for its\n"
       "syscall/* rows: compare tests one value per session, so sessions are the replicates), each\n"
       "with the benchmarks in its own shuffled order; samples are stored per repeat. Exit\n"
-      "status 1 when a benchmark failed (the\n"
-      "others still ran), 2 for bad input.");
+      "status 1 when a benchmark failed (the others still ran), 2 for bad input.");
   cmd->callback([options] {
     measure_running_kernel(*options, options->spread.empty() ? std::chrono::milliseconds(0) : parse_spread(options->spread));
   });

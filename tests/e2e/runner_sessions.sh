@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sessions as replicates: kbench run --sessions, the shuffled
+# Sessions as replicates: kbench run --sessions, the quick suite's
+# sessions (5, and 12 for its syscall family), the shuffled
 # benchmark order per session (stored, and kept by --resume), plan order:
 # listed, kbench calibrate with its interruptible pause, the load at a
 # session's end and the microcode revision in the fingerprint.
@@ -45,6 +46,11 @@ grep -E "selftest/sleep .*\| +4 +\|" "$WORK/run.out" >/dev/null && pass || fail 
 "$KBENCH" run --swprofile D --suite quick --benchmark selftest/sleep --param ms=1 --repeats 1 --warmups 0 \
   --store "$S" >"$WORK/d.out" 2>&1 || fail "run without --sessions exited $?"
 expect_contains "$WORK/d.out" "swprofile D, sessions 1 to 5"
+# Its syscall family's: 12 sessions of one repeat (defaults.families).
+"$KBENCH" run --swprofile Y --suite quick --benchmark syscall/getpid --param calls=2000 --warmups 0 \
+  --store "sqlite://$WORK/syscall.db" >"$WORK/y.out" 2>&1 || fail "the quick suite's syscall/getpid exited $?"
+expect_contains "$WORK/y.out" "swprofile Y, sessions 1 to 12"
+expect_contains "$WORK/y.out" "Y session 12 syscall/getpid: 1 repeats"
 # The end of each session: the load then, and the microcode revision.
 [ "$(count "select count(*) from session where json_type(fingerprint, '\$.loadavg_end') = 'array'")" -eq 7 ] \
   && pass || fail "not every finished session has loadavg_end: $(count "select json_extract(fingerprint, '\$.loadavg_end') from session")"
