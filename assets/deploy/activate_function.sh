@@ -6,7 +6,7 @@ activate() {
     rm -rf "$m"
   fi
   mkdir -p /lib/modules
-  cp -a "$1/modules" "$m.kbench-part"
+  cp -al "$1/modules" "$m.kbench-part" 2>/dev/null || { rm -rf "$m.kbench-part"; cp -a "$1/modules" "$m.kbench-part"; }
   echo "$1" > "$m.kbench-part/.kbench-stage"
   mv "$m.kbench-part" "$m"
   if command -v depmod >/dev/null 2>&1; then depmod "$2"; fi

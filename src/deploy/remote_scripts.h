@@ -37,11 +37,16 @@ inline constexpr const char* kReceiveFile = assets::deploy::receive_file_sh;
 inline constexpr const char* kStageState = assets::deploy::stage_state_sh;
 
 // Puts the stage's modules at /lib/modules/RELEASE, where the kernel, depmod
-// and the initramfs tools look: a copy, not a link, so that module loading
-// never depends on /var being mounted. The copy is marked as kbench's; a
-// release the SUT has installed itself (no mark) is never replaced. A copy of
-// the same stage is kept, so only two builds of one release alternating cost
-// a copy per boot. Defines activate(); $1 stage dir, $2 release.
+// and the initramfs tools look: hard links to the stage's files when both
+// are on one file system, else a copy; never a symbolic link, so that module
+// loading never depends on /var being mounted. The directory is marked as
+// kbench's; a release the SUT has installed itself (no mark) is never
+// replaced. The same stage's directory is kept, so only builds of one
+// release that alternate (a bisect's commits, a patch against its base)
+// redo it at each boot: links cost nothing there, a copy of a whole module
+// tree tens of seconds on a slow SUT. depmod writes its indexes as new files
+// (a rename), never into a linked one. Defines activate(); $1 stage dir, $2
+// release.
 inline constexpr const char* kActivateFunction = assets::deploy::activate_function_sh;
 
 // $1 stage dir, $2 kind (deb | image), $3 release the controller read from
