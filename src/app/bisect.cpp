@@ -32,6 +32,7 @@
 #include "runner/interrupt.h"
 #include "runner/plan_executor.h"
 #include "runner/progress.h"
+#include "runner/session_boots.h"
 #include "stats/stats.h"
 #include "sut/method.h"
 
@@ -150,6 +151,12 @@ BisectRequest parse_bisect_request(const BisectArguments& arguments) {
     throw InputError(arguments.plan_path + ": expected exactly one swprofile, with build: (a git tree)");
   }
   if (!plan.suts.empty()) throw InputError(arguments.plan_path + ": expected one sut:, not a suts: list");
+  // Each boot of this machine ends the kbench that started it; a bisect's
+  // state (the commits decided, git bisect's) does not survive that.
+  if (plan::boots_this_machine(plan)) {
+    throw InputError(arguments.plan_path + ": sut.boot: expected a SUT kbench reaches over ssh (a bisect cannot "
+                     "boot the machine it runs on)");
+  }
   request.source = plan.swprofiles.front().build->source;
   const auto inside = process::run_git(request.source, {"rev-parse", "--is-inside-work-tree"});
   if (inside.exit_status != 0) {
@@ -226,6 +233,7 @@ class Bisector::Search {
     for (Commit* c : {&good_, &bad_}) init_commit(*c, c == &good_ ? request.good_sha : request.bad_sha);
     const sut::Method& method = plan::sut_method(plan_);
     if (plan_.sut && method.has(sut::Capability::BootsKernel)) per_profile_connection_ = true;
+    deploys_ = plan_.sut && plan_.sut->boot;
     local_sut_ = method.has(sut::Capability::OnController);
     local_ = sut::make_local_connection(sut::find_agent_binary());
     runs_ = runner::resolve_benchmarks(plan_, runner::fetch_catalogue(*local_));
@@ -240,6 +248,24 @@ class Bisector::Search {
     store_ = store::open_store(store_url_, store::OpenMode::CreateIfMissing);
     runner::install_interrupt_handlers();
     looks_ = max_sessions_ - first_sessions_ + 1;
+  }
+
+  // `body`, then (however it ends) the SUT back on its own kernel.
+  template <typename Body>
+  int leaving_sut(Body body) {
+    int status = 0;
+    try {
+      status = body();
+    } catch (...) {
+      try {
+        leave_sut();
+      } catch (const std::exception& error) {
+        std::cerr << "kbench: warning: the SUT could not be booted back into its own kernel: " << error.what() << "\n";
+      }
+      throw;
+    }
+    leave_sut();
+    return status;
   }
 
   // kbench bisect run: the whole search. Returns the exit status.
@@ -330,6 +356,23 @@ class Bisector::Search {
     return it->second;
   }
 
+  // sut.boot on an ssh SUT: back into the kernel it ran before the first
+  // boot, once. Not after an interrupt: whoever stopped kbench may want the
+  // SUT as it is, and plan exec leaves it so too.
+  void leave_sut() {
+    if (!deploys_ || !sut_original_ || !shared_connection_) return;
+    if (runner::interrupted()) {
+      std::cerr << fmt::format("kbench: interrupted: {} still runs the kernel of the last boot, not its own {}\n",
+                               shared_connection_->describe(), sut_original_->release);
+      return;
+    }
+    runner::Progress progress(stderr, false, 0);
+    const auto back = runner::boot_sut_back(plan_, *shared_connection_, *sut_original_, progress);
+    if (back && !back->ok) {
+      std::cerr << "kbench: warning: the SUT is not back on its own kernel: " << back->reason << "\n";
+    }
+  }
+
   void log(const std::string& line) {
     text_ << line << "\n";
     std::cerr << line << "\n";
@@ -380,6 +423,11 @@ class Bisector::Search {
     exec.cpus = request_.cpus;
     exec.strict = request_.strict;
     exec.plan_key = "kbench bisect " + fs::absolute(request_.plan_path).lexically_normal().string();
+    // A session is a boot into the commit's kernel; the SUT stays in it until
+    // the next session's boot, and goes back to its own kernel once, at the
+    // end (leave_sut).
+    exec.boot_back = !deploys_;
+    exec.sut_original = sut_original_;
     runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, static_cast<int>(runs_.size()));
     const runner::ConnectionFor connection_for = [&](const plan::SwprofileSpec& profile) -> sut::Connection& {
       if (per_profile_connection_) return *connections_.at(profile.name);
@@ -390,9 +438,11 @@ class Bisector::Search {
     if (result.interrupted_by != 0) {
       throw RunError(fmt::format("interrupted by signal {}", result.interrupted_by));
     }
+    if (!sut_original_) sut_original_ = result.sut_original;
     for (const auto& session : result.sessions) {
       commit.sessions.push_back(session.session);
       if (per_profile_connection_) commit.boots += static_cast<int>(session.outcomes.size());
+      if (deploys_) ++commit.boots;
     }
     if (result.failed_boots > 0) {
       commit.failure = "the kernel did not boot as asked (kbench list boots shows why)";
@@ -817,6 +867,8 @@ class Bisector::Search {
   std::map<std::string, Better> betters_;
   std::unique_ptr<sut::Connection> local_;
   std::unique_ptr<sut::Connection> shared_connection_;
+  bool deploys_ = false;  // sut.boot on an ssh SUT: every session boots the commit's kernel
+  std::optional<deploy::SutKernel> sut_original_;  // what that SUT ran before the first boot
   std::map<std::string, std::unique_ptr<sut::Connection>> connections_;
   bool per_profile_connection_ = false;
   bool local_sut_ = false;
@@ -836,7 +888,11 @@ class Bisector::Search {
 Bisector::Bisector(const BisectRequest& request, ConnectSut connect)
     : search_(std::make_unique<Search>(request, std::move(connect))) {}
 Bisector::~Bisector() = default;
-int Bisector::run() { return search_->run(); }
-int Bisector::step() { return search_->step(); }
+int Bisector::run() {
+  return search_->leaving_sut([this] { return search_->run(); });
+}
+int Bisector::step() {
+  return search_->leaving_sut([this] { return search_->step(); });
+}
 
 }  // namespace kbench::app

@@ -553,6 +553,7 @@ ExecResult execute_plan(const plan::Plan& plan, const std::vector<BenchmarkRun>&
   SessionBoots boots(plan, profiles, connection_for, store, options, progress, {run_id, identity},
                      std::move(local_state), state_path, sessions);
   boots.stage_all();
+  result.sut_original = boots.sut_original();
   if (boots.judge_boot_in_flight(result)) return result;
   // Left (gone.<position> written) however this execution ends, so that the
   // other side never waits for this one.

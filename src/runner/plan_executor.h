@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "deploy/deployer.h"
 #include "plan/plan.h"
 #include "runner/catalogue.h"
 #include "runner/pairing.h"
@@ -51,6 +52,15 @@ struct ExecOptions {
   // so the VM it starts) to round_cpus[(first_round + round) % size], which
   // is then the session's pair unit.
   std::vector<std::vector<int>> round_cpus;
+  // sut.boot on a SUT kbench reaches over ssh, for a driver that runs one
+  // execution after another on it (bisect): what the SUT ran before the
+  // first, so that every execution boots its kernels with that kernel's
+  // cmdline and knows what "back" means, not the kernel the execution before
+  // left running; and whether this one ends by booting the SUT back into it.
+  // A driver that says false boots it back once at its end (boot_sut_back):
+  // a boot back between two executions would double their boots.
+  std::optional<deploy::SutKernel> sut_original;
+  bool boot_back = true;
 };
 
 struct SessionSummary {
@@ -69,6 +79,9 @@ struct ExecResult {
   // A plan booting the machine kbench runs on: a boot was started, and the
   // resume unit goes on with the plan after it.
   bool boot_pending = false;
+  // sut.boot on an ssh SUT: what the SUT ran when the execution started (or
+  // ExecOptions::sut_original), for the next execution of a driver.
+  std::optional<deploy::SutKernel> sut_original;
 };
 
 // The checks that need no agent and no store: swprofile selection, cmdline

@@ -123,6 +123,7 @@ SessionBoots::SessionBoots(const plan::Plan& plan, const std::vector<plan::Swpro
 void SessionBoots::stage_all() {
   if (deployer_) {
     deployer_->probe();
+    if (options_.sut_original && !local_boots_) deployer_->adopt_original(*options_.sut_original);
     if (local_state_) {
       deployer_->adopt_original(local_state_->original);
       deployer_->count_boots(local_state_->boots);
@@ -276,6 +277,8 @@ void SessionBoots::boot_back(ExecResult& result) {
     progress_.message(fmt::format("kbench: interrupted: `kbench plan exec {} --resume` continues the plan{}",
                                   plan_.path,
                                   local_state_ ? "; its resume unit continues it at the next boot" : ""));
+  } else if (deployer_ && !result.interrupted_by && !options_.boot_back) {
+    // The driver boots it back at its end (boot_sut_back).
   } else if (deployer_ && !result.interrupted_by && deployer_->boots() > 0) {
     // A SUT never booted by this execution (a --resume with nothing left)
     // still runs what it ran before.
@@ -292,6 +295,29 @@ void SessionBoots::boot_back(ExecResult& result) {
                                   "--resume` continues the plan and boots it back into {} at its end",
                                   sut_name_, deployer_->original().release));
   }
+}
+
+std::optional<deploy::SutKernel> SessionBoots::sut_original() const {
+  if (!deployer_ || local_boots_) return std::nullopt;
+  return deployer_->original();
+}
+
+std::optional<deploy::BootReport> boot_sut_back(const plan::Plan& plan, sut::Connection& connection,
+                                                const deploy::SutKernel& original, Progress& progress) {
+  sut::RemoteShell* shell = sut::remote_shell(connection);
+  if (!plan.sut || !plan.sut->boot || !shell) return std::nullopt;
+  deploy::Deployer deployer(*shell, *plan.sut->boot, [&progress](const std::string& line) { progress.message(line); },
+                            sleep_unless_interrupted);
+  deployer.probe();
+  deployer.adopt_original(original);
+  if (deployer.runs_original()) {
+    deployer.cleanup();
+    return std::nullopt;
+  }
+  progress.message(fmt::format("kbench: booting {} back into {}", shell->describe_target(), original.release));
+  deploy::BootReport back = deployer.restore();
+  progress.message(boot_line(back, 0, /*restoring=*/true));
+  return back;
 }
 
 store::BootRecord SessionBoots::record_of(const deploy::BootReport& boot, int session) const {

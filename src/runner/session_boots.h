@@ -43,6 +43,13 @@ struct BootRun {
   std::string identity;  // plan_identity() of its benchmarks
 };
 
+// After executions that left an ssh SUT in the kernel of their last boot
+// (ExecOptions::boot_back false): boots it back into `original` and removes
+// kbench's boot entries and module copies. Nullopt when it runs `original`
+// already. Throws RunError when the SUT cannot be reached.
+std::optional<deploy::BootReport> boot_sut_back(const plan::Plan& plan, sut::Connection& connection,
+                                                const deploy::SutKernel& original, Progress& progress);
+
 class SessionBoots {
  public:
   // `local_state`: what a plan booting this machine carried across its boots,
@@ -63,6 +70,9 @@ class SessionBoots {
   bool deploys() const { return deployer_.has_value(); }
   // The method boots the swprofile's kernel for every agent run.
   bool boots_per_run() const { return boots_per_run_; }
+  // sut.boot on an ssh SUT: what it ran before the execution (after
+  // stage_all).
+  std::optional<deploy::SutKernel> sut_original() const;
 
   // The boot the previous process started on this machine, judged now that
   // it is over. True when it was the boot back into the machine's own

@@ -61,6 +61,14 @@ swprofiles:
 benchmarks: [{name: selftest/value-file}]
 YAML
 expect_bad_input "two swprofiles" "$KBENCH" bisect run "$WORK/two.yaml" --good base --bad last --store "$S"
+cat >"$WORK/boots-here.yaml" <<YAML
+sut: {connection: {method: local}, boot: {method: kexec}}
+swprofiles: [{name: fake, build: {source: $tree, config: tinyconfig}}]
+benchmarks: [{name: selftest/value-file}]
+YAML
+expect_bad_input "a plan booting this machine" "$KBENCH" bisect run "$WORK/boots-here.yaml" --good base --bad last \
+  --store "$S"
+expect_contains "$WORK/err" "sut.boot: expected a SUT kbench reaches over ssh"
 [ -e "$WORK/store.db" ] && fail "refused bisects wrote the store" || pass
 
 # Endpoints that do not differ: exit 1 with why. At --alpha 0.001: two equal
