@@ -44,7 +44,9 @@ void add_bisect_command(CLI::App& app) {
       "  cd linux && git bisect start HEAD v6.1 && git bisect run kbench bisect step ../bisect.yaml --good v6.1 --bad HEAD\n"
       "Each commit is built (build: of the plan's one swprofile, ref set to the commit; stored as swprofile\n"
       "bisect-<12 hex>), booted and measured, and classified against the endpoints' sessions: more sessions\n"
-      "until settled, a skip after --max-sessions (docs/bisect.md).");
+      "until settled, a skip after --max-sessions (docs/bisect.md). The SUT: qemu (each agent run boots\n"
+      "the commit's kernel) or a lab machine over ssh with sut.boot (each session a kexec or GRUB boot into\n"
+      "the commit's kernel, staged there once; the machine is booted back into its own kernel at the end).");
 
   CLI::App* run = cmd->add_subcommand("run", "Measure both endpoints, check they differ, then drive git bisect");
   add_common_options(*run, *options, true);

@@ -277,8 +277,8 @@ void SessionBoots::boot_back(ExecResult& result) {
     progress_.message(fmt::format("kbench: interrupted: `kbench plan exec {} --resume` continues the plan{}",
                                   plan_.path,
                                   local_state_ ? "; its resume unit continues it at the next boot" : ""));
-  } else if (deployer_ && !result.interrupted_by && !options_.boot_back) {
-    // The driver boots it back at its end (boot_sut_back).
+  } else if (deployer_ && !options_.boot_back) {
+    // The driver boots it back at its end (boot_sut_back), or says why not.
   } else if (deployer_ && !result.interrupted_by && deployer_->boots() > 0) {
     // A SUT never booted by this execution (a --resume with nothing left)
     // still runs what it ran before.
