@@ -41,14 +41,7 @@ planted=$(g rev-parse planted)
 lab_vm_start
 modules_before=$(vm_ssh 'ls /lib/modules')
 
-cat >"$WORK/bisect.yaml" <<YAML
-sut:
-  name: qemu-lab
-  connection:
-    method: ssh
-    params: {host: 127.0.0.1, port: "$(cat "$vm/ssh_port")", user: root, keyfile: $cache/id_ed25519,
-             known_hosts: $vm/known_hosts, strict_host_key_checking: accept-new}
-  boot: {method: kexec, timeout: 5m, power_cycle: "$vm_script reset $vm", console_log: $vm/console.log}
+{ lab_vm_sut_yaml qemu-lab kexec 5m; cat <<YAML
 swprofiles:
   - name: packaged
     build: {source: $tree, config: defconfig}
@@ -57,6 +50,7 @@ benchmarks:
   - {name: selftest/value-file, params: {file: /lib/modules/$release/kbench-value}}
 defaults: {benchmark: {warmups: 0, repeats: 3, timeout: 1m}}
 YAML
+} >"$WORK/bisect.yaml"
 ROW='selftest/value-file:value (ms)'
 
 # Two sessions of each endpoint, two of the one commit between them (the

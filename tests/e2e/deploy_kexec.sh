@@ -24,18 +24,7 @@ boot_listing_before=$(vm_ssh 'ls -l /boot; ls /etc/grub.d 2>/dev/null; ls /lib/m
 
 store_file=$WORK/deploy.db
 store="sqlite://$store_file"
-sut_yaml() {
-  cat <<YAML
-sut:
-  name: qemu-lab
-  connection:
-    method: ssh
-    params: {host: 127.0.0.1, port: "$(cat "$vm/ssh_port")", user: root, keyfile: $cache/id_ed25519,
-             known_hosts: $vm/known_hosts, strict_host_key_checking: accept-new}
-  boot: {method: kexec, timeout: $1, power_cycle: "$vm_script reset $vm", console_log: $vm/console.log}
-YAML
-}
-{ sut_yaml 5m; cat <<YAML
+{ lab_vm_sut_yaml qemu-lab kexec 5m; cat <<YAML
 swprofiles:
   - {name: a, kernel: {deb: ${debs[0]}}}
   - {name: b, kernel: {deb: ${debs[1]}}, cmdline: [mitigations=off], sysctl: {kernel.randomize_va_space: "0"}}

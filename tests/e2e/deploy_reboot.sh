@@ -23,20 +23,14 @@ sut_cmdline=$(vm_ssh cat /proc/cmdline)
 
 store_file=$WORK/deploy.db
 store="sqlite://$store_file"
-cat >"$WORK/reboot.yaml" <<YAML
-sut:
-  name: qemu-grub
-  connection:
-    method: ssh
-    params: {host: 127.0.0.1, port: "$(cat "$vm/ssh_port")", user: root, keyfile: $cache/id_ed25519,
-             known_hosts: $vm/known_hosts, strict_host_key_checking: accept-new}
-  boot: {method: reboot, timeout: 6m, power_cycle: "$vm_script reset $vm", console_log: $vm/console.log}
+{ lab_vm_sut_yaml qemu-grub reboot 6m; cat <<YAML
 swprofiles:
   - {name: other, kernel: {deb: $deb}, cmdline: ["kbench.check=\$x;y"]}
 benchmarks:
   - {name: syscall/getppid, params: {calls: "20000"}}
 defaults: {benchmark: {warmups: 1, repeats: 3, sessions: 1, timeout: 3m}}
 YAML
+} >"$WORK/reboot.yaml"
 cat "$WORK/reboot.yaml"
 plan_started=$(date +%s)
 if "$KBENCH" plan exec "$WORK/reboot.yaml" --store "$store" >"$WORK/plan.out" 2>"$WORK/plan.err"; then pass; else

@@ -34,6 +34,20 @@ lab_vm_start() {
 }
 vm_ssh() { ssh -F "$vm/ssh_config" vm "$@"; }
 
+# lab_vm_sut_yaml NAME METHOD TIMEOUT: a plan's sut: the started VM over ssh,
+# booting by METHOD (kexec | reboot), power-cycled by test-vm.sh reset.
+lab_vm_sut_yaml() {
+  cat <<YAML
+sut:
+  name: $1
+  connection:
+    method: ssh
+    params: {host: 127.0.0.1, port: "$(cat "$vm/ssh_port")", user: root, keyfile: $cache/id_ed25519,
+             known_hosts: $vm/known_hosts, strict_host_key_checking: accept-new}
+  boot: {method: $2, timeout: $3, power_cycle: "$vm_script reset $vm", console_log: $vm/console.log}
+YAML
+}
+
 # check_alternated_boots STORE_FILE ORDER [BACK]: a plan of swprofiles a, b
 # and panics (a kernel that panics), booted by kexec: the boots went as ORDER
 # (e.g. "a:1 b:1 panics:0 b:1 a:1", 0 for the failed boot), then BACK (by
