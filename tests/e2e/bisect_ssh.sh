@@ -41,7 +41,9 @@ planted=$(g rev-parse planted)
 lab_vm_start
 modules_before=$(vm_ssh 'ls /lib/modules')
 
-{ lab_vm_sut_yaml qemu-lab kexec 5m; cat <<YAML
+# A kexec boot takes about a minute alone and up to six times that beside
+# make check's other guests and builds (one took over 5 minutes there).
+{ lab_vm_sut_yaml qemu-lab kexec 10m; cat <<YAML
 swprofiles:
   - name: packaged
     build: {source: $tree, config: defconfig}
