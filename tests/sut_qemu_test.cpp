@@ -151,7 +151,17 @@ TEST(QemuParams, BadParametersNameTheKey) {
   EXPECT_THROW(make_qemu_connection({{"accel", "hvf"}}, boot, agent_path()), InputError);
   EXPECT_THROW(make_qemu_connection({{"cpus", "two"}}, boot, agent_path()), InputError);
   EXPECT_THROW(make_qemu_connection({{"memroy", "1G"}}, boot, agent_path()), InputError);
+  EXPECT_THROW(make_qemu_connection({{"icount", "11"}}, boot, agent_path()), InputError);
   EXPECT_THROW(make_qemu_connection({}, QemuBoot{"/no/such/vmlinuz", {}, {}, {}, {}}, agent_path()), InputError);
+}
+
+TEST(QemuParams, IcountWithKvmIsRefused) {
+  EXPECT_EQ(error_of([] {
+              make_qemu_connection({{"accel", "kvm"}, {"icount", "0"}}, {"/proc/self/exe", {}, {}, {}, {}},
+                                   agent_path());
+            }),
+            "sut.connection.params.icount: counts the instructions TCG executes; expected accel tcg, tcg-single or "
+            "auto, got kvm");
 }
 
 // The plan checks a swprofile's dtb when it is read; the connection checks
@@ -208,6 +218,25 @@ TEST(QemuBoot, FingerprintIsTakenInsideTheVmWithTheAccelerator) {
   EXPECT_EQ("vmlinuz-" + fingerprint["kernel_release"].get<std::string>(), kernel_name);
   EXPECT_EQ(fingerprint["qemu_accel"], qemu_accel(*connection));
   EXPECT_TRUE(fingerprint["qemu_accel"] == "kvm" || fingerprint["qemu_accel"] == "tcg");
+}
+
+// With icount the guest's clock is QEMU's instruction count: the guest boots
+// as usual, and its fingerprint says that the times it measured are counts.
+TEST(QemuBoot, IcountBootsUnderTcgAndIsInTheFingerprint) {
+  if (!test_kernel()) GTEST_SKIP() << "skipped: set KBENCH_TEST_KERNEL (scripts/fetch-test-kernel.sh)";
+  auto params = vm_params();
+  params.erase("accel");
+  params["icount"] = "1";
+  auto connection = make_qemu_connection(params, {test_kernel(), {}, {}, {}, {}}, agent_path());
+  nlohmann::json fingerprint;
+  const auto result = runner::invoke_agent(*connection, {"fingerprint"}, seconds(300), [&](const nlohmann::json& r) {
+    if (r["type"] == "fingerprint") fingerprint = r["data"];
+  });
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_tail;
+  ASSERT_TRUE(fingerprint.is_object());
+  EXPECT_EQ(fingerprint["qemu_accel"], "tcg");
+  EXPECT_EQ(fingerprint["qemu_icount"], "shift=1");
+  EXPECT_NE(connection->describe().find("icount shift=1"), std::string::npos) << connection->describe();
 }
 
 // The guest finds the tarball's tree at /lib/modules: the agent hashes the

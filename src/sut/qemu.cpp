@@ -63,6 +63,7 @@ struct QemuParams {
   std::string memory = "1024M";
   std::string cpus = "1";
   std::string accel = "auto";  // auto | kvm | tcg
+  int icount_shift = -1;        // -1: the guest's clock is the host's
   std::string cpu_model = "max";
   std::string qemu;  // default: qemu-system-<arch>
   std::string busybox = "/bin/busybox";
@@ -88,6 +89,9 @@ const std::vector<ParamSpec>& qemu_param_specs() {
       ParamSpec{"cpus", "1", "1", "the guest's CPUs"}.integer(1, 1e9),
       ParamSpec{"accel", "auto", "auto", "the accelerator: KVM when it works, else TCG"}.choice(
           {"auto", "kvm", "tcg", "tcg-single"}),
+      ParamSpec{"icount", "", "", "the guest's clock counts instructions, 2^N ns each (TCG only): "
+                                  "times measured inside are then instruction counts, free of the host's load"}
+          .integer(0, 10),
       ParamSpec{"cpu", "max", "max", "qemu -cpu"},
       ParamSpec{"qemu", "", "", "the QEMU binary; default: qemu-system-<arch>"},
       ParamSpec{"busybox", "/bin/busybox", "/bin/busybox", "a static busybox built for the guest, its /init"},
@@ -111,6 +115,8 @@ QemuParams parse_qemu_params(const std::map<std::string, std::string>& params) {
       parsed.cpus = value;
     } else if (key == "accel") {
       parsed.accel = value;
+    } else if (key == "icount") {
+      parsed.icount_shift = std::stoi(value);
     } else if (key == "cpu") {
       parsed.cpu_model = value;
     } else if (key == "qemu") {
@@ -124,6 +130,11 @@ QemuParams parse_qemu_params(const std::map<std::string, std::string>& params) {
     }
   }
   if (parsed.qemu.empty()) parsed.qemu = "qemu-system-" + parsed.arch;
+  // QEMU counts instructions only when it translates them itself.
+  if (parsed.icount_shift >= 0 && parsed.accel == "kvm") {
+    throw InputError("sut.connection.params.icount: counts the instructions TCG executes; expected accel tcg, "
+                     "tcg-single or auto, got kvm");
+  }
   // KVM runs guests of the host's own architecture only.
   if (parsed.accel == "kvm" && parsed.arch != host_machine()) {
     throw InputError("sut.connection.params.accel: kvm runs " + host_machine() + " guests on this " + host_machine() +
@@ -181,8 +192,9 @@ class QemuConnection final : public Connection {
   std::chrono::seconds start_allowance() const override { return params_.boot_timeout; }
 
   std::string describe() const override {
-    return fmt::format("qemu {}{}{} ({}{})", params_.arch == host_machine() ? "" : params_.arch + " ", boot_.kernel,
+    return fmt::format("qemu {}{}{} ({}{}{})", params_.arch == host_machine() ? "" : params_.arch + " ", boot_.kernel,
                        boot_.dtb.empty() ? "" : " + dtb " + boot_.dtb, accel_.empty() ? params_.accel : accel_,
+                       params_.icount_shift < 0 ? "" : fmt::format(", icount shift={}", params_.icount_shift),
                        boot_.cmdline.empty() ? "" : ", cmdline: " + join_cmdline(boot_.cmdline));
   }
 
@@ -229,6 +241,11 @@ class QemuConnection final : public Connection {
     argv.insert(argv.end(), {"-m", params_.memory, "-smp", params_.cpus, "-cpu", params_.cpu_model, "-accel", accel_arg,
                              "-kernel", boot_.kernel, "-initrd", initramfs, "-append", append,
                              "-serial", "file:" + console_log});
+    // sleep=off: an idle guest's clock jumps to its next timer instead of
+    // waiting for the host's, so boots are no slower for it.
+    if (params_.icount_shift >= 0) {
+      argv.insert(argv.end(), {"-icount", fmt::format("shift={},sleep=off", params_.icount_shift)});
+    }
     // QEMU still writes the memory, the command line and the initrd's place
     // into it, as into the board's own.
     if (!boot_.dtb.empty()) argv.insert(argv.end(), {"-dtb", boot_.dtb});
@@ -280,6 +297,12 @@ class QemuConnection final : public Connection {
     if (!accel_.empty()) return;
     if (params_.accel != "auto") {
       accel_ = params_.accel;
+      return;
+    }
+    if (params_.icount_shift >= 0) {
+      accel_ = "tcg";
+      accel_note_ = "auto: icount counts the instructions TCG executes, using TCG";
+      std::cerr << "kbench: qemu: " << accel_note_ << "\n";
       return;
     }
     if (params_.arch != host_machine()) {
@@ -459,6 +482,7 @@ class QemuConnection final : public Connection {
     fingerprint[key::kQemuAccel] = accel_;
     if (!accel_note_.empty()) fingerprint[key::kQemuAccelNote] = accel_note_;
     fingerprint[key::kQemuCpu] = params_.cpu_model;
+    if (params_.icount_shift >= 0) fingerprint[key::kQemuIcount] = fmt::format("shift={}", params_.icount_shift);
     // Seconds from starting QEMU to /init's first frame: what each boot costs.
     if (boot_seconds_ >= 0) fingerprint[key::kQemuBootSeconds] = std::round(boot_seconds_ * 10) / 10;
     if (params_.arch == "aarch64") fingerprint[key::kQemuMachine] = "virt";

@@ -68,6 +68,7 @@ inline constexpr const char* kBoot = "boot";
 inline constexpr const char* kQemuAccel = "qemu_accel";
 inline constexpr const char* kQemuAccelNote = "qemu_accel_note";
 inline constexpr const char* kQemuCpu = "qemu_cpu";
+inline constexpr const char* kQemuIcount = "qemu_icount";  // the guest's clock counted instructions
 inline constexpr const char* kQemuBootSeconds = "qemu_boot_seconds";
 inline constexpr const char* kQemuMachine = "qemu_machine";
 inline constexpr const char* kLavaJobId = "lava_job_id";
