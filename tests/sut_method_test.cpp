@@ -59,7 +59,7 @@ TEST(SutMethods, DeclareTheirParameters) {
   EXPECT_EQ(MethodRegistry::instance().get("ssh").param_names(),
             "host, user, port, keyfile, known_hosts, strict_host_key_checking, connect_timeout");
   EXPECT_EQ(MethodRegistry::instance().get("qemu").param_names(),
-            "arch, memory, cpus, accel, cpu, qemu, busybox, boot_timeout, kvm_probe_timeout");
+            "arch, memory, cpus, accel, icount, cpu, qemu, busybox, boot_timeout, kvm_probe_timeout");
 }
 
 TEST(SutMethods, AnUnknownNameIsBadInputNamingTheRegisteredOnes) {
@@ -79,8 +79,8 @@ TEST(SutMethods, AnUnknownParameterIsNamedWithTheDeclaredOnes) {
             "known_hosts, strict_host_key_checking, connect_timeout), got 'bogus'");
   const SwprofileKernel kernel{"a", "/boot/vmlinuz", "", "", {}, "", ""};
   EXPECT_EQ(error_of([&] { make_connection("qemu", {{"bogus", "1"}}, &kernel); }),
-            "sut.connection.params.bogus: expected a parameter of the qemu method (arch, memory, cpus, accel, cpu, "
-            "qemu, busybox, boot_timeout, kvm_probe_timeout), got 'bogus'");
+            "sut.connection.params.bogus: expected a parameter of the qemu method (arch, memory, cpus, accel, icount, "
+            "cpu, qemu, busybox, boot_timeout, kvm_probe_timeout), got 'bogus'");
   // The plan reader and the factory say the same thing of the same parameter.
   EXPECT_EQ(error_of([] {
               plan::parse_plan("sut: {connection: {method: ssh, params: {host: h, bogus: 1}}}\nbenchmarks: [a/b]\n",
@@ -135,7 +135,7 @@ TEST(SutMethods, ThePlanHoldsEveryParameterToTheMethodsDeclaration) {
             "p.yaml:1: sut.connection.params.accel: expected one of auto, kvm, tcg, tcg-single, got 'fast'");
   EXPECT_EQ(plan_error("qemu", "cpuz: 2"),
             "p.yaml:1: sut.connection.params.cpuz: expected a parameter of the qemu method (arch, memory, cpus, "
-            "accel, cpu, qemu, busybox, boot_timeout, kvm_probe_timeout), got 'cpuz'");
+            "accel, icount, cpu, qemu, busybox, boot_timeout, kvm_probe_timeout), got 'cpuz'");
   EXPECT_EQ(plan_error("local", "x: 1"),
             "p.yaml:1: sut.connection.params.x: expected no parameters (the local method takes none), got 'x'");
   EXPECT_EQ(plan_error("qemu", "cpus: 2, accel: tcg, memory: 512M"), "");
