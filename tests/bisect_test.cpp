@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -152,6 +153,10 @@ struct Simulation {
   int max_sessions = 12;
   double alpha = 0.05;
   int max_looks = 10;  // the level of every look is alpha / max_looks
+  // As bisect run: one more session of each endpoint instead of the
+  // candidate while the endpoints leave more of the interval
+  // (analysis::next_session).
+  bool grow_endpoints = true;
 };
 
 struct Tally {
@@ -159,8 +164,9 @@ struct Tally {
 };
 
 // What bisect run does at one commit, `trials` times: endpoints measured
-// once, the candidate's first sessions, then one more at a time until it is
-// settled or max_sessions is reached.
+// once, the candidate's first sessions, then one more session at a time (of
+// the candidate, or of both endpoints) until it is settled, the candidate
+// has max_sessions or the looks are used up.
 Tally simulate(const Simulation& s, int trials, std::uint64_t seed) {
   Noise noise(seed);
   const auto sessions = [&](double level, int n) {
@@ -170,13 +176,24 @@ Tally simulate(const Simulation& s, int trials, std::uint64_t seed) {
   };
   Tally tally;
   for (int trial = 0; trial < trials; ++trial) {
-    const auto good = sessions(s.good_level, s.endpoint_sessions);
-    const auto bad = sessions(s.bad_level, s.endpoint_sessions);
+    auto good = sessions(s.good_level, s.endpoint_sessions);
+    auto bad = sessions(s.bad_level, s.endpoint_sessions);
     auto candidate = sessions(s.candidate_level, s.first_sessions);
     an::BisectSide side = an::BisectSide::Unsettled;
-    while (true) {
-      side = an::classify_row(good, bad, candidate, s.alpha, s.max_looks).side;
-      if (side != an::BisectSide::Unsettled || static_cast<int>(candidate.size()) >= s.max_sessions) break;
+    const int look_budget = s.max_sessions - s.first_sessions + 1;
+    for (int looks = 1;; ++looks) {
+      const auto row = an::classify_row(good, bad, candidate, s.alpha, s.max_looks);
+      side = row.side;
+      if (side != an::BisectSide::Unsettled || static_cast<int>(candidate.size()) >= s.max_sessions ||
+          looks >= look_budget) {
+        break;
+      }
+      if (s.grow_endpoints && an::next_session({row}) == an::NextSession::Endpoints &&
+          static_cast<int>(good.size()) < s.max_sessions && static_cast<int>(bad.size()) < s.max_sessions) {
+        good.push_back(sessions(s.good_level, 1).front());
+        bad.push_back(sessions(s.bad_level, 1).front());
+        continue;
+      }
       candidate.push_back(sessions(s.candidate_level, 1).front());
     }
     if (side == an::BisectSide::Good) ++tally.good;
@@ -237,6 +254,48 @@ TEST(BisectSimulation, HighNoiseEndsUnsettledRatherThanWrong) {
   const Tally t = simulate(s, kTrials, 4);
   EXPECT_LT(t.bad, s.alpha * kTrials);
   EXPECT_GT(t.unsettled, 0);
+}
+
+// A small step against few endpoint sessions: adding sessions to the
+// candidate alone leaves most commits unsettled, since the endpoints' three
+// sessions bound the interval; adding them to the endpoints settles most,
+// and wrong answers stay rare.
+TEST(BisectSimulation, EndpointSessionsSettleWhatTheCandidateAloneCannot) {
+  Simulation s;  // a 5% regression, 1% session noise, as getppid under QEMU's icount
+  s.bad_level = 105;
+  s.session_cv = 0.01;
+  s.candidate_level = s.good_level;
+  s.alpha = 0.01;
+  Simulation candidate_only = s;
+  candidate_only.grow_endpoints = false;
+  const Tally with = simulate(s, kTrials, 5);
+  const Tally without = simulate(candidate_only, kTrials, 5);
+  std::cout << "of " << kTrials << " good commits: " << with.good << " good, " << with.bad << " bad, " << with.unsettled
+            << " unsettled with endpoint sessions; " << without.good << " good, " << without.bad << " bad, "
+            << without.unsettled << " unsettled without\n";
+  EXPECT_LT(with.unsettled * 2, without.unsettled)
+      << "unsettled: " << with.unsettled << " with endpoint sessions, " << without.unsettled << " without";
+  EXPECT_GT(with.good, kTrials * 9 / 10) << with.good << " good, " << with.bad << " bad, " << with.unsettled;
+  EXPECT_LT(with.bad, s.alpha * kTrials);
+}
+
+TEST(BisectNextSession, TheEndpointsWhenTheirPartOfTheVarianceIsLarger) {
+  const std::vector<double> noisy_good{96, 100, 104}, noisy_bad{100, 105, 110};
+  const std::vector<double> tight_candidate{100, 100.2, 99.8, 100.1, 99.9, 100, 100.1, 99.9, 100, 100.2};
+  const auto waiting_on_endpoints = an::classify_row(noisy_good, noisy_bad, tight_candidate, 0.01, 10);
+  ASSERT_TRUE(waiting_on_endpoints.valid);
+  ASSERT_EQ(waiting_on_endpoints.side, an::BisectSide::Unsettled);
+  EXPECT_GT(waiting_on_endpoints.endpoints_variance, waiting_on_endpoints.candidate_variance);
+  EXPECT_EQ(an::next_session({waiting_on_endpoints}), an::NextSession::Endpoints);
+
+  const std::vector<double> tight_good{100, 100.1, 99.9, 100, 100.1, 99.9}, tight_bad{105, 105.1, 104.9, 105, 105.1, 104.9};
+  const std::vector<double> noisy_candidate{96, 104, 101};
+  const auto waiting_on_candidate = an::classify_row(tight_good, tight_bad, noisy_candidate, 0.01, 10);
+  ASSERT_EQ(waiting_on_candidate.side, an::BisectSide::Unsettled);
+  EXPECT_EQ(an::next_session({waiting_on_candidate}), an::NextSession::Candidate);
+  // A settled row asks for nothing; the unsettled one decides.
+  EXPECT_EQ(an::next_session({settled(an::BisectSide::Good)}), an::NextSession::Candidate);
+  EXPECT_EQ(an::next_session({settled(an::BisectSide::Good), waiting_on_endpoints}), an::NextSession::Endpoints);
 }
 
 }  // namespace

@@ -104,6 +104,8 @@ RowPosition classify_row(std::span<const double> good, std::span<const double> b
   const double term_g = g->variance / g->count / 4;
   const double term_b = b->variance / b->count / 4;
   r.standard_error = std::sqrt(term_c + term_g + term_b);
+  r.candidate_variance = term_c;
+  r.endpoints_variance = term_g + term_b;
   r.df = satterthwaite_df({{term_c, c->count - 1}, {term_g, g->count - 1}, {term_b, b->count - 1}});
   std::tie(r.low, r.high) = interval(r.position, r.standard_error, r.df, r.level);
   const double width = std::fabs(gap);
@@ -146,6 +148,15 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   r.differs = lower_is_better ? r.low > 0 : r.high < 0;
   r.valid = true;
   return r;
+}
+
+NextSession next_session(const std::vector<RowPosition>& rows) {
+  for (const auto& row : rows) {
+    if (row.valid && row.side == BisectSide::Unsettled && row.endpoints_variance >= row.candidate_variance) {
+      return NextSession::Endpoints;
+    }
+  }
+  return NextSession::Candidate;
 }
 
 CommitClassification classify_commit(const std::vector<RowPosition>& rows, const std::vector<std::string>& names) {

@@ -36,6 +36,9 @@ struct RowPosition {
   std::size_t candidate_sessions = 0;
   double position = std::numeric_limits<double>::quiet_NaN();  // d, log scale, > 0: toward bad
   double standard_error = std::numeric_limits<double>::quiet_NaN();
+  // standard_error squared, split: the candidate's part and the endpoints'.
+  double candidate_variance = std::numeric_limits<double>::quiet_NaN();
+  double endpoints_variance = std::numeric_limits<double>::quiet_NaN();
   double df = std::numeric_limits<double>::quiet_NaN();  // Welch-Satterthwaite (infinite when se is 0)
   double level = std::numeric_limits<double>::quiet_NaN();  // alpha' = alpha / max_looks
   double low = std::numeric_limits<double>::quiet_NaN();    // the (1 - alpha') interval of d
@@ -86,5 +89,14 @@ struct CommitClassification {
 // `names[i]` labels rows[i] in the why line. An invalid row makes the commit
 // a skip (it cannot be classified however many sessions are added).
 CommitClassification classify_commit(const std::vector<RowPosition>& rows, const std::vector<std::string>& names);
+
+// What an unsettled commit's next session should be. More sessions of the
+// candidate cannot narrow its interval below what the endpoints' few
+// sessions leave (their variance, and their few degrees of freedom), so when
+// the endpoints' part of an unsettled row's variance is at least the
+// candidate's, both endpoints get one more session instead; they then serve
+// every later step too.
+enum class NextSession { Candidate, Endpoints };
+NextSession next_session(const std::vector<RowPosition>& rows);
 
 }  // namespace kbench::analysis

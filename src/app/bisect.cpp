@@ -491,6 +491,26 @@ class Bisector::Search {
     }
   }
 
+  bool endpoints_can_grow() const {
+    return static_cast<int>(good_.sessions.size()) < max_sessions_ &&
+           static_cast<int>(bad_.sessions.size()) < max_sessions_;
+  }
+
+  // One more session of good, then of bad, while a commit waits on them.
+  void measure_endpoint_pair(const std::string& head) {
+    for (Commit* c : {&good_, &bad_}) {
+      if (!measure_session(*c)) {
+        throw RunError(fmt::format("the {} endpoint {} cannot be measured: {}", c == &good_ ? "good" : "bad",
+                                   short_sha(c->sha), c->failure));
+      }
+    }
+    good_means_ = session_means(good_);
+    bad_means_ = session_means(bad_);
+    log(fmt::format("{}endpoints: one more session each (now {} good, {} bad): they left more of the interval "
+                    "than the commit",
+                    head, good_.sessions.size(), bad_.sessions.size()));
+  }
+
   // "BENCH:CLASS", as --row names it; with " [params]" after BENCH only when
   // another row is the same benchmark and class at other parameters.
   std::string row_name(const RowIdentity& row) const {
@@ -634,11 +654,17 @@ class Bisector::Search {
       ++looks;
       verdict = analysis::classify_commit(rows, names);
       if (verdict.decision != analysis::BisectDecision::Unsettled) break;
-      if (static_cast<int>(commit.sessions.size()) >= max_sessions_) {
+      // Every look tests at alpha / looks_, so a commit gets looks_ looks at
+      // most, however its sessions and the endpoints' grew between them.
+      if (static_cast<int>(commit.sessions.size()) >= max_sessions_ || looks >= looks_) {
         verdict.decision = analysis::BisectDecision::Skip;
         verdict.why = fmt::format("still {} after {} sessions (--max-sessions)", verdict.why, commit.sessions.size());
         hit_max = true;
         break;
+      }
+      if (analysis::next_session(rows) == analysis::NextSession::Endpoints && endpoints_can_grow()) {
+        measure_endpoint_pair(head);
+        continue;
       }
       if (!measure_session(commit)) break;
     }
