@@ -282,7 +282,7 @@ class Bisector::Search {
                     max_sessions_, alpha_, alpha_ / looks_, looks_));
     if (local_sut_) log("the plan's SUT is local: kernels are built but not booted, the running kernel is measured");
     measure_endpoints();
-    if (!check_endpoints()) return finish(kExitFailure);
+    if (!endpoints_differ()) return finish(kExitFailure);
 
     const auto started = process::run_git(worktree.dir(), {"bisect", "start", bad_.sha, good_.sha});
     if (started.exit_status != 0) throw RunError("git bisect start failed: " + trim(started.err));
@@ -328,7 +328,7 @@ class Bisector::Search {
       measure_endpoints();
     }
     endpoint_trees_.clear();
-    if (!check_endpoints()) return 128;  // git bisect run stops on > 127
+    if (!endpoints_differ()) return 128;  // git bisect run stops on > 127
     Commit& commit = candidate(head_sha_);
     if (commit.sha == good_.sha) return 0;
     if (commit.sha == bad_.sha) return 1;
@@ -496,8 +496,8 @@ class Bisector::Search {
            static_cast<int>(bad_.sessions.size()) < max_sessions_;
   }
 
-  // One more session of good, then of bad, while a commit waits on them.
-  void measure_endpoint_pair(const std::string& head) {
+  // One more session of good, then of bad.
+  void measure_endpoint_pair(const std::string& head, const std::string& why) {
     for (Commit* c : {&good_, &bad_}) {
       if (!measure_session(*c)) {
         throw RunError(fmt::format("the {} endpoint {} cannot be measured: {}", c == &good_ ? "good" : "bad",
@@ -506,9 +506,8 @@ class Bisector::Search {
     }
     good_means_ = session_means(good_);
     bad_means_ = session_means(bad_);
-    log(fmt::format("{}endpoints: one more session each (now {} good, {} bad): they left more of the interval "
-                    "than the commit",
-                    head, good_.sessions.size(), bad_.sessions.size()));
+    log(fmt::format("{}endpoints: one more session each (now {} good, {} bad): {}", head, good_.sessions.size(),
+                    bad_.sessions.size(), why));
   }
 
   // "BENCH:CLASS", as --row names it; with " [params]" after BENCH only when
@@ -532,9 +531,26 @@ class Bisector::Search {
     return fmt::format("{}", fmt::join(names, ", "));
   }
 
-  // Bad must differ from good before bisecting: with --row by the interval of
-  // the change (analysis::check_endpoints), else the rows compare marks (R).
-  bool check_endpoints() {
+  // Bad must differ from good before bisecting. With --row the check is
+  // sequential, as a step is: while some row's interval still includes no
+  // change, one more session of each endpoint, looks_ looks at most, each at
+  // alpha / looks_. Without --row the rows are those compare marks (R), at
+  // its own level, once.
+  bool endpoints_differ() {
+    if (request_.rows.empty()) return check_endpoints(alpha_);
+    for (int look = 1;; ++look) {
+      if (check_endpoints(alpha_ / looks_)) return true;
+      if (look >= looks_ || !endpoints_can_grow() || endpoint_row_invalid_) break;
+      measure_endpoint_pair("", "bad does not differ from good yet");
+    }
+    log(fmt::format("endpoints: bad does not differ from good in every row after {} sessions of each; nothing to "
+                    "bisect (more sessions: --max-sessions)",
+                    std::min(good_.sessions.size(), bad_.sessions.size())));
+    return false;
+  }
+
+  // One look at the endpoints, each row's interval at two-sided 1 - level.
+  bool check_endpoints(double level) {
     good_means_ = session_means(good_);
     bad_means_ = session_means(bad_);
     rows_.clear();
@@ -557,6 +573,7 @@ class Bisector::Search {
       log("endpoints: rows marked (R) by compare: " + row_names());
     }
     bool all_differ = true;
+    endpoint_row_invalid_ = false;  // a row more sessions cannot help
     for (const auto& row : rows_) {
       const auto g = good_means_.find(row);
       const auto b = bad_means_.find(row);
@@ -564,22 +581,24 @@ class Bisector::Search {
         log(fmt::format("endpoints: row {}: not measured on both endpoints (the plan's benchmarks and their result "
                         "classes: kbench show {})", row_name(row), good_.profile));
         all_differ = false;
+        endpoint_row_invalid_ = true;
         continue;
       }
       const bool lower_is_better = better_of(row) == Better::Lower;
-      const auto check = analysis::check_endpoints(g->second, b->second, lower_is_better, alpha_);
+      const auto check = analysis::check_endpoints(g->second, b->second, lower_is_better, level);
       if (!check.valid) {
         log(fmt::format("endpoints: row {}: {}", row_name(row), check.reason));
         all_differ = false;
+        endpoint_row_invalid_ = true;
         continue;
       }
       log(fmt::format("endpoints: row {}: bad vs good {:+.2f}% ({:.4g}% interval of the change {:+.2f}% .. {:+.2f}%): {}",
-                      row_name(row), check.change_pct, (1 - alpha_) * 100, std::expm1(check.low) * 100,
+                      row_name(row), check.change_pct, (1 - level) * 100, std::expm1(check.low) * 100,
                       std::expm1(check.high) * 100,
                       check.differs ? "a regression" : "not a regression at this level"));
       if (!check.differs) all_differ = false;
     }
-    if (!all_differ) {
+    if (!all_differ && request_.rows.empty()) {
       log("endpoints: bad does not differ from good in every row; nothing to bisect (more sessions: --sessions)");
     }
     return all_differ;
@@ -663,7 +682,7 @@ class Bisector::Search {
         break;
       }
       if (analysis::next_session(rows) == analysis::NextSession::Endpoints && endpoints_can_grow()) {
-        measure_endpoint_pair(head);
+        measure_endpoint_pair(head, "they left more of the interval than the commit");
         continue;
       }
       if (!measure_session(commit)) break;
@@ -890,6 +909,7 @@ class Bisector::Search {
   Commit good_, bad_;
   std::map<std::string, Commit> commits_;
   std::map<RowIdentity, std::vector<double>> good_means_, bad_means_;
+  bool endpoint_row_invalid_ = false;
   std::map<std::string, Better> betters_;
   std::unique_ptr<sut::Connection> local_;
   std::unique_ptr<sut::Connection> shared_connection_;

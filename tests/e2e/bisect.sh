@@ -71,14 +71,16 @@ expect_bad_input "a plan booting this machine" "$KBENCH" bisect run "$WORK/boots
 expect_contains "$WORK/err" "sut.boot: expected a SUT kbench reaches over ssh"
 [ -e "$WORK/store.db" ] && fail "refused bisects wrote the store" || pass
 
-# Endpoints that do not differ: exit 1 with why. At --alpha 0.001: two equal
-# values, each session's spread by its process id, must not be called
-# different by chance (at 0.05 one run in twenty would be).
+# Endpoints that do not differ: exit 1 with why, after one more session of
+# each (the check is sequential, 2 looks with --max-sessions 4). At --alpha
+# 0.001: two equal values, each session's spread by its process id, must not
+# be called different by chance (at 0.05 one run in twenty would be).
 expect_bad_input "--good and --bad one commit" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad 'last~5' --store "$S"
-"$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad 'planted~1' --row "$ROW" --alpha 0.001 --store "$S" \
-  >"$WORK/same.out" 2>"$WORK/same.err"
+"$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad 'planted~1' --row "$ROW" --alpha 0.001 --max-sessions 4 \
+  --store "$S" >"$WORK/same.out" 2>"$WORK/same.err"
 status=$?
 [ "$status" -eq 1 ] && pass || fail "endpoints without a difference: exit $status, expected 1"
+expect_contains "$WORK/same.err" "endpoints: one more session each (now 4 good, 4 bad): bad does not differ from good yet"
 expect_contains "$WORK/same.err" "nothing to bisect"
 
 # bisect run with --row.
