@@ -18,7 +18,7 @@ void add_common_options(CLI::App& cmd, app::BisectArguments& options, bool confi
                  "compare marks (R) between the endpoints");
   cmd.add_option("--sessions", options.sessions, "first sessions per commit (>= 2, default 3)");
   cmd.add_option("--max-sessions", options.max_sessions,
-                 "sessions per commit at most before it is skipped as unsettled (default 12)");
+                 "sessions per commit at most before it is skipped as unsettled, and of each endpoint (default 12)");
   if (confirms) {
     cmd.add_option("--confirm-sessions", options.confirm_sessions,
                    "sessions of the culprit in the A/B/A sandwich that confirms it, its parent's one more "
