@@ -477,12 +477,7 @@ class Bisector::Search {
     while ((static_cast<int>(good_.sessions.size()) < first_sessions_ ||
             static_cast<int>(bad_.sessions.size()) < first_sessions_)) {
       for (Commit* c : {&good_, &bad_}) {
-        if (static_cast<int>(c->sessions.size()) >= first_sessions_) continue;
-        if (!measure_session(*c)) {
-          log(fmt::format("endpoint {} {}: {}", short_sha(c->sha), c->subject, c->failure));
-          throw RunError(fmt::format("the {} endpoint {} cannot be measured: {}", c == &good_? "good" : "bad",
-                                     short_sha(c->sha), c->failure));
-        }
+        if (static_cast<int>(c->sessions.size()) < first_sessions_) measure_endpoint_session(*c);
       }
     }
     for (const Commit* c : {&good_, &bad_}) {
@@ -496,14 +491,17 @@ class Bisector::Search {
            static_cast<int>(bad_.sessions.size()) < max_sessions_;
   }
 
+  // A bisect cannot go on without both endpoints.
+  void measure_endpoint_session(Commit& endpoint) {
+    if (measure_session(endpoint)) return;
+    log(fmt::format("endpoint {} {}: {}", short_sha(endpoint.sha), endpoint.subject, endpoint.failure));
+    throw RunError(fmt::format("the {} endpoint {} cannot be measured: {}", &endpoint == &good_ ? "good" : "bad",
+                               short_sha(endpoint.sha), endpoint.failure));
+  }
+
   // One more session of good, then of bad.
   void measure_endpoint_pair(const std::string& head, const std::string& why) {
-    for (Commit* c : {&good_, &bad_}) {
-      if (!measure_session(*c)) {
-        throw RunError(fmt::format("the {} endpoint {} cannot be measured: {}", c == &good_ ? "good" : "bad",
-                                   short_sha(c->sha), c->failure));
-      }
-    }
+    for (Commit* c : {&good_, &bad_}) measure_endpoint_session(*c);
     good_means_ = session_means(good_);
     bad_means_ = session_means(bad_);
     log(fmt::format("{}endpoints: one more session each (now {} good, {} bad): {}", head, good_.sessions.size(),
