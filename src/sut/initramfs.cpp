@@ -13,9 +13,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/elf_machine.h"
 #include "common/errors.h"
 #include "common/temp_directory.h"
 #include "process/process.h"
+#include "sut/connection.h"
 
 namespace kbench::sut {
 
@@ -69,7 +71,7 @@ std::string CpioWriter::finish() {
   return std::move(archive_);
 }
 
-std::string crc32_hex(const std::string& bytes) {
+std::uint32_t crc32(const std::string& bytes) {
   static const std::array<std::uint32_t, 256> table = [] {
     std::array<std::uint32_t, 256> t{};
     for (std::uint32_t i = 0; i < 256; ++i) {
@@ -81,8 +83,10 @@ std::string crc32_hex(const std::string& bytes) {
   }();
   std::uint32_t crc = 0xFFFFFFFFu;
   for (unsigned char byte : bytes) crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8);
-  return fmt::format("{:08x}", crc ^ 0xFFFFFFFFu);
+  return crc ^ 0xFFFFFFFFu;
 }
+
+std::string crc32_hex(const std::string& bytes) { return fmt::format("{:08x}", crc32(bytes)); }
 
 std::optional<ResultFrame> parse_result_frame(std::string line) {
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
@@ -94,6 +98,30 @@ std::optional<ResultFrame> parse_result_frame(std::string line) {
   if (frame.tag != "KBS1" && frame.tag != "KBO1" && frame.tag != "KBE1" && frame.tag != "KBX1") return std::nullopt;
   frame.valid = crc32_hex(frame.payload) == line.substr(5, 8);
   return frame;
+}
+
+std::string guest_arch(const std::string& value) {
+  const std::string arch = normalized_machine(value);
+  if (arch != "x86_64" && arch != "aarch64") {
+    throw InputError("sut.connection.params.arch: expected x86_64 or aarch64, got '" + value + "'");
+  }
+  return arch;
+}
+
+void require_busybox_for(const std::string& busybox, const std::string& arch) {
+  const std::string hint = arch == "aarch64"
+                               ? " (Debian busybox-static:arm64: apt-get download busybox-static:arm64; "
+                                 "dpkg-deb -x busybox-static_*_arm64.deb DIR; busybox: DIR/bin/busybox)"
+                               : " (Debian package busybox-static)";
+  if (access(busybox.c_str(), R_OK) != 0) {
+    throw InputError("sut.connection.params.busybox " + busybox + ": expected a readable static busybox for " + arch +
+                     hint);
+  }
+  const std::string machine = elf_machine(busybox);
+  if (machine != arch) {
+    throw InputError("sut.connection.params.busybox " + busybox + ": expected a static busybox built for " + arch +
+                     ", it is " + (machine.empty() ? "not an ELF executable" : "built for " + machine) + hint);
+  }
 }
 
 void require_readable_image(const std::string& kernel) {

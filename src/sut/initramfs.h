@@ -22,7 +22,9 @@ class CpioWriter {
   std::uint32_t next_inode_ = 1;
 };
 
-// CRC-32 (the zlib / busybox crc32 polynomial) of `bytes`, as 8 lower-case hex digits.
+// CRC-32 (the zlib / busybox crc32 polynomial) of `bytes`.
+std::uint32_t crc32(const std::string& bytes);
+// The same as 8 lower-case hex digits.
 std::string crc32_hex(const std::string& bytes);
 
 // The /init of the qemu method's initramfs for a guest of architecture `arch`
@@ -44,6 +46,15 @@ struct ResultFrame {
 // A line of the results channel; nullopt when it holds no frame. Anything
 // before "KB" is skipped (a console prompt or a log prefix).
 std::optional<ResultFrame> parse_result_frame(std::string line);
+
+// sut.connection.params.arch's value as uname -m spells it: x86_64 or
+// aarch64 (amd64 and arm64 accepted); throws InputError for another.
+std::string guest_arch(const std::string& value);
+
+// The busybox of the initramfs runs as the guest's /init: throws InputError
+// unless `busybox` (sut.connection.params.busybox) is readable and built for
+// `arch`.
+void require_busybox_for(const std::string& busybox, const std::string& arch);
 
 // Throws InputError unless the swprofile's kernel image `kernel` is readable:
 // a connection that boots it says so before it starts anything.

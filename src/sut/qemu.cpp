@@ -28,7 +28,6 @@
 #include "assets/sut/init_end_poweroff.sh.h"
 #include "assets/sut/init_run.sh.h"
 #include "common/device_tree.h"
-#include "common/elf_machine.h"
 #include "common/errors.h"
 #include "common/records.h"
 #include "common/temp_directory.h"
@@ -105,10 +104,7 @@ QemuParams parse_qemu_params(const std::map<std::string, std::string>& params) {
   QemuParams parsed;
   for (const auto& [key, value] : params) {
     if (key == "arch") {
-      parsed.arch = normalized_machine(value);
-      if (parsed.arch != "x86_64" && parsed.arch != "aarch64") {
-        throw InputError("sut.connection.params.arch: expected x86_64 or aarch64, got '" + value + "'");
-      }
+      parsed.arch = guest_arch(value);
     } else if (key == "memory") {
       parsed.memory = value;
     } else if (key == "cpus") {
@@ -143,24 +139,6 @@ QemuParams parse_qemu_params(const std::map<std::string, std::string>& params) {
   return parsed;
 }
 
-// The busybox of the initramfs runs as the guest's /init: it must be built
-// for the guest's architecture.
-void check_busybox(const QemuParams& params) {
-  const std::string hint = params.arch == "aarch64"
-                               ? " (Debian busybox-static:arm64: apt-get download busybox-static:arm64; "
-                                 "dpkg-deb -x busybox-static_*_arm64.deb DIR; busybox: DIR/bin/busybox)"
-                               : " (Debian package busybox-static)";
-  if (access(params.busybox.c_str(), R_OK) != 0) {
-    throw InputError("sut.connection.params.busybox " + params.busybox + ": expected a readable static busybox for " +
-                     params.arch + hint);
-  }
-  const std::string machine = elf_machine(params.busybox);
-  if (machine != params.arch) {
-    throw InputError("sut.connection.params.busybox " + params.busybox + ": expected a static busybox built for " +
-                     params.arch + ", it is " +
-                     (machine.empty() ? "not an ELF executable" : "built for " + machine) + hint);
-  }
-}
 
 void write_whole(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -516,7 +494,7 @@ std::unique_ptr<Connection> make_qemu_connection(const std::map<std::string, std
   if (boot.kernel.empty()) throw InputError("swprofile kernel: expected a kernel image for the qemu connection");
   MethodRegistry::instance().get(kQemuMethod).require_valid(params);
   QemuParams parsed = parse_qemu_params(params);
-  check_busybox(parsed);
+  require_busybox_for(parsed.busybox, parsed.arch);
   // The guest runs the agent built for its architecture: the given one when
   // it fits, else kbench-agent-<arch> (agent_for_machine says where it looked).
   std::string agent = agent_for_machine(parsed.arch, agent_path);
