@@ -30,6 +30,7 @@
 #include "sut/initramfs.h"
 #include "sut/lava.h"
 #include "sut/method.h"
+#include "sut/uboot_image.h"
 #include "support/test_paths.h"
 
 namespace kbench::sut {
@@ -125,6 +126,81 @@ TEST(LavaJob, DeploysTheDeviceTreeAsAnImageOfItsOwn) {
   EXPECT_THAT(yaml, HasSubstr("context:\n  arch: arm64\n"));
   spec.dtb_url.clear();
   EXPECT_THAT(lava::job_yaml(spec), ::testing::Not(HasSubstr("dtb")));
+}
+
+// A board that boots by U-Boot: the kernel and the initramfs (with U-Boot's
+// header, passed through as it is) go to LAVA's TFTP directory, the device
+// type's ramdisk commands boot them, and the swprofile's words reach the
+// kernel through the context LAVA renders those commands with.
+TEST(LavaJob, ABoardThatBootsByUBootFetchesTheKernelAndInitramfsByTftp) {
+  lava::JobSpec spec;
+  spec.boot = lava::BootMethod::UBoot;
+  spec.device_type = "kbench-uboot-qemu";
+  spec.job_name = "kbench B run syscall/getppid";
+  spec.arch = "aarch64";
+  spec.kernel_url = "http://controller:8000/secret/vmlinuz";
+  spec.initramfs_url = "http://controller:8000/secret/initramfs-1.uimage";
+  spec.cmdline = {"arm64.nopauth", "kpti=1"};
+  spec.extra_options = {"-cpu max"};
+  spec.job_timeout = std::chrono::seconds(900);
+  spec.deploy_timeout = std::chrono::seconds(120);
+  std::string yaml = lava::job_yaml(spec);
+  EXPECT_THAT(yaml, StartsWith("device_type: kbench-uboot-qemu\n"));
+  EXPECT_THAT(yaml, HasSubstr("  job: {seconds: 900}\n  action: {seconds: 780}\n"));
+  EXPECT_THAT(yaml, HasSubstr("context:\n  extra_kernel_args: 'rdinit=/init arm64.nopauth kpti=1'\nactions:\n"
+                              "- deploy:\n"
+                              "    to: tftp\n"
+                              "    timeout: {seconds: 120}\n"
+                              "    kernel:\n"
+                              "      url: 'http://controller:8000/secret/vmlinuz'\n"
+                              "      type: image\n"
+                              "    ramdisk:\n"
+                              "      url: 'http://controller:8000/secret/initramfs-1.uimage'\n"
+                              "      header: u-boot\n"
+                              "      install_modules: false\n"
+                              "      install_overlay: false\n"
+                              "- boot:\n"
+                              "    method: u-boot\n"
+                              "    commands: ramdisk\n"
+                              "    timeout: {seconds: 780}\n"
+                              "    prompts: ['kbench-lava-done# ']\n"));
+  // QEMU's options and console are the QEMU device types' business.
+  EXPECT_THAT(yaml, Not(HasSubstr("extra_options")));
+  EXPECT_THAT(yaml, Not(HasSubstr("console=")));
+  EXPECT_THAT(yaml, Not(HasSubstr("dtb")));
+  spec.dtb_url = "http://controller:8000/secret/device-tree.dtb";
+  spec.kernel_type = "zimage";
+  yaml = lava::job_yaml(spec);
+  EXPECT_THAT(yaml, HasSubstr("      type: zimage\n"));
+  EXPECT_THAT(yaml, HasSubstr("      install_overlay: false\n"
+                              "    dtb:\n      url: 'http://controller:8000/secret/device-tree.dtb'\n- boot:\n"));
+}
+
+// Reference headers made by U-Boot's own tool, mkimage 2023.01 (Debian
+// u-boot-tools): printf 'kbench initramfs test\n' >data; SOURCE_DATE_EPOCH=0
+// mkimage -A arm64|x86_64 -O linux -T ramdisk -C none -n 'kbench initramfs'
+// -d data out; xxd -p -c 64 out.
+TEST(UBootImage, HeaderIsMkimagesByteForByte) {
+  const std::string data = "kbench initramfs test\n";
+  auto hex_header = [](const std::string& image) {
+    std::string hex;
+    for (std::size_t i = 0; i < 64; ++i) hex += fmt::format("{:02x}", static_cast<unsigned char>(image[i]));
+    return hex;
+  };
+  const std::string arm64 = uboot_ramdisk_image(data, "aarch64", "kbench initramfs");
+  EXPECT_EQ(hex_header(arm64),
+            "27051956304fbcf60000000000000016000000000000000040829c77051603006b62656e636820696e697472616d6673"
+            "00000000000000000000000000000000");
+  EXPECT_EQ(arm64.substr(64), data);
+  EXPECT_EQ(hex_header(uboot_ramdisk_image(data, "x86_64", "kbench initramfs")),
+            "2705195636dd67800000000000000016000000000000000040829c77051803006b62656e636820696e697472616d6673"
+            "00000000000000000000000000000000");
+  // A longer name is cut to the header's 32 bytes, which U-Boot does not
+  // need to end in a NUL.
+  const std::string long_name(40, 'n');
+  EXPECT_EQ(uboot_ramdisk_image(data, "aarch64", long_name).substr(32, 32), std::string(32, 'n'));
+  EXPECT_EQ(error_of([&] { uboot_ramdisk_image(data, "riscv64", "x"); }),
+            "U-Boot image architecture 'riscv64': expected x86_64 or aarch64");
 }
 
 TEST(LavaJob, NoTagsNoTagsKey) {
@@ -405,6 +481,23 @@ TEST_F(LavaConnection, BadOnesAreOneLine) {
     EXPECT_EQ(make_error(params), "sut.connection.params.serve_files: expected ADDRESS:PORT, e.g. 0.0.0.0:0 (port 0: "
                                   "any free one), got '" + bad + "'");
   }
+  params = good();
+  params["arch"] = "riscv64";
+  EXPECT_EQ(make_error(params), "sut.connection.params.arch: expected x86_64 or aarch64, got 'riscv64'");
+  params = good();
+  params["boot_method"] = "grub";
+  EXPECT_EQ(make_error(params),
+            "sut.connection.params.boot_method: expected one of qemu, u-boot, got 'grub'");
+  params = good();
+  params["boot_method"] = "u-boot";
+  params["extra_options"] = "-cpu max";
+  EXPECT_EQ(make_error(params), "sut.connection.params.extra_options: expected none with boot_method u-boot (they "
+                                "are QEMU's; a board boots as its device type says)");
+  // This machine's busybox for an arm64 board.
+  params = good();
+  params["arch"] = "arm64";
+  EXPECT_THAT(make_error(params), StartsWith("sut.connection.params.busybox /bin/busybox: expected a static busybox "
+                                             "built for aarch64, it is built for x86_64 (Debian busybox-static:arm64"));
   params = good();
   params["priority"] = "urgent";
   EXPECT_EQ(make_error(params), "sut.connection.params.priority: expected one of high, medium, low, got 'urgent'");
@@ -931,6 +1024,31 @@ TEST_F(LavaConnection, ServeFilesPutsHttpUrlsOfItsOwnServerIntoTheJob) {
   relay_job(lava, {}, {{"serve_files", "127.0.0.1:0"}, {"files_host", "farm-gateway.example"}});
   EXPECT_THAT(image_url(lava.definition_, "kernel"), StartsWith("http://farm-gateway.example:"));
   EXPECT_EQ(image_url(lava.definition_, "dtb"), "") << "no device tree without the swprofile's";
+}
+
+// boot_method u-boot: the initramfs is served as U-Boot's ramdisk image of
+// kbench's archive, for the device's architecture (this machine's here).
+TEST_F(LavaConnection, ABoardThatBootsByUBootGetsTheInitramfsWithUBootsHeader) {
+  FakeLava lava;
+  lava.log_ = fingerprint_log();
+  auto connection = connect(lava, {{"serve_files", "127.0.0.1:0"}, {"boot_method", "u-boot"}});
+  ASSERT_EQ(relay_through(*connection).status, 0);
+  EXPECT_THAT(lava.definition_, HasSubstr("    to: tftp\n"));
+  EXPECT_THAT(lava.definition_, HasSubstr("    method: u-boot\n"));
+  const auto at = lava.definition_.find("    ramdisk:\n      url: '");
+  ASSERT_NE(at, std::string::npos) << lava.definition_;
+  const auto start = at + std::string("    ramdisk:\n      url: '").size();
+  const std::string url = lava.definition_.substr(start, lava.definition_.find('\'', start) - start);
+  ASSERT_THAT(url, StartsWith("http://127.0.0.1:"));
+  const auto origin_end = url.find('/', 7);
+  httplib::Client files(url.substr(0, origin_end));
+  const auto ramdisk = files.Get(url.substr(origin_end));
+  ASSERT_TRUE(ramdisk);
+  ASSERT_EQ(ramdisk->status, 200);
+  ASSERT_GT(ramdisk->body.size(), 64u);
+  EXPECT_EQ(ramdisk->body.substr(0, 4), std::string("\x27\x05\x19\x56", 4));
+  EXPECT_EQ(static_cast<int>(ramdisk->body[29]), 24) << "U-Boot's code for x86_64";
+  EXPECT_EQ(ramdisk->body.substr(64, 6), "070701") << "a newc cpio archive after the header";
 }
 
 // kernel: {image, dtb}: the dispatcher fetches the device tree from beside

@@ -42,6 +42,7 @@
 #include "process/process.h"
 #include "sut/connection.h"
 #include "sut/method.h"
+#include "sut/uboot_image.h"
 #include "sysinfo/fingerprint_view.h"
 
 namespace kbench::sut {
@@ -301,12 +302,50 @@ LogContents read_job_log(const std::string& log_yaml) {
   return contents;
 }
 
+namespace {
+
+// The deploy and boot actions of a job whose board boots by U-Boot. The
+// kernel's command line is the device type's (its console, root=/dev/ram0)
+// with kbench's words in place of the device type's own extra ones: LAVA
+// renders the job's context extra_kernel_args into the device's commands.
+// The initramfs already carries U-Boot's header: LAVA neither unpacks it
+// (its overlay would keep only the first of kbench's concatenated archives)
+// nor adds modules.
+std::string uboot_actions(const JobSpec& spec, const std::string& kernel_args, long run) {
+  std::string yaml = fmt::format(
+      "context:\n"
+      "  extra_kernel_args: {}\n"
+      "actions:\n"
+      "- deploy:\n"
+      "    to: tftp\n"
+      "    timeout: {{seconds: {}}}\n"
+      "    kernel:\n"
+      "      url: {}\n"
+      "      type: {}\n"
+      "    ramdisk:\n"
+      "      url: {}\n"
+      "      header: u-boot\n"
+      "      install_modules: false\n"
+      "      install_overlay: false\n",
+      single_quoted(kernel_args), spec.deploy_timeout.count(), single_quoted(spec.kernel_url), spec.kernel_type,
+      single_quoted(spec.initramfs_url));
+  if (!spec.dtb_url.empty()) yaml += "    dtb:\n      url: " + single_quoted(spec.dtb_url) + "\n";
+  yaml += fmt::format(
+      "- boot:\n"
+      "    method: u-boot\n"
+      "    commands: ramdisk\n"
+      "    timeout: {{seconds: {}}}\n"
+      "    prompts: [{}]\n",
+      run, single_quoted(kDonePrompt));
+  return yaml;
+}
+
+}  // namespace
+
 std::string job_yaml(const JobSpec& spec) {
   const bool arm = spec.arch == "aarch64";
-  // Kernel messages on the console could split a frame: only what init
-  // writes matters there, and each frame carries its own checksum anyway.
-  std::string append = std::string("console=") + (arm ? "ttyAMA0" : "ttyS0,115200") + " rdinit=/init";
-  for (const auto& word : spec.cmdline) append += " " + word;
+  std::string kernel_args = "rdinit=/init";
+  for (const auto& word : spec.cmdline) kernel_args += " " + word;
   std::string yaml = fmt::format(
       "device_type: {}\n"
       "job_name: {}\n"
@@ -321,6 +360,16 @@ std::string job_yaml(const JobSpec& spec) {
   // for the closing prompt), so the boot action, and every wait it makes,
   // may take the job's time less the deployment's.
   const long run = std::max<long>(60, (spec.job_timeout - spec.deploy_timeout).count());
+  const std::string timeouts = fmt::format(
+      "timeouts:\n"
+      "  job: {{seconds: {}}}\n"
+      "  action: {{seconds: {}}}\n"
+      "  connection: {{seconds: {}}}\n",
+      spec.job_timeout.count(), run, run);
+  if (spec.boot == BootMethod::UBoot) return yaml + timeouts + uboot_actions(spec, kernel_args, run);
+  // Kernel messages on the console could split a frame: only what init
+  // writes matters there, and each frame carries its own checksum anyway.
+  const std::string append = std::string("console=") + (arm ? "ttyAMA0" : "ttyS0,115200") + " " + kernel_args;
   std::string extra_options;
   for (const auto& option : spec.extra_options) {
     extra_options += (extra_options.empty() ? "  extra_options: [" : ", ") + single_quoted(option);
@@ -333,11 +382,7 @@ std::string job_yaml(const JobSpec& spec) {
                                                  "        image_arg: '-dtb {dtb}'\n"
                                                  "        url: " +
                                                      single_quoted(spec.dtb_url) + "\n";
-  yaml += fmt::format(
-      "timeouts:\n"
-      "  job: {{seconds: {}}}\n"
-      "  action: {{seconds: {}}}\n"
-      "  connection: {{seconds: {}}}\n"
+  yaml += timeouts + fmt::format(
       "context:\n"
       "  arch: {}\n"
       "{}"
@@ -358,7 +403,7 @@ std::string job_yaml(const JobSpec& spec) {
       "    media: tmpfs\n"
       "    timeout: {{seconds: {}}}\n"
       "    prompts: [{}]\n",
-      spec.job_timeout.count(), run, run, debian_arch(spec.arch), extra_options, spec.deploy_timeout.count(),
+      debian_arch(spec.arch), extra_options, spec.deploy_timeout.count(),
       single_quoted("-kernel {kernel} -append \"" + append + "\""), single_quoted(spec.kernel_url),
       single_quoted(spec.initramfs_url), dtb, run, single_quoted(kDonePrompt));
   return yaml;
@@ -390,6 +435,16 @@ const std::vector<ParamSpec>& lava_param_specs() {
       ParamSpec{"url", "", "", "the LAVA server, e.g. http://lava.example.org/ (its REST API is URL/api/v0.2/)"},
       ParamSpec{"token_file", "", "", "a file holding an API token of the submitting user"},
       ParamSpec{"device_type", "", "", "the device type the jobs ask for, e.g. qemu"},
+      ParamSpec{"boot_method", "qemu", "qemu",
+                "how the device type boots: qemu (LAVA starts QEMU with the kernel and initramfs) or u-boot (a "
+                "board whose U-Boot fetches them by TFTP, with the device type's ramdisk commands)"}
+          .choice({"qemu", "u-boot"}),
+      ParamSpec{"arch", "", "", "the device's architecture, x86_64 or aarch64 (amd64, arm64): the agent and busybox "
+                                "it runs are built for it; default: this machine's"},
+      ParamSpec{"kernel_type", "image", "image",
+                "u-boot: the kernel image's kind, as LAVA names it: image (booti, arm64's Image), zimage (bootz) or "
+                "uimage (bootm)"}
+          .choice({"image", "zimage", "uimage"}),
       ParamSpec{"tags", "", "", "device tags the jobs ask for"}.list_of(),
       ParamSpec{"priority", "medium", "medium", "the jobs' priority"}.choice({"high", "medium", "low"}),
       ParamSpec{"job_timeout", "1800", "1800", "seconds one job (a boot and one agent run) may take once it runs"}
@@ -409,7 +464,7 @@ const std::vector<ParamSpec>& lava_param_specs() {
                 "printed, else the lab's failure; 0: never (LAVA's own timeouts end the job)"}
           .integer(0, 1e9),
       ParamSpec{"extra_options", "-cpu max", "-cpu max",
-                "QEMU device types: options added to QEMU's command line as one string (LAVA's context "
+                "boot_method qemu: options added to QEMU's command line as one string (LAVA's context "
                 "extra_options; QEMU's own commas stay); the default gives the guest every instruction TCG has, "
                 "as the qemu connection does; empty: none"},
       ParamSpec{"serve_files", "", "",
@@ -455,6 +510,12 @@ std::optional<ParamProblem> check_lava_params(const Params& params) {
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
     return ParamProblem{"url", "an http:// or https:// URL, got '" + url + "'"};
   }
+  if (params.count("arch") && !params.at("arch").empty()) {
+    const std::string arch = normalized_machine(params.at("arch"));
+    if (arch != "x86_64" && arch != "aarch64") {
+      return ParamProblem{"arch", "x86_64 or aarch64, got '" + params.at("arch") + "'"};
+    }
+  }
   if (params.count("serve_files") && !params.at("serve_files").empty() && !host_and_port(params.at("serve_files"))) {
     return ParamProblem{"serve_files", "ADDRESS:PORT, e.g. 0.0.0.0:0 (port 0: any free one), got '" +
                                            params.at("serve_files") + "'"};
@@ -467,6 +528,9 @@ struct LavaParams {
   std::string base;    // the path under it, ending in '/'
   std::string token;
   std::string device_type;
+  lava::BootMethod boot = lava::BootMethod::Qemu;
+  std::string arch = host_machine();
+  std::string kernel_type = "image";
   std::vector<std::string> tags;
   std::vector<std::string> extra_options{"-cpu max"};
   std::string priority = "medium";
@@ -495,6 +559,9 @@ LavaParams parse_lava_params(const Params& params) {
   }
   while (!parsed.token.empty() && std::isspace(static_cast<unsigned char>(parsed.token.back()))) parsed.token.pop_back();
   parsed.device_type = params.at("device_type");
+  if (params.count("boot_method") && params.at("boot_method") == "u-boot") parsed.boot = lava::BootMethod::UBoot;
+  if (params.count("arch") && !params.at("arch").empty()) parsed.arch = guest_arch(params.at("arch"));
+  if (params.count("kernel_type")) parsed.kernel_type = params.at("kernel_type");
   auto list = [&](const char* key, std::vector<std::string>& into) {
     if (!params.count(key)) return;
     into.clear();
@@ -656,7 +723,8 @@ class LavaConnection final : public Connection {
     require_readable_image(swprofile_.image);
     if (!swprofile_.dtb.empty()) require_device_tree(swprofile_.dtb);
     for (const auto& word : swprofile_.cmdline) {
-      // The words reach QEMU's -append inside LAVA's own command line.
+      // The words reach QEMU's -append inside LAVA's own command line, or
+      // U-Boot's bootargs inside its single quotes.
       if (word.find_first_of("\"'{} \t\n\\") != std::string::npos) {
         throw InputError("swprofiles[" + swprofile_.name + "].cmdline '" + word +
                          "': expected no quotes, braces, backslashes or blanks with the lava connection");
@@ -696,21 +764,26 @@ class LavaConnection final : public Connection {
       base_archive_ = agent_initramfs(params_.busybox, lava_init(), agent_path_, swprofile_.image, swprofile_.initrd,
                                       swprofile_.modules);
     }
-    const std::string initramfs = fmt::format("{}/initramfs-{}.cpio", work_dir_.path(), ++jobs_);
+    const bool uboot = params_.boot == lava::BootMethod::UBoot;
+    const std::string initramfs =
+        fmt::format("{}/initramfs-{}.{}", work_dir_.path(), ++jobs_, uboot ? "uimage" : "cpio");
     {
       std::ofstream out(initramfs, std::ios::binary | std::ios::trunc);
-      const std::string archive = with_agent_args(base_archive_, args);
+      std::string archive = with_agent_args(base_archive_, args);
+      if (uboot) archive = uboot_ramdisk_image(archive, params_.arch, "kbench initramfs");
       out.write(archive.data(), static_cast<std::streamsize>(archive.size()));
       if (!out) throw RunError("cannot write " + initramfs);
     }
     lava::JobSpec spec;
+    spec.boot = params_.boot;
+    spec.kernel_type = params_.kernel_type;
     spec.job_name = fmt::format("kbench {} {}", swprofile_.name, args.empty() ? "" : args.front());
     for (std::size_t i = 1; i < args.size() && i < 3; ++i) spec.job_name += " " + args[i];
     spec.device_type = params_.device_type;
     spec.tags = params_.tags;
     spec.extra_options = params_.extra_options;
     spec.priority = params_.priority;
-    spec.arch = host_machine();
+    spec.arch = params_.arch;
     if (files_url_.empty()) {
       spec.kernel_url = "file://" + fs::absolute(swprofile_.image).string();
       spec.initramfs_url = "file://" + initramfs;
@@ -1188,12 +1261,13 @@ KBENCH_SUT_METHOD({
       }
       MethodRegistry::instance().get(kLavaMethod).require_valid(params);
       LavaParams parsed = parse_lava_params(params);
-      if (access(parsed.busybox.c_str(), R_OK) != 0) {
-        throw InputError("sut.connection.params.busybox " + parsed.busybox +
-                         ": expected a readable static busybox (Debian package busybox-static)");
+      require_busybox_for(parsed.busybox, parsed.arch);
+      if (parsed.boot == lava::BootMethod::UBoot && params.count("extra_options")) {
+        throw InputError("sut.connection.params.extra_options: expected none with boot_method u-boot (they are "
+                         "QEMU's; a board boots as its device type says)");
       }
-      return std::make_unique<LavaConnection>(std::move(parsed), *swprofile,
-                                              agent_for_machine(host_machine(), find_agent_binary()));
+      std::string agent = agent_for_machine(parsed.arch, find_agent_binary());
+      return std::make_unique<LavaConnection>(std::move(parsed), *swprofile, std::move(agent));
     },
     .check_params = check_lava_params,
     .check_online = check_lava_online,

@@ -11,9 +11,16 @@
 
 namespace kbench::sut::lava {
 
-// One LAVA job: deploy a kernel and kbench's initramfs to tmpfs, boot them
-// with QEMU, wait for /init's closing prompt.
+// How a job boots its device: LAVA's QEMU device types start QEMU with the
+// kernel and the initramfs (deploy to tmpfs); a board's firmware fetches
+// them by TFTP on LAVA's command, as KernelCI's and Linaro's boards do
+// (deploy to tftp, boot by U-Boot with its device type's ramdisk commands).
+enum class BootMethod { Qemu, UBoot };
+
+// One LAVA job: deploy a kernel and kbench's initramfs, boot them, wait for
+// /init's closing prompt.
 struct JobSpec {
+  BootMethod boot = BootMethod::Qemu;
   std::string job_name;
   std::string device_type;
   std::vector<std::string> tags;
@@ -21,6 +28,11 @@ struct JobSpec {
   std::string priority = "medium";
   std::string arch = "x86_64";  // uname -m of the guest
   std::string kernel_url;
+  // U-Boot: how the firmware boots the kernel (LAVA's image, zimage or
+  // uimage: booti, bootz, bootm).
+  std::string kernel_type = "image";
+  // U-Boot: an image with U-Boot's header (uboot_ramdisk_image), which the
+  // job passes through as it is.
   std::string initramfs_url;
   std::string dtb_url;  // "": the device's own device tree
   std::vector<std::string> cmdline;  // the swprofile's
