@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# A throw-away LAVA server for the tests of the coming `lava` SUT connection:
+# A throw-away LAVA server for the tests of the `lava` SUT connection:
 # lava-server (gunicorn, lava-publisher, lava-scheduler) and lava-worker on
-# this machine, one worker and one `qemu` device (x86_64, TCG: no KVM), its database in a
-# PostgreSQL cluster of its own under the state directory. No systemd: the
+# this machine, one worker and two devices, its database in a PostgreSQL
+# cluster of its own under the state directory:
+# - a `qemu` device (x86_64, TCG: no KVM), which LAVA boots with QEMU itself;
+# - a board that boots as a lab's arm64 boards do: Debian's U-Boot as its
+#   firmware, on a serial console LAVA reaches by telnet, its kernel, ramdisk
+#   and device tree fetched by TFTP from LAVA's TFTP directory, its power
+#   switched by commands. The board is a qemu-system-aarch64 virt machine
+#   (TCG) that this script starts paused and keeps for the server's life;
+#   "power on" resets and resumes it, "power off" pauses it. Its device type,
+#   kbench-uboot-qemu, is LAVA's base-uboot with the board's addresses. No systemd: the
 # processes are started here, each in a session of its own, and their pids
 # kept in the state directory. Needs root (apt-get, the dispatcher).
 #
@@ -11,7 +19,9 @@
 #       KBENCH_TEST_LAVA_TOKEN_FILE=DIR/token        (0600, an API token of the
 #                                                     superuser `kbench`)
 #       KBENCH_TEST_LAVA_DEVICE_TYPE=qemu, KBENCH_TEST_LAVA_DEVICE=NAME,
-#       KBENCH_TEST_LAVA_DIR=DIR
+#       KBENCH_TEST_LAVA_BOARD_TYPE=kbench-uboot-qemu,
+#       KBENCH_TEST_LAVA_BOARD=NAME, KBENCH_TEST_LAVA_BOARD_DTB=FILE (the
+#       board's device tree), KBENCH_TEST_LAVA_DIR=DIR
 #   scripts/lava-test-server.sh status   exit 0 and the export lines when it
 #                                        answers, else exit 1
 #   scripts/lava-test-server.sh stop     stops every process `start` started
@@ -45,9 +55,12 @@ set -euo pipefail
 state=${KBENCH_LAVA_TEST_STATE:-/var/tmp/kbench-lava-test}
 worker_name=kbench-test-worker
 device=kbench-qemu-01
+board=kbench-uboot-01
+board_type=kbench-uboot-qemu
 admin=kbench
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 cache_root=${KBENCH_LAVA_TEST_CACHE:-/var/cache/kbench-lava-test}
+uboot_firmware=/usr/lib/u-boot/qemu_arm64/u-boot.bin
 
 die() { echo "lava-test-server: $*" >&2; exit 1; }
 
@@ -56,6 +69,9 @@ print_exports() {
   echo "export KBENCH_TEST_LAVA_TOKEN_FILE=$state/token"
   echo "export KBENCH_TEST_LAVA_DEVICE_TYPE=qemu"
   echo "export KBENCH_TEST_LAVA_DEVICE=$device"
+  echo "export KBENCH_TEST_LAVA_BOARD_TYPE=$board_type"
+  echo "export KBENCH_TEST_LAVA_BOARD=$board"
+  echo "export KBENCH_TEST_LAVA_BOARD_DTB=$state/board/board.dtb"
   echo "export KBENCH_TEST_LAVA_DIR=$state"
 }
 
@@ -74,14 +90,23 @@ api() {
 # schedules on; with no health checks it stays so until a job completes.
 ready() {
   [ -f "$state/url" ] && [ -f "$state/token" ] || return 1
-  local dev wrk
+  local dev brd wrk
   dev=$(api "devices/$device/" 2>/dev/null) || return 1
+  brd=$(api "devices/$board/" 2>/dev/null) || return 1
   wrk=$(api "workers/$worker_name/" 2>/dev/null) || return 1
-  python3 - "$dev" "$wrk" <<'EOF'
+  python3 - "$dev" "$brd" "$wrk" <<'EOF'
 import json, sys
-dev, wrk = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-sys.exit(0 if dev["state"] == "Idle" and dev["health"] in ("Good", "Unknown") and wrk["state"] == "Online" else 1)
+*devs, wrk = (json.loads(arg) for arg in sys.argv[1:])
+sys.exit(0 if all(d["state"] == "Idle" and d["health"] in ("Good", "Unknown") for d in devs)
+         and wrk["state"] == "Online" else 1)
 EOF
+}
+
+# The server answers with its worker Online: a server already started,
+# whose devices may be running other tests' jobs.
+answering() {
+  [ -f "$state/url" ] && [ -f "$state/token" ] || return 1
+  api "workers/$worker_name/" 2>/dev/null | grep -q '"state":"Online"'
 }
 
 alive() {
@@ -90,7 +115,7 @@ alive() {
 }
 
 all_alive() {
-  alive gunicorn && alive publisher && alive scheduler && alive worker
+  alive gunicorn && alive publisher && alive scheduler && alive worker && alive board
 }
 
 install_packages() {
@@ -100,6 +125,15 @@ install_packages() {
   # Of lava-dispatcher's recommends only QEMU is used (the device type).
   command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
   command -v gunicorn >/dev/null || missing+=(gunicorn)
+  # The board: its machine and firmware, its console's client, mkimage (which
+  # LAVA looks for on a device whose deploy adds U-Boot headers) and
+  # tftpd-hpa, whose /etc/default/tftpd-hpa is where LAVA's dispatcher reads
+  # its TFTP directory from (the board itself is served by QEMU's TFTP).
+  command -v qemu-system-aarch64 >/dev/null || missing+=(qemu-system-arm)
+  [ -f "$uboot_firmware" ] || missing+=(u-boot-qemu)
+  command -v mkimage >/dev/null || missing+=(u-boot-tools)
+  command -v telnet >/dev/null || missing+=(telnet)
+  [ -f /etc/default/tftpd-hpa ] || missing+=(tftpd-hpa)
   [ "${#missing[@]}" -eq 0 ] && return 0
   # lava-dispatcher-host pulls in kernel headers whose newer version would
   # upgrade linux-perf and linux-libc-dev with them; benchmarks and builds on
@@ -199,11 +233,94 @@ LAVA_SETTINGS_DJANGO_LOGFILE=$state/log/django.log
 LAVA_SETTINGS_DEVICES_PATH=$state/devices
 LAVA_SETTINGS_HEALTH_CHECKS_PATH=$state/health-checks
 LAVA_SETTINGS_DISPATCHER_CONFIG_PATH=$state/dispatcher.d
+LAVA_YAML_SETTINGS_DEVICE_TYPES_PATHS='[$state/device-types, /etc/lava-server/dispatcher-config/device-types, /usr/share/lava-server/device-types]'
 LAVA_SETTINGS_EVENT_NOTIFICATION=True
 LAVA_SETTINGS_INTERNAL_EVENT_SOCKET=ipc://$state/events/lava.events
 LAVA_SETTINGS_EVENT_SOCKET=tcp://127.0.0.1:$(cat "$state/event-port")
 EOF
   )
+}
+
+# The board's device type, its dictionary and its power switch. The device
+# type is LAVA's base-uboot with the virt machine's memory map (RAM from
+# 0x40000000, where QEMU leaves the device tree it made for U-Boot; the
+# kernel above it, the ramdisk 128 MiB up) and one change to base-uboot's
+# commands: the TFTP server is QEMU's own at 10.0.2.2 on the board's user
+# network, whatever address the dispatcher has. And LAVA reads the console
+# in pieces smaller than the 4000 characters it searches: a piece of its
+# default 4092 is searched only in its last 4000, and this console, unlike a
+# board's 115200-baud line, brings the kernel's first lines in one burst,
+# where "Linux version" (the line LAVA waits for after U-Boot) fell into the
+# unsearched start of a piece in about one job of four.
+write_board() {
+  cat >"$state/device-types/$board_type.jinja2" <<'EOF'
+{% extends 'base-uboot.jinja2' %}
+{% set console_device = console_device|default('ttyAMA0') %}
+{% set booti_kernel_addr = '0x40400000' %}
+{% set booti_dtb_addr = '0x40000000' %}
+{% set booti_ramdisk_addr = '0x48000000' %}
+{% set uboot_mkimage_arch = 'arm64' %}
+{% set spawn_maxread = 2048 %}
+{% set uboot_tftp_commands = [
+    "setenv serverip 10.0.2.2",
+    "tftp {KERNEL_ADDR} {KERNEL}",
+    "tftp {RAMDISK_ADDR} {RAMDISK}",
+    "setenv initrd_size ${filesize}",
+    "tftp {DTB_ADDR} {DTB}"] %}
+EOF
+  free_port >"$state/board/console-port"
+  cat >"$state/devices/$board.jinja2" <<EOF
+{% extends '$board_type.jinja2' %}
+{% set connection_command = 'telnet 127.0.0.1 $(cat "$state/board/console-port")' %}
+{% set power_on_command = '$state/board/power on' %}
+{% set hard_reset_command = '$state/board/power on' %}
+{% set power_off_command = '$state/board/power off' %}
+EOF
+  # QEMU's human monitor on a socket: on = reset and run, off = pause.
+  cat >"$state/board/power" <<EOF
+#!/bin/sh
+case "\$1" in
+  on) commands='system_reset cont' ;;
+  off) commands='stop' ;;
+  *) echo "usage: \$0 on|off" >&2; exit 2 ;;
+esac
+exec python3 - "$state/board/monitor.sock" \$commands <<'PY'
+import socket, sys
+monitor = socket.socket(socket.AF_UNIX)
+monitor.connect(sys.argv[1])
+monitor.settimeout(10)
+# Each command's answer is awaited: the monitor echoes it and prompts again.
+reply = b""
+for command in sys.argv[2:] + ["info status"]:
+    monitor.sendall(command.encode() + b"\n")
+while b"VM status" not in reply:
+    chunk = monitor.recv(4096)
+    if not chunk:
+        sys.exit("the board's monitor closed: " + reply.decode(errors="replace"))
+    reply += chunk
+PY
+EOF
+  chmod 755 "$state/board/power"
+}
+
+# The board, paused until LAVA powers it on. Its network is QEMU's user
+# network, whose TFTP server serves LAVA's TFTP directory. Its device tree,
+# as QEMU makes it for this machine, is kept for the tests that give a
+# swprofile one of its own: one made for other options can describe devices
+# this machine lacks (without -bios, QEMU adds a GPIO controller that a
+# machine with firmware does not have, and the kernel hangs on it).
+spawn_board() {
+  local tftp_dir
+  # shellcheck disable=SC1091
+  tftp_dir=$(. /etc/default/tftpd-hpa && echo "${TFTP_DIRECTORY:-/srv/tftp}")
+  mkdir -p "$tftp_dir"
+  local machine=(-cpu max -m 512 -smp 1 -accel tcg -nodefaults -display none -bios "$uboot_firmware"
+    -netdev "user,id=net0,tftp=$tftp_dir" -device "virtio-net-device,netdev=net0")
+  qemu-system-aarch64 -machine "virt,dumpdtb=$state/board/board.dtb" "${machine[@]}" >"$state/log/dumpdtb.log" 2>&1 ||
+    die "qemu-system-aarch64 could not make the board's device tree (log in $state/log/dumpdtb.log)"
+  spawn board qemu-system-aarch64 -S -machine virt "${machine[@]}" \
+    -serial "telnet:127.0.0.1:$(cat "$state/board/console-port"),server=on,wait=off" \
+    -monitor "unix:$state/board/monitor.sock,server=on,wait=off"
 }
 
 # Django's migrations and LAVA's objects: what a job needs in the database.
@@ -226,6 +343,10 @@ set_up_database() {
   manage devices add "$device" --device-type qemu --worker "$worker_name" \
     --description "kbench test device (x86_64 under TCG)" >/dev/null
   manage devices update "$device" --health GOOD >/dev/null
+  manage device-types add "$board_type" >/dev/null
+  manage devices add "$board" --device-type "$board_type" --worker "$worker_name" \
+    --description "kbench test board (QEMU's aarch64 virt machine with U-Boot, under TCG)" >/dev/null
+  manage devices update "$board" --health GOOD >/dev/null
 }
 
 # The cache's key: whatever the database it holds was made by. The whole
@@ -285,7 +406,7 @@ start() {
   if [ -d "$state" ] && all_alive; then
     local _
     for _ in $(seq 1 30); do
-      ready && { print_exports; return; }
+      answering && { print_exports; return; }
       all_alive || break
       sleep 2
     done
@@ -300,7 +421,7 @@ start() {
   # logs the error points at; the next `start` or `stop` removes it.
   trap halt_on_failure EXIT
   install_packages
-  mkdir -p "$state"/{log,pids,media,devices,health-checks,dispatcher.d,worker}
+  mkdir -p "$state"/{log,pids,media,devices,device-types,health-checks,dispatcher.d,worker,board}
   # The device's dictionary is a file, not in the database.
   # no_kvm: /dev/kvm may be missing or unusable here; QEMU runs under TCG.
   cat >"$state/devices/$device.jinja2" <<'EOF'
@@ -309,6 +430,7 @@ start() {
 {% set memory = 512 %}
 {% set mac_addr = '52:54:00:12:34:59' %}
 EOF
+  write_board
   local key
   key=$(cache_key)
   if ! restore_database "$key"; then
@@ -324,6 +446,7 @@ EOF
   local port
   port=$(free_port)
   echo "http://127.0.0.1:$port/" >"$state/url"
+  spawn_board
   spawn gunicorn gunicorn lava_server.wsgi --bind "127.0.0.1:$port" --workers 2 --timeout 120
   # lava-publisher relays the server's events (ZMQ, EVENT_SOCKET) to the
   # scheduler and, over a websocket, to the worker: a submitted job is
@@ -405,7 +528,7 @@ stop() {
 }
 
 status() {
-  [ -d "$state" ] && all_alive && ready || return 1
+  [ -d "$state" ] && all_alive && answering || return 1
   print_exports
 }
 
