@@ -50,16 +50,9 @@ benchmarks:
   - {name: syscall/getpid, params: {calls: "20000"}}
 defaults: {benchmark: {warmups: 1, repeats: 3, sessions: 2, timeout: 15m}}
 YAML
-plan_started=$(date +%s)
-nice -n 19 "$KBENCH" plan exec "$WORK/lava-plan.yaml" --store "$store" >"$WORK/plan.out" 2>"$WORK/plan.err"
-status=$?
-cat "$WORK/plan.err"
-echo "plan exec: $(($(date +%s) - plan_started))s"
-[ "$status" -eq 1 ] && pass || fail "plan exec with kernels that do not boot exited $status, expected 1"
-
-jobs=$(sqlite3 "$WORK/lava.db" "select count(distinct json_extract(fingerprint, '$.lava_job_id')) from session
-                                  where json_extract(fingerprint, '$.lava_job_id') > 0")
-[ "$jobs" -eq 4 ] && pass || fail "expected 4 sessions with distinct LAVA job ids, found $jobs"
+# Exit 1: the kernels that do not boot.
+lava_plan_exec "$WORK/lava-plan.yaml" "$store" 1
+expect_lava_jobs "$WORK/lava.db" 4
 sqlite3 "$WORK/lava.db" "select json_extract(fingerprint, '$.lava_job_id'), json_extract(fingerprint, '$.lava_device'),
                                 json_extract(fingerprint, '$.cmdline') from session"
 off=$(sqlite3 "$WORK/lava.db" "select count(*) from session where json_extract(fingerprint, '$.cmdline') like '%mitigations=off%'")

@@ -57,17 +57,11 @@ benchmarks:
   - {name: syscall/getppid, params: {calls: "20000"}}
 defaults: {benchmark: {warmups: 1, repeats: 3, sessions: 2, timeout: 10m}}
 YAML
-plan_started=$(date +%s)
-nice -n 19 "$KBENCH" plan exec "$WORK/board-plan.yaml" --store "$store" >"$WORK/plan.out" 2>"$WORK/plan.err"
-status=$?
-cat "$WORK/plan.err"
-echo "plan exec: $(($(date +%s) - plan_started))s"
-[ "$status" -eq 1 ] && pass || fail "plan exec with a kernel that panics exited $status, expected 1"
+# Exit 1: the kernel that panics.
+lava_plan_exec "$WORK/board-plan.yaml" "$store" 1
 
 db=$WORK/board.db
-jobs=$(sqlite3 "$db" "select count(distinct json_extract(fingerprint, '$.lava_job_id')) from session
-                      where json_extract(fingerprint, '$.lava_job_id') > 0")
-[ "$jobs" -eq 4 ] && pass || fail "expected 4 sessions with distinct LAVA job ids, found $jobs"
+expect_lava_jobs "$db" 4
 machines=$(sqlite3 "$db" "select distinct json_extract(fingerprint, '$.arch') from session")
 [ "$machines" = aarch64 ] && pass || fail "the sessions' fingerprints say machine '$machines', expected aarch64"
 devices=$(sqlite3 "$db" "select distinct json_extract(fingerprint, '$.lava_device') from session")
@@ -75,13 +69,7 @@ devices=$(sqlite3 "$db" "select distinct json_extract(fingerprint, '$.lava_devic
 slow=$(sqlite3 "$db" "select count(*) from session where json_extract(fingerprint, '$.cmdline') like '%kpti=1%'")
 [ "$slow" -eq 2 ] && pass || fail "expected 2 sessions whose /proc/cmdline has kpti=1, found $slow"
 # Each guest saw the device tree its swprofile gave, fetched by U-Boot.
-per_swprofile() {
-  sqlite3 "$db" "select distinct $1 from session s join swprofile w on w.id = s.swprofile_id where w.name = '$2'"
-}
-fast_models=$(per_swprofile "json_extract(s.fingerprint, '\$.device_tree_model')" fast)
-slow_models=$(per_swprofile "json_extract(s.fingerprint, '\$.device_tree_model')" slow)
-[ "$fast_models" = "$DT_MARK" ] && pass || fail "the fast side's guests saw model '$fast_models', expected '$DT_MARK'"
-[ "$slow_models" = "$board_model" ] && pass || fail "the slow side's guests saw model '$slow_models', expected '$board_model'"
+expect_device_tree_models "$db" fast "$DT_MARK" slow "$board_model"
 
 # The job kbench submitted, as LAVA holds it (its own YAML of the job's):
 # TFTP and U-Boot, the swprofile's words in the context U-Boot's commands

@@ -87,6 +87,47 @@ expected
 $2"; fi
 }
 
+# swprofile_values DB EXPR SWPROFILE: the distinct values of the SQL
+# expression EXPR over the sessions of SWPROFILE in the SQLite store DB
+# (EXPR names the session s and the swprofile w).
+swprofile_values() {
+  sqlite3 "$1" "select distinct $2 from session s join swprofile w on w.id = s.swprofile_id where w.name = '$3'"
+}
+
+# expect_device_tree_models DB SWPROFILE MODEL SWPROFILE MODEL: each
+# swprofile's guests saw the device tree model given (the marked tree of a
+# kernel: {image, dtb}, or the board's own).
+expect_device_tree_models() {
+  local db=$1 models
+  shift
+  while [ "$#" -ge 2 ]; do
+    models=$(swprofile_values "$db" "json_extract(s.fingerprint, '\$.device_tree_model')" "$1")
+    [ "$models" = "$2" ] && pass || fail "$1's guests saw model '$models', expected '$2'"
+    shift 2
+  done
+}
+
+# lava_plan_exec PLAN STORE STATUS: PLAN run by plan exec at nice 19 into
+# STORE (its stderr printed, its time said), which must exit STATUS.
+lava_plan_exec() {
+  local started status
+  started=$(date +%s)
+  nice -n 19 "$KBENCH" plan exec "$1" --store "$2" >"$WORK/plan.out" 2>"$WORK/plan.err"
+  status=$?
+  cat "$WORK/plan.err"
+  echo "plan exec: $(($(date +%s) - started))s"
+  [ "$status" -eq "$3" ] && pass || fail "plan exec $1 exited $status, expected $3"
+}
+
+# expect_lava_jobs DB N: N sessions of the SQLite store DB, each with a LAVA
+# job of its own.
+expect_lava_jobs() {
+  local jobs
+  jobs=$(sqlite3 "$1" "select count(distinct json_extract(fingerprint, '\$.lava_job_id')) from session
+                       where json_extract(fingerprint, '\$.lava_job_id') > 0")
+  [ "$jobs" -eq "$2" ] && pass || fail "expected $2 sessions with distinct LAVA job ids, found $jobs"
+}
+
 # skip REASON: the whole script cannot run here. Exit 77 is the SKIP_RETURN_CODE
 # tests/CMakeLists.txt gives every e2e test, so ctest reports it as skipped,
 # never as passed.

@@ -111,15 +111,9 @@ boots=$(sqlite3 "$db" "select count(*) from session where json_extract(fingerpri
 [ "$boots" -ge 2 ] && pass || fail "the fingerprints lack qemu_boot_seconds"
 # The guest saw the device tree it was given: the fast side the marked one
 # (and its hash is the swprofile's identity), the slow side the board's.
-per_swprofile() {
-  sqlite3 "$db" "select distinct $1 from session s join swprofile w on w.id = s.swprofile_id where w.name = '$2'"
-}
-fast_models=$(per_swprofile "json_extract(s.fingerprint, '\$.device_tree_model')" fast)
-slow_models=$(per_swprofile "json_extract(s.fingerprint, '\$.device_tree_model')" slow)
-[ "$fast_models" = "$DT_MARK" ] && pass || fail "the fast side's guests saw model '$fast_models', expected '$DT_MARK'"
-[ "$slow_models" = "$board_model" ] && pass || fail "the slow side's guests saw model '$slow_models', expected '$board_model'"
-fast_dtb=$(per_swprofile "json_extract(s.fingerprint, '\$.swprofile.dtb_sha256')" fast)
-slow_dtb=$(per_swprofile "ifnull(json_extract(s.fingerprint, '\$.swprofile.dtb_sha256'), 'none')" slow)
+expect_device_tree_models "$db" fast "$DT_MARK" slow "$board_model"
+fast_dtb=$(swprofile_values "$db" "json_extract(s.fingerprint, '\$.swprofile.dtb_sha256')" fast)
+slow_dtb=$(swprofile_values "$db" "ifnull(json_extract(s.fingerprint, '\$.swprofile.dtb_sha256'), 'none')" slow)
 [ "$fast_dtb" = "$(sha256sum <"$WORK/marked.dtb" | cut -d' ' -f1)" ] && [ "$slow_dtb" = none ] && pass ||
   fail "swprofile.dtb_sha256 is '$fast_dtb' (fast) and '$slow_dtb' (slow), expected the marked dtb's hash and none"
 
