@@ -100,12 +100,18 @@ std::optional<ResultFrame> parse_result_frame(std::string line) {
   return frame;
 }
 
-std::string guest_arch(const std::string& value) {
-  const std::string arch = normalized_machine(value);
-  if (arch != "x86_64" && arch != "aarch64") {
-    throw InputError("sut.connection.params.arch: expected x86_64 or aarch64, got '" + value + "'");
-  }
+std::optional<std::string> known_guest_arch(const std::string& value) {
+  std::string arch = normalized_machine(value);
+  if (arch != "x86_64" && arch != "aarch64") return std::nullopt;
   return arch;
+}
+
+std::string expected_guest_arch(const std::string& value) { return "x86_64 or aarch64, got '" + value + "'"; }
+
+std::string guest_arch(const std::string& value) {
+  auto arch = known_guest_arch(value);
+  if (!arch) throw InputError("sut.connection.params.arch: expected " + expected_guest_arch(value));
+  return *arch;
 }
 
 void require_busybox_for(const std::string& busybox, const std::string& arch) {

@@ -48,8 +48,12 @@ struct ResultFrame {
 std::optional<ResultFrame> parse_result_frame(std::string line);
 
 // sut.connection.params.arch's value as uname -m spells it: x86_64 or
-// aarch64 (amd64 and arm64 accepted); throws InputError for another.
+// aarch64 (amd64 and arm64 accepted); nullopt for another.
+std::optional<std::string> known_guest_arch(const std::string& value);
+// The same; throws InputError for another.
 std::string guest_arch(const std::string& value);
+// What an arch of no known guest is told: "x86_64 or aarch64, got 'VALUE'".
+std::string expected_guest_arch(const std::string& value);
 
 // The busybox of the initramfs runs as the guest's /init: throws InputError
 // unless `busybox` (sut.connection.params.busybox) is readable and built for

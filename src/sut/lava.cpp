@@ -510,11 +510,8 @@ std::optional<ParamProblem> check_lava_params(const Params& params) {
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
     return ParamProblem{"url", "an http:// or https:// URL, got '" + url + "'"};
   }
-  if (params.count("arch") && !params.at("arch").empty()) {
-    const std::string arch = normalized_machine(params.at("arch"));
-    if (arch != "x86_64" && arch != "aarch64") {
-      return ParamProblem{"arch", "x86_64 or aarch64, got '" + params.at("arch") + "'"};
-    }
+  if (params.count("arch") && !params.at("arch").empty() && !known_guest_arch(params.at("arch"))) {
+    return ParamProblem{"arch", expected_guest_arch(params.at("arch"))};
   }
   if (params.count("serve_files") && !params.at("serve_files").empty() && !host_and_port(params.at("serve_files"))) {
     return ParamProblem{"serve_files", "ADDRESS:PORT, e.g. 0.0.0.0:0 (port 0: any free one), got '" +
