@@ -333,6 +333,21 @@ std::vector<std::string> processes_of(pid_t pid) {
   return found;
 }
 
+// The threads of the processes of processes_of(pid) (/proc/PID/task),
+// summed: the agent's contained child alone has 1; a benchmark running in
+// it adds its threads or its own child process.
+std::size_t threads_under(pid_t pid) {
+  std::size_t threads = 0;
+  for (const std::string& process : processes_of(pid)) {
+    const std::string tasks = "/proc/" + process.substr(0, process.find(' ')) + "/task";
+    if (DIR* dir = opendir(tasks.c_str())) {
+      while (dirent* entry = readdir(dir)) threads += entry->d_name[0] != '.';
+      closedir(dir);
+    }
+  }
+  return threads;
+}
+
 // `forks`: the benchmark runs a child process, which must exist at the kill.
 void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector<std::string>& params,
                                  bool forks) {
@@ -359,12 +374,23 @@ void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector
     _exit(127);
   }
   setpgid(child, child);  // also from here, so the group exists before we kill it
-  // Long enough for prepare() and the threads of a repeat to be running.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Killed once the benchmark runs: the agent's contained child has threads
+  // or a child process of its own besides its main thread. Looked for rather
+  // than waited a fixed time: an agent under a sanitizer on a loaded
+  // machine can take seconds to get there. The minute is only a bound for an
+  // agent that never does.
+  bool running = false;
   int early_status = 0;
-  EXPECT_EQ(waitpid(child, &early_status, WNOHANG), 0) << "agent exited before it could be killed";
+  for (int look = 0; look < 600 && !running; ++look) {
+    if (waitpid(child, &early_status, WNOHANG) != 0) {
+      FAIL() << "agent exited before it could be killed, status " << early_status;
+    }
+    running = threads_under(child) > 1;
+    if (!running) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(running) << benchmark << " did not start within a minute";
   if (forks) {
-    EXPECT_FALSE(processes_of(child).empty()) << benchmark << " runs no child process to leave behind";
+    EXPECT_GE(processes_of(child).size(), 2u) << benchmark << " runs no process of its own to leave behind";
   }
   ASSERT_EQ(kill(-child, SIGKILL), 0);
   int status = 0;
