@@ -84,7 +84,7 @@ api() {
   curl -fsS --max-time 10 -H "Authorization: Token $(cat "$state/token")" "$(cat "$state/url")api/v0.2/$1"
 }
 
-# The device Idle and Good (or Unknown) and its worker Online: what a job
+# Both devices Idle and Good (or Unknown) and the worker Online: what a job
 # needs to start. A job that ends on an infrastructure error (QEMU refusing a
 # kernel) leaves the device's health Unknown, which the scheduler still
 # schedules on; with no health checks it stays so until a job completes.
