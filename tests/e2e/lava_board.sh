@@ -39,7 +39,6 @@ sed "s/^\tmodel = .*/\tmodel = \"$DT_MARK\";/" "$WORK/virt.dts" >"$WORK/marked.d
 dtc -q -I dts -O dtb -o "$WORK/marked.dtb" "$WORK/marked.dts" || fail "dtc could not write the marked dtb"
 board_model=$(sed -n 's/^\tmodel = "\(.*\)";/\1/p' "$WORK/virt.dts")
 
-yaml_cmdline() { local words=""; for w in $1; do words+="${words:+, }$w"; done; echo "[$words]"; }
 store="sqlite://$WORK/board.db"
 cat >"$WORK/board-plan.yaml" <<YAML
 sut:
@@ -94,15 +93,7 @@ cat "$WORK/boots.txt"
 
 "$KBENCH" compare --store "$store" fast slow >"$WORK/compare.txt" 2>&1
 cat "$WORK/compare.txt"
-# As in qemu_arm64.sh: several times slower; with 2 sessions a side on a
-# loaded machine (?) is honest, an improvement or no mark is wrong.
-row=$(grep -E '^\| syscall/getppid +\| mean \(ns\) ' "$WORK/compare.txt")
-change=$(echo "$row" | grep -oE '[-+]?[0-9]+\.[0-9]+%' | tail -1 | tr -d '%+')
-if echo "$row" | grep -qE '\((R|\?)\)' && [ -n "$change" ] && [ "$(echo "$change < -100" | bc)" -eq 1 ]; then
-  pass
-else
-  fail "kpti=1 is not a large slowdown marked (R) or (?) on syscall/getppid: $row"
-fi
+expect_getppid_slowdown "$WORK/compare.txt" "kpti=1"
 echo "lava board e2e took $(($(date +%s) - started))s"
 stop_lava_test_server
 finish

@@ -128,6 +128,28 @@ expect_lava_jobs() {
   [ "$jobs" -eq "$2" ] && pass || fail "expected $2 sessions with distinct LAVA job ids, found $jobs"
 }
 
+# yaml_cmdline "WORDS": the blank-separated WORDS as a YAML flow list.
+yaml_cmdline() { local words=""; for w in $1; do words+="${words:+, }$w"; done; echo "[$words]"; }
+
+# expect_getppid_slowdown COMPARE_FILE WHAT: the syscall/getppid mean row of
+# a compare table (the test side's command line makes each syscall several
+# times dearer under TCG) shows more than a doubling, marked (R) or (?):
+# with 2 sessions a side on a loaded machine the sessions can scatter enough
+# that the honest verdict is (?) (undecided: more sessions needed); what must
+# never appear is an improvement, no mark, or a change that is not a large
+# slowdown. WHAT names the change in the failure.
+expect_getppid_slowdown() {
+  local row change
+  row=$(grep -E '^\| syscall/getppid +\| mean \(ns\) ' "$1")
+  change=$(echo "$row" | grep -oE '[-+]?[0-9]+\.[0-9]+%' | tail -1 | tr -d '%+')
+  if echo "$row" | grep -qE '\((R|\?)\)' && [ -n "$change" ] && [ "$(echo "$change < -100" | bc)" -eq 1 ]; then
+    pass
+    echo "$row" | grep -qF '(R)' || echo "note: the slowdown ($change%) is undecided (?) with these sessions, not (R)"
+  else
+    fail "$2 is not a large slowdown marked (R) or (?) on syscall/getppid: $row"
+  fi
+}
+
 # skip REASON: the whole script cannot run here. Exit 77 is the SKIP_RETURN_CODE
 # tests/CMakeLists.txt gives every e2e test, so ctest reports it as skipped,
 # never as passed.

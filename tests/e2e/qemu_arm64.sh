@@ -76,7 +76,6 @@ expect_bad_input "the kernel image given as its dtb" "$KBENCH" plan exec "$WORK/
 expect_contains "$WORK/err" "swprofile a, got $kernel (it starts with"
 
 store="sqlite://$WORK/arm64.db"
-yaml_cmdline() { local words=""; for w in $1; do words+="${words:+, }$w"; done; echo "[$words]"; }
 cat >"$WORK/arm64-plan.yaml" <<YAML
 sut:
   name: qemu-arm64
@@ -121,17 +120,6 @@ slow_dtb=$(swprofile_values "$db" "ifnull(json_extract(s.fingerprint, '\$.swprof
 cat "$WORK/compare.txt"
 # The model differs as the fast swprofile declares: no environment note of it.
 if grep -q device_tree_model "$WORK/compare.txt"; then fail "compare lists the declared device tree model"; else pass; fi
-# The slow side is several times slower. With 2 sessions a side on a loaded
-# machine the sessions can scatter enough that the honest verdict is (?)
-# (undecided: more sessions needed); what must never appear is an
-# improvement, no mark, or a change that is not a large slowdown.
-row=$(grep -E '^\| syscall/getppid +\| mean \(ns\) ' "$WORK/compare.txt")
-change=$(echo "$row" | grep -oE '[-+]?[0-9]+\.[0-9]+%' | tail -1 | tr -d '%+')
-if echo "$row" | grep -qE '\((R|\?)\)' && [ -n "$change" ] && [ "$(echo "$change < -100" | bc)" -eq 1 ]; then
-  pass
-  echo "$row" | grep -qF '(R)' || echo "note: the slowdown ($change%) is undecided (?) with these sessions, not (R)"
-else
-  fail "the slow command line ($CMDLINE_SLOW) is not a large slowdown marked (R) or (?) on syscall/getppid against $CMDLINE_FAST: $row"
-fi
+expect_getppid_slowdown "$WORK/compare.txt" "the slow command line ($CMDLINE_SLOW) against $CMDLINE_FAST"
 echo "qemu arm64 e2e took $(( $(date +%s) - started ))s"
 finish
