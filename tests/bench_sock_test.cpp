@@ -45,7 +45,7 @@ std::unique_ptr<kb::Benchmark> make(const std::string& name) {
 Params small_overrides(const std::string& name) {
   if (name == "mmtests/sysbench-cpu") return {{"threads", "1,2"}, {"time", "0.05"}};
   if (name == "mmtests/sysbench-mutex") return {{"threads", "1,2"}, {"mutex-locks", "200"}};
-  if (name == "mmtests/sysbench-thread") return {{"threads", "1,2"}, {"time", "0.05"}};
+  if (name == "mmtests/sysbench-thread") return {{"threads", "1,2"}, {"time", "0.05"}, {"thread-yields", "50"}};
   return {{"time", "0.05"}, {"msg-sizes", "64B,1472B"}};
 }
 

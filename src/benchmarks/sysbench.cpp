@@ -115,10 +115,10 @@ class StartGate {
 };
 
 // Runs body(index) on `count` threads started together; rethrows the first
-// exception a worker raised. Returns the wall time from release to the last
-// worker's end, in seconds.
-template <typename Body>
-double run_workers(int count, Pinning pinning, int agent_cpu, Body body) {
+// exception a worker raised. `on_release` runs as the workers are released.
+// Returns the wall time from release to the last worker's end, in seconds.
+template <typename Body, typename OnRelease>
+double run_workers(int count, Pinning pinning, int agent_cpu, Body body, OnRelease on_release) {
   StartGate gate;
   std::mutex error_mutex;
   std::exception_ptr error;
@@ -134,49 +134,64 @@ double run_workers(int count, Pinning pinning, int agent_cpu, Body body) {
       if (!error) error = std::current_exception();
     }
   };
+  auto release_and_join = [&] {
+    gate.open();
+    for (auto& thread : workers) thread.join();
+  };
   double started = 0;
   try {
     for (int i = 0; i < count; ++i) workers.emplace_back(worker, i);
+    started = timing::monotonic_seconds();
+    on_release();
   } catch (...) {
-    gate.open();
-    for (auto& thread : workers) thread.join();
+    release_and_join();
     throw;
   }
-  started = timing::monotonic_seconds();
-  gate.open();
-  for (auto& thread : workers) thread.join();
+  release_and_join();
   const double elapsed = timing::monotonic_seconds() - started;
   if (error) std::rethrow_exception(error);
   return elapsed;
 }
 
-// Stops time-limited workers: each checks it between events, so an event in
-// flight completes and is counted, as in sysbench.
+template <typename Body>
+double run_workers(int count, Pinning pinning, int agent_cpu, Body body) {
+  return run_workers(count, pinning, agent_cpu, body, [] {});
+}
+
+// Stops time-limited workers: each checks it after each event, so an event in
+// flight completes and is counted, as in sysbench, and every worker completes
+// one event at least: a worker the scheduler started late still gives the run
+// a rate (events over the wall time they took) rather than none.
 void sleep_then_stop(double seconds, std::atomic<bool>& stop) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   stop.store(true, std::memory_order_relaxed);
 }
 
-// Time-limited variant: workers loop until `stop`; the caller's thread sleeps.
+// Time-limited variant: workers loop until `stop`. The clock starts as the
+// workers are released, not before they exist: creating threads can take
+// longer than a short run's whole time on a loaded machine.
 template <typename Body>
 double run_workers_for(double seconds, int count, Pinning pinning, int agent_cpu,
                        std::atomic<bool>& stop, Body body) {
   stop.store(false);
   std::exception_ptr timer_error;
-  std::thread timer([&] {
-    try {
-      sleep_then_stop(seconds, stop);
-    } catch (...) {
-      timer_error = std::current_exception();
-      stop.store(true);
-    }
-  });
+  std::thread timer;
+  const auto start_timer = [&] {
+    timer = std::thread([&] {
+      try {
+        sleep_then_stop(seconds, stop);
+      } catch (...) {
+        timer_error = std::current_exception();
+        stop.store(true);
+      }
+    });
+  };
   double elapsed = 0;
   try {
-    elapsed = run_workers(count, pinning, agent_cpu, body);
+    elapsed = run_workers(count, pinning, agent_cpu, body, start_timer);
   } catch (...) {
     stop.store(true);
-    timer.join();
+    if (timer.joinable()) timer.join();
     throw;
   }
   timer.join();
@@ -266,19 +281,16 @@ class SysbenchCpu : public SysbenchBase {
       const double elapsed = run_workers_for(seconds, n, pinning, where.cpu, stop, [&](int index) {
         std::uint64_t done = 0;
         unsigned long long primes = 0;
-        while (!stop.load(std::memory_order_relaxed)) {
+        do {
           primes = count_primes_below(max_prime);
           ++done;
-        }
+        } while (!stop.load(std::memory_order_relaxed));
         events[std::size_t(index)] = done;
         // Publishing the result keeps the search from being optimised away.
         sink.fetch_add(primes, std::memory_order_relaxed);
       });
       std::uint64_t total = 0;
       for (auto e : events) total += e;
-      if (total == 0 || !(elapsed > 0)) {
-        throw RunError("sysbench-cpu with " + std::to_string(n) + " threads completed no event");
-      }
       out.push_back({result_class(n),
                      double(total) / elapsed});
     }
@@ -418,7 +430,7 @@ class SysbenchThread : public SysbenchBase {
       try {
         run_workers_for(seconds, n, pinning, where.cpu, stop, [&](int index) {
           timing::Histogram& latencies = per_thread[std::size_t(index)];
-          while (!stop.load(std::memory_order_relaxed)) {
+          do {
             pthread_mutex_t& m =
                 locks[events_started.fetch_add(1, std::memory_order_relaxed) % lock_count];
             const auto start = std::chrono::steady_clock::now();
@@ -430,7 +442,7 @@ class SysbenchThread : public SysbenchBase {
             const auto end = std::chrono::steady_clock::now();
             latencies.record(std::uint64_t(
                 std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
-          }
+          } while (!stop.load(std::memory_order_relaxed));
         });
       } catch (...) {
         for (auto& m : locks) pthread_mutex_destroy(&m);
@@ -439,9 +451,6 @@ class SysbenchThread : public SysbenchBase {
       for (auto& m : locks) pthread_mutex_destroy(&m);
       timing::Histogram all;
       for (const auto& h : per_thread) all.merge(h);
-      if (all.count() == 0) {
-        throw RunError("sysbench-thread with " + std::to_string(n) + " threads completed no event");
-      }
       out.push_back({result_class(n),
                      all.percentile(95) / 1000.0});
     }
