@@ -93,25 +93,35 @@ std::string placement_note(Pinning pinning, int agent_cpu) {
 }
 
 // Releases all workers at once so that none runs alone while the others are
-// still being created, like sysbench's start barrier.
+// still being created, like sysbench's start barrier. A start that failed
+// (a thread or the timer could not be created) releases them abandoned: they
+// return without running, since nothing would ever tell a time-limited
+// worker to stop.
 class StartGate {
  public:
-  void wait() {
+  // Whether the worker is to run: false when the start was abandoned.
+  bool wait() {
     std::unique_lock lock(mutex_);
     cv_.wait(lock, [&] { return open_; });
+    return !abandoned_;
   }
-  void open() {
+  void open() { release(false); }
+  void abandon() { release(true); }
+
+ private:
+  void release(bool abandoned) {
     {
       std::lock_guard lock(mutex_);
       open_ = true;
+      abandoned_ = abandoned;
     }
     cv_.notify_all();
   }
 
- private:
   std::mutex mutex_;
   std::condition_variable cv_;
   bool open_ = false;
+  bool abandoned_ = false;
 };
 
 // Runs body(index) on `count` threads started together; rethrows the first
@@ -127,15 +137,13 @@ double run_workers(int count, Pinning pinning, int agent_cpu, Body body, OnRelea
   auto worker = [&](int index) {
     try {
       place_worker(pinning, agent_cpu);
-      gate.wait();
-      body(index);
+      if (gate.wait()) body(index);
     } catch (...) {
       std::lock_guard lock(error_mutex);
       if (!error) error = std::current_exception();
     }
   };
-  auto release_and_join = [&] {
-    gate.open();
+  auto join_all = [&] {
     for (auto& thread : workers) thread.join();
   };
   double started = 0;
@@ -144,10 +152,12 @@ double run_workers(int count, Pinning pinning, int agent_cpu, Body body, OnRelea
     started = timing::monotonic_seconds();
     on_release();
   } catch (...) {
-    release_and_join();
+    gate.abandon();
+    join_all();
     throw;
   }
-  release_and_join();
+  gate.open();
+  join_all();
   const double elapsed = timing::monotonic_seconds() - started;
   if (error) std::rethrow_exception(error);
   return elapsed;
