@@ -102,14 +102,26 @@ std::string find_program(const std::string& name) {
   return "";
 }
 
-// Work directories whose agent no longer exists: left by a SIGKILL.
+// Whether `pid` has ended: it is gone, or a zombie. A killed agent whose
+// parent died with it stays a zombie until PID 1 reaps it, which on some
+// machines takes seconds; its directory is stale all the same.
+bool has_ended(pid_t pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+}
+
+// Work directories whose agent has ended: left by a SIGKILL.
 void remove_stale_workdirs(const std::string& workdir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(workdir, ec)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind(kWorkPrefix, 0) != 0) continue;
     const long pid = std::strtol(name.c_str() + std::strlen(kWorkPrefix), nullptr, 10);
-    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+    if (pid > 0 && has_ended(static_cast<pid_t>(pid))) fs::remove_all(entry.path(), ec);
   }
 }
 
