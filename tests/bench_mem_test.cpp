@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -25,6 +26,7 @@
 #include "benchmarks/benchmark.h"
 #include "benchmarks/external/vmalloc.h"
 #include "common/errors.h"
+#include "support/process_group.h"
 #include "support/test_paths.h"
 
 namespace kb = kbench::bench;
@@ -400,24 +402,10 @@ TEST(Kernbench, BadParametersAreInputErrors) {
 
 namespace {
 
-// Processes (other than zombies being reaped) whose process group or parent
-// is `agent`.
+// Live processes of the agent's group, as "PID (comm)".
 std::vector<std::string> leftovers_of(pid_t agent) {
   std::vector<std::string> found;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat;
-    std::getline(in, stat);
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close + 2));
-    char state = 0;
-    long ppid = 0, pgrp = 0;
-    rest >> state >> ppid >> pgrp;
-    if (pgrp == agent || ppid == agent) found.push_back(name + " " + stat.substr(0, close + 1) + " " + state);
-  }
+  for (const auto& process : kbench::testing::live_processes_of(agent)) found.push_back(process.stat);
   return found;
 }
 
@@ -426,7 +414,12 @@ bool agent_knows(const std::string& agent, const std::string& benchmark) {
   return std::system(cmd.c_str()) == 0;
 }
 
-void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector<std::string>& extra) {
+// `running(agent)` says when the benchmark is far enough into its run for the
+// kill to test something; it is looked for rather than waited a fixed time,
+// since an agent under a sanitizer on a loaded machine can take many seconds
+// to get there.
+void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector<std::string>& extra,
+                                 const std::function<bool(pid_t)>& running) {
   const std::string agent = std::string(KBENCH_BINARY_DIR) + "/kbench-agent";
   if (access(agent.c_str(), X_OK) != 0) FAIL() << agent << " is not built";
   // A renamed benchmark must fail this test, not silently skip it.
@@ -448,9 +441,15 @@ void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector
     _exit(127);
   }
   setpgid(child, child);  // either side may win the race; both set the same group
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   int status = 0;
-  ASSERT_EQ(waitpid(child, &status, WNOHANG), 0) << "the agent ended before it could be killed mid-run";
+  bool started = false;
+  // The two minutes only bound an agent that never gets there.
+  for (int look = 0; look < 1200 && !started; ++look) {
+    ASSERT_EQ(waitpid(child, &status, WNOHANG), 0) << "the agent ended before it could be killed mid-run";
+    started = running(child);
+    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(started) << benchmark << " did not get into its run within two minutes";
   // The scan must see the live group (the agent leads it), or an empty
   // result after the kill would prove nothing.
   EXPECT_FALSE(leftovers_of(child).empty()) << "the /proc scan does not see the running agent";
@@ -468,17 +467,23 @@ void kill_mid_run_leaves_nothing(const std::string& benchmark, const std::vector
 
 }  // namespace
 
-TEST(CleanUp, KilledForkBenchmarkLeavesNoProcess) { kill_mid_run_leaves_nothing("micromm/fork", {}); }
+TEST(CleanUp, KilledForkBenchmarkLeavesNoProcess) {
+  // The agent, its contained child and a forked child of the benchmark.
+  kill_mid_run_leaves_nothing("micromm/fork", {}, [](pid_t agent) { return leftovers_of(agent).size() >= 3; });
+}
 
 TEST(CleanUp, KilledKernbenchLeavesNoProcess) {
   ScratchDir src;
   make_fake_kernel_tree(src.path);
   // A build that is still compiling when the group is killed.
+  const std::filesystem::path compiling = src.path / "compiling";
   std::ofstream(src.path / "Makefile", std::ios::app)
-      << "\nslow:\n\t@sleep 30 & sleep 30; wait\n";
+      << "\nslow:\n\t@touch " << compiling.string() << "; sleep 30 & sleep 30; wait\n";
   ScratchDir work;
-  kill_mid_run_leaves_nothing("mmtests/kernbench", {"--param", "source=" + src.path.string(), "--param",
-                                                    "target=slow", "--param", "workdir=" + work.path.string()});
+  kill_mid_run_leaves_nothing(
+      "mmtests/kernbench",
+      {"--param", "source=" + src.path.string(), "--param", "target=slow", "--param", "workdir=" + work.path.string()},
+      [&](pid_t) { return std::filesystem::exists(compiling); });
   if (HasFatalFailure() || IsSkipped()) return;
   // A SIGKILLed agent cannot remove its build directory; the next run does.
   EXPECT_FALSE(std::filesystem::is_empty(work.path));

@@ -30,6 +30,7 @@
 #include "benchmarks/benchmark.h"
 #include "benchmarks/messaging.h"
 #include "common/errors.h"
+#include "support/process_group.h"
 #include "support/test_paths.h"
 
 namespace kbench::bench {
@@ -366,23 +367,10 @@ TEST(Hackbench, ThreadModeSkipsWhenTheFdLimitIsTooLow) {
 
 // ------------------------------------------------------------------ clean-up
 
-// Every process whose process group or parent is `pgid` (the agent's pid).
+// Every live process whose process group or parent is `pgid` (the agent's pid).
 std::vector<pid_t> processes_in_group(pid_t pgid) {
   std::vector<pid_t> found;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat;
-    if (!std::getline(in, stat)) continue;
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close + 2));
-    std::string state;
-    pid_t ppid = 0, pgrp = 0;
-    rest >> state >> ppid >> pgrp;
-    if (pgrp == pgid || ppid == pgid) found.push_back(std::stoi(name));
-  }
+  for (const auto& process : kbench::testing::live_processes_of(pgid)) found.push_back(process.pid);
   return found;
 }
 
@@ -443,7 +431,7 @@ void kill_agent_mid_run(const std::string& benchmark, const std::vector<std::str
   for (int i = 0; i < 100; ++i) {
     left = processes_in_group(agent);
     for (pid_t pid : seen) {
-      if (pid != agent && kill(pid, 0) == 0 && std::find(left.begin(), left.end(), pid) == left.end()) {
+      if (pid != agent && kbench::testing::is_live(pid) && std::find(left.begin(), left.end(), pid) == left.end()) {
         left.push_back(pid);
       }
     }

@@ -21,6 +21,7 @@
 
 #include "benchmarks/benchmark.h"
 #include "common/errors.h"
+#include "support/process_group.h"
 #include "support/test_paths.h"
 
 namespace kb = kbench::bench;
@@ -309,27 +310,13 @@ std::string capture(const std::string& command) {
   return out;
 }
 
-// Processes (other than zombies being reaped) whose process group or parent is `pid`.
+// Live processes of the group `pid` leads or whose parent is `pid`, but for
+// `pid` itself, as "PID (comm)".
 std::vector<std::string> processes_of(pid_t pid) {
   std::vector<std::string> found;
-  DIR* proc = opendir("/proc");
-  if (!proc) return found;
-  while (dirent* entry = readdir(proc)) {
-    const std::string name = entry->d_name;
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in("/proc/" + name + "/stat");
-    std::string stat;
-    std::getline(in, stat);
-    const auto close_paren = stat.rfind(')');
-    if (close_paren == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close_paren + 2));
-    char state = 0;
-    long ppid = 0, pgrp = 0;
-    rest >> state >> ppid >> pgrp;
-    if (std::stol(name) == pid) continue;
-    if ((pgrp == pid || ppid == pid) && state != 'Z') found.push_back(name + " " + stat.substr(0, close_paren + 1));
+  for (const auto& process : kbench::testing::live_processes_of(pid)) {
+    if (process.pid != pid) found.push_back(process.stat);
   }
-  closedir(proc);
   return found;
 }
 
