@@ -201,6 +201,15 @@ class QemuConnection final : public Connection {
     // The console (the first UART) for the log; panic=-1 with -no-reboot
     // turns a panic into QEMU exiting instead of a hang.
     std::string append = std::string("console=") + (arm ? "ttyAMA0" : "ttyS0") + " panic=-1 rdinit=/init";
+    // Under icount the guest's clock advances only as it executes, and a
+    // whole session (boot and benchmark) can end before x86's TSC clocksource
+    // finishes its calibration, which waits one second of the guest's time.
+    // Until then the clocksource is tsc-early, which high-resolution timers
+    // do not accept: every hrtimer, the kernel profile's sampling timer
+    // among them, then fires only at the periodic tick. The HPET is ready
+    // from early boot and does. A swprofile's own clocksource= comes after
+    // this one and wins.
+    if (params_.icount_shift >= 0 && !arm) append += " clocksource=hpet";
     for (const auto& word : boot_.cmdline) append += " " + word;
     std::vector<std::string> argv = {params_.qemu, "-nodefaults", "-no-user-config", "-display", "none",
                                      "-no-reboot"};
