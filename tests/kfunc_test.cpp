@@ -385,6 +385,28 @@ TEST(KfuncAgent, FinishTaskSwitchIsSkippedWithAReasonOrMeasuredWithTheDeclaredCl
   }
 }
 
+// A system call workload declares its overhead per system call, and is
+// resolved and started (here up to the skip) like the ping-pong; a workload
+// kfunc/ does not have is bad input.
+TEST(KfuncAgent, TheSystemCallWorkloadsDeclareTheirOverheadPerSystemCall) {
+  FakeTracefs fake;
+  fake.put("available_tracers", "blk function nop\n");
+  const auto outcome = run_agent("run --benchmark kfunc/__task_pid_nr_ns --param workload=getppid --repeats 1 "
+                                 "--warmups 0",
+                                 "KBENCH_TRACEFS_ROOT=" + fake.root());
+  ASSERT_EQ(outcome.exit_status, 0) << outcome.out;
+  const auto records = records_of(outcome.out);
+  ASSERT_EQ(records.size(), 3u) << outcome.out;
+  std::set<std::string> declared;
+  for (const auto& rc : records.front()["result_classes"]) {
+    declared.insert(rc["name"].get<std::string>() + " (" + rc["unit"].get<std::string>() + ")");
+  }
+  EXPECT_EQ(declared, (std::set<std::string>{"time per call (ns)", "median per call (ns)", "time per call (ticks)",
+                                             "tracer floor (ns)", "tracer overhead per system call (%)"}));
+  EXPECT_EQ(records[1]["type"], "skipped");
+  EXPECT_EQ(run_agent("run --benchmark kfunc/__task_pid_nr_ns --param workload=getuid --repeats 1").exit_status, 2);
+}
+
 TEST(KfuncAgent, TracefsWithoutFunctionGraphIsSkippedNamingTheTracers) {
   FakeTracefs fake;
   fake.put("available_tracers", "blk function nop\n");

@@ -11,19 +11,24 @@
 //
 // The tracer costs time inside the measured interval too. Each repeat also
 // reports, measured in the same repeat:
-//   - tracer floor: the traced duration of a trivial function (the getppid
-//     system call's handler) driven by getppid(): what the tracer itself adds
-//     to every traced duration;
-//   - tracer overhead per switch: the workload's time per iteration traced,
-//     relative to untraced (current_tracer nop, so no hooks are patched in),
-//     in percent; the untraced loop runs before and after the traced one and
-//     their mean is the baseline, so drift and first-run effects cancel.
+//   - tracer floor: the traced duration of a trivial system call's handler
+//     driven by that call: what the tracer itself adds to every traced
+//     duration;
+//   - tracer overhead: the workload's time per iteration traced, relative to
+//     untraced (current_tracer nop, so no hooks are patched in), in percent;
+//     the untraced loop runs before and after the traced one and their mean
+//     is the baseline, so drift and first-run effects cancel.
 //
-// The workload for every function is a ping-pong of two threads pinned to
-// one CPU passing a byte over pipes: each pass blocks one thread and wakes
-// the other, so every pass is a context switch (finish_task_switch, schedule,
-// pipe_read and pipe_write each run once per pass): ctxsw/pipe-threads'
-// loop (benchmarks/ctxsw.h).
+// Workloads, each the loop of a benchmark whose path the function may be on:
+//   - pingpong: two threads pinned to one CPU passing a byte over pipes; each
+//     pass blocks one thread and wakes the other, so every pass is a context
+//     switch (finish_task_switch, schedule, pipe_read and pipe_write each run
+//     once per pass): ctxsw/pipe-threads' loop (benchmarks/ctxsw.h);
+//   - getppid, getpid: that system call in a loop, syscall/getppid's and
+//     syscall/getpid's path (the handler and what it calls).
+// The floor's system call is getppid for pingpong and getuid for the system
+// call workloads: as a depth-1 graph function the getppid handler would hide
+// every function it calls, which is what those workloads are there to time.
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,17 +52,40 @@ namespace {
 
 constexpr const char* kPrefix = "kfunc/";
 
-// The getppid handler's name per architecture: the syscall wrappers
+// A system call handler's names per architecture: the syscall wrappers
 // (CONFIG_ARCH_HAS_SYSCALL_WRAPPER) first, the plain names of older kernels
 // after.
-std::vector<std::string> floor_candidates() {
+std::vector<std::string> handler_candidates(const std::string& call) {
 #if defined(__x86_64__)
-  return {"__x64_sys_getppid", "__do_sys_getppid", "sys_getppid"};
+  return {"__x64_sys_" + call, "__do_sys_" + call, "sys_" + call};
 #elif defined(__aarch64__)
-  return {"__arm64_sys_getppid", "__do_sys_getppid", "sys_getppid"};
+  return {"__arm64_sys_" + call, "__do_sys_" + call, "sys_" + call};
 #else
-  return {"sys_getppid"};
+  return {"sys_" + call};
 #endif
+}
+
+struct Workload {
+  const char* name;
+  long syscall_number;  // 0: the pipe ping-pong
+  const char* floor_call;
+  long floor_number;
+};
+
+const Workload kWorkloads[] = {
+    {"pingpong", 0, "getppid", SYS_getppid},
+    {"getppid", SYS_getppid, "getuid", SYS_getuid},
+    {"getpid", SYS_getpid, "getuid", SYS_getuid},
+};
+
+const Workload& workload_named(const std::string& name) {
+  for (const Workload& workload : kWorkloads)
+    if (name == workload.name) return workload;
+  throw InputError("kfunc workload '" + name + "': expected pingpong, getppid or getpid");
+}
+
+__attribute__((noinline)) void call_repeatedly(long number, long calls) {
+  for (long i = 0; i < calls; ++i) syscall(number);
 }
 
 // Bytes of ring buffer one traced call takes: an entry and a return event
@@ -91,29 +119,37 @@ class Kfunc : public Benchmark {
   std::string name() const override { return name_; }
   std::string description() const override {
     return "time in the kernel function " + function_ +
-           " per call, traced by function_graph (depth 1, one CPU) while two threads on that CPU ping-pong "
-           "over pipes; with the tracer's floor and overhead measured in the same repeat";
+           " per call, traced by function_graph (depth 1, one CPU) while a workload on that CPU drives it (two "
+           "threads ping-ponging over pipes, or a getppid or getpid loop); with the tracer's floor and overhead "
+           "measured in the same repeat";
   }
   std::vector<ParamSpec> params() const override {
     return {
         ParamSpec{"workload", "pingpong", "pingpong",
-                  "what drives the function: pingpong = two threads on one CPU passing a byte over pipes"}
-            .choice({"pingpong"}),
-        ParamSpec{"calls", "20000", "2000", "context switches the workload makes per repeat (traced and untraced)"}
+                  "what drives the function: pingpong = two threads on one CPU passing a byte over pipes "
+                  "(ctxsw/pipe-threads' path); getppid, getpid = that system call in a loop (syscall/getppid's, "
+                  "syscall/getpid's path)"}
+            .choice({"pingpong", "getppid", "getpid"}),
+        ParamSpec{"calls", "20000", "2000",
+                  "workload iterations per repeat, traced and untraced: context switches (pingpong) or system calls"}
             .integer(2, 5e6),
-        ParamSpec{"floor_calls", "20000", "2000", "getppid() calls per repeat that time the tracer floor"}.integer(
-            1, 5e6),
+        ParamSpec{"floor_calls", "20000", "2000",
+                  "calls per repeat that time the tracer floor: getppid() (pingpong) or getuid() (the system call "
+                  "workloads)"}
+            .integer(1, 5e6),
     };
   }
-  std::vector<ResultClass> result_classes(const Params&) const override {
+  std::vector<ResultClass> result_classes(const Params& params) const override {
+    const bool switches = workload_named(params.at("workload")).syscall_number == 0;
     return {{"time per call", "ns", Better::Lower},
             {"median per call", "ns", Better::Lower},
             {"time per call", "ticks", Better::Lower},
             {"tracer floor", "ns", Better::Lower},
-            {"tracer overhead per switch", "%", Better::Lower}};
+            {switches ? "tracer overhead per switch" : "tracer overhead per system call", "%", Better::Lower}};
   }
 
   void prepare(const Params& params, const Placement& where) override {
+    workload_ = &workload_named(params.at("workload"));
     calls_ = param_int(params, "calls");
     floor_calls_ = param_int(params, "floor_calls");
     // The last CPU by default: CPU 0 takes most of the housekeeping work.
@@ -135,14 +171,15 @@ class Kfunc : public Benchmark {
     }
     symbol_ = *symbol;
     floor_symbol_.clear();
-    for (const auto& candidate : floor_candidates()) {
+    const auto floor_candidates = handler_candidates(workload_->floor_call);
+    for (const auto& candidate : floor_candidates) {
       if (const auto found = tracing::resolve_symbol(functions, candidate)) {
         floor_symbol_ = *found;
         break;
       }
     }
     if (floor_symbol_.empty()) {
-      throw SkipBenchmark("no getppid handler (" + floor_candidates().front() +
+      throw SkipBenchmark(std::string("no ") + workload_->floor_call + " handler (" + floor_candidates.front() +
                           ") is traceable here to measure the tracer floor");
     }
     if (floor_symbol_ == symbol_) throw InputError(name_ + ": the function is the tracer floor's own calibration function");
@@ -151,17 +188,21 @@ class Kfunc : public Benchmark {
     // clock whatever trace_clock says; the cycle counter's rate converts.
     ticks_per_ns_ = timing::calibration().ticks_per_second / 1e9;
 
-    const long traced_calls = calls_ + floor_calls_ + 1000;  // + the CPU's other switches
+    const long traced_calls = calls_ + floor_calls_ + 1000;  // + the CPU's other calls
     const long buffer_kb = (traced_calls * kBytesPerTracedCall * 2) / 1024 + 1024;
     session_.emplace(*tracefs_, tracing::FunctionGraphSession::Options{{symbol_, floor_symbol_}, cpu_, buffer_kb});
     tracer_setup_ = session_->describe();
   }
 
   std::vector<Measurement> run_repeat(const Params& params, const Placement&) override {
-    tasks::ScopedAffinity pin({cpu_});  // the getppid loop of the floor runs here too
-    const long round_trips = std::max(1L, calls_ / 2);
+    tasks::ScopedAffinity pin({cpu_});  // the system call loops run here too
     const auto workload_ns = [&] {
-      return measure_context_switch(Transport::Pipe, TaskKind::Thread, round_trips, cpu_).ns;
+      if (workload_->syscall_number == 0) {
+        return measure_context_switch(Transport::Pipe, TaskKind::Thread, std::max(1L, calls_ / 2), cpu_).ns;
+      }
+      const double start = timing::monotonic_seconds();
+      call_repeatedly(workload_->syscall_number, calls_);
+      return (timing::monotonic_seconds() - start) * 1e9 / static_cast<double>(calls_);
     };
 
     session_->detach();
@@ -172,7 +213,7 @@ class Kfunc : public Benchmark {
     double traced_ns = 0;
     try {
       traced_ns = workload_ns();
-      for (long i = 0; i < floor_calls_; ++i) syscall(SYS_getppid);
+      call_repeatedly(workload_->floor_number, floor_calls_);
     } catch (...) {
       session_->stop();
       throw;
@@ -185,7 +226,7 @@ class Kfunc : public Benchmark {
     // the tracer found at the start.
     const double untraced_ns = (untraced_before_ns + workload_ns()) / 2;
     last_overhead_ = "traced " + std::to_string(traced_ns) + " ns, untraced " + std::to_string(untraced_ns) +
-                     " ns per switch in the last repeat";
+                     " ns per " + (workload_->syscall_number == 0 ? "switch" : "system call") + " in the last repeat";
     if (lost > 0 || trace.lost_events > 0) {
       throw RunError(name_ + ": the trace buffer of cpu" + std::to_string(cpu_) + " lost " +
                      std::to_string(std::max<std::uint64_t>(lost, trace.lost_events)) +
@@ -218,7 +259,10 @@ class Kfunc : public Benchmark {
 
   std::map<std::string, std::string> notes() const override {
     std::map<std::string, std::string> out{
-        {"placement", "both ping-pong threads and the getppid loop on cpu" + std::to_string(cpu_)}};
+        {"placement", std::string(workload_ && workload_->syscall_number != 0
+                                      ? "the workload's and the floor's system call loops on cpu"
+                                      : "both ping-pong threads and the floor's getppid loop on cpu") +
+                          std::to_string(cpu_)}};
     if (!symbol_.empty()) {
       out["function"] = symbol_ == function_ ? symbol_ : function_ + " traced as " + symbol_;
       out["tracer floor function"] = floor_symbol_;
@@ -228,7 +272,9 @@ class Kfunc : public Benchmark {
                      std::to_string(ticks_per_ns_) + " ticks/ns)";
     }
     if (!last_counts_.empty()) out["traced calls"] = last_counts_;
-    if (!last_overhead_.empty()) out["workload per switch"] = last_overhead_;
+    if (!last_overhead_.empty()) {
+      out[workload_->syscall_number == 0 ? "workload per switch" : "workload per system call"] = last_overhead_;
+    }
     std::string abandoned;
     for (const auto& line : abandoned_) abandoned += (abandoned.empty() ? "" : "; ") + line;
     if (!abandoned.empty()) out["tracefs restored"] = abandoned;
@@ -239,6 +285,7 @@ class Kfunc : public Benchmark {
   std::string name_;
   std::string function_;
   std::string symbol_, floor_symbol_;
+  const Workload* workload_ = nullptr;
   long calls_ = 0, floor_calls_ = 0;
   int cpu_ = 0;
   double ticks_per_ns_ = 0;

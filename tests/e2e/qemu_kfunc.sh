@@ -11,7 +11,8 @@
 # The test checks the mechanism: both profiles have every kfunc row with
 # samples, the nohz-full boot really ran with nohz_full=1, and the two
 # comparisons (default→nohz-full, nohz-full→default) agree with each other:
-# opposite changes, never the same mark both ways.
+# opposite changes, never the same mark both ways. The plan also times
+# __task_pid_nr_ns under the getppid workload: its rows must have samples.
 source "$(dirname "$0")/lib.bash"
 
 started=$(date +%s)
@@ -53,15 +54,27 @@ compare() {  # compare BASE TEST NAME: $WORK/NAME.grid and $WORK/NAME.csv
 compare default nohz-full forward
 compare nohz-full default reverse
 
-# Every result class of the row, with samples of both profiles (csv columns:
-# benchmark 4, result_class 5, unit 6, base_n 8, test_n 17).
-for class in 'time per call,ns' 'median per call,ns' 'tracer floor,ns' 'tracer overhead per switch,%'; do
-  counts=$(awk -F, -v want="kfunc/finish_task_switch,$class" '$4 "," $5 "," $6 == want {print $8 " " $17; exit}' "$WORK/forward.csv")
-  read -r base_n test_n <<<"$counts"
-  if [ -z "$counts" ]; then fail "compare default nohz-full has no row '${class/,/ (}')"
-  elif [ "${base_n:-0}" -gt 0 ] && [ "${test_n:-0}" -gt 0 ]; then pass
-  else fail "row '${class/,/ (}') lacks samples of a profile: default $base_n, nohz-full $test_n"; fi
-done
+# expect_sampled BENCHMARK CLASS...: each result class ("name,unit") of the
+# benchmark's row has samples of both profiles (csv columns: benchmark 4,
+# result_class 5, unit 6, base_n 8, test_n 17).
+expect_sampled() {
+  local benchmark=$1 class counts base_n test_n
+  shift
+  for class in "$@"; do
+    counts=$(awk -F, -v want="$benchmark,$class" '$4 "," $5 "," $6 == want {print $8 " " $17; exit}' "$WORK/forward.csv")
+    read -r base_n test_n <<<"$counts"
+    if [ -z "$counts" ]; then fail "compare default nohz-full has no row $benchmark '${class/,/ (}')"
+    elif [ "${base_n:-0}" -gt 0 ] && [ "${test_n:-0}" -gt 0 ]; then pass
+    else fail "row $benchmark '${class/,/ (}') lacks samples of a profile: default $base_n, nohz-full $test_n"; fi
+  done
+}
+expect_sampled kfunc/finish_task_switch 'time per call,ns' 'median per call,ns' 'tracer floor,ns' \
+  'tracer overhead per switch,%'
+# The getppid workload's rows: __task_pid_nr_ns timed on both boots. Its
+# calls are traced only because the floor is the getuid handler's: the
+# getppid handler, a graph function of depth 1, would hide the function it
+# calls, and the repeat would fail with no call traced.
+expect_sampled kfunc/__task_pid_nr_ns 'time per call,ns' 'tracer floor,ns' 'tracer overhead per system call,%'
 
 # The two comparisons of the same two boots must mirror each other, whatever
 # the timings were: the change of the median per call flips sign, and no row
