@@ -217,14 +217,63 @@ TEST(KernelProfileShifts, TopMovesKeepOnlyTheWayAsked) {
 }
 
 TEST(KernelProfileShifts, AModuleFunctionIsTimedByItsBareName) {
-  EXPECT_EQ(kbench::analysis::kfunc_command("patched", "helper [mod]"),
+  EXPECT_EQ(kbench::analysis::kfunc_command("patched", "helper [mod]", "ctxsw/pipe-threads"),
             "kbench run --swprofile patched --benchmark kfunc/helper");
-  EXPECT_EQ(kbench::analysis::kfunc_command("patched", "__task_pid_nr_ns"),
-            "kbench run --swprofile patched --benchmark kfunc/__task_pid_nr_ns");
-  EXPECT_EQ(kbench::analysis::kfunc_commands("base", "patched", "helper [mod]"),
+  EXPECT_EQ(kbench::analysis::kfunc_commands("base", "patched", "helper [mod]", "ctxsw/pipe-threads"),
             (std::vector<std::string>{"kbench run --swprofile base --benchmark kfunc/helper",
                                       "kbench run --swprofile patched --benchmark kfunc/helper",
                                       "kbench compare base patched --benchmark kfunc/helper"}));
+}
+
+// kfunc/ is driven by the profiled benchmark's own path where it has that
+// workload; elsewhere by its default, the ping-pong, with no --param.
+TEST(KernelProfileShifts, TheTimingCommandsDriveTheFunctionByTheProfiledBenchmarksPath) {
+  namespace analysis = kbench::analysis;
+  EXPECT_EQ(analysis::kfunc_workload("syscall/getppid"), "getppid");
+  EXPECT_EQ(analysis::kfunc_workload("syscall/getpid"), "getpid");
+  EXPECT_EQ(analysis::kfunc_workload("ctxsw/pipe-threads"), "pingpong");
+  EXPECT_EQ(analysis::kfunc_workload("sock/tcp-rr"), std::nullopt);
+  EXPECT_EQ(analysis::kfunc_command("patched", "__task_pid_nr_ns", "syscall/getppid"),
+            "kbench run --swprofile patched --benchmark kfunc/__task_pid_nr_ns --param workload=getppid");
+  EXPECT_EQ(analysis::kfunc_command("patched", "pipe_read", "sock/tcp-rr"),
+            "kbench run --swprofile patched --benchmark kfunc/pipe_read");
+}
+
+// What a bisect times after its sandwich: the first functions of each
+// regression's shift whose benchmark has a workload, each once; an
+// improvement's functions are not candidates.
+TEST(KernelProfileShifts, KfuncCandidatesAreTheRegressionsFirstFunctionsWithAWorkload) {
+  namespace analysis = kbench::analysis;
+  const auto shift = [](const std::string& benchmark, analysis::Verdict verdict,
+                        std::vector<std::string> functions) {
+    analysis::KernelTimeShift out{.benchmark = benchmark, .verdict = verdict};
+    for (const auto& function : functions) out.functions.push_back(analysis::FunctionShift{.function = function});
+    return out;
+  };
+  analysis::Report report;
+  report.tables.resize(2);
+  report.tables[0].kernel_time = {
+      shift("syscall/getppid", analysis::Verdict::Regression, {"__do_sys_getppid", "__task_pid_nr_ns", "x"}),
+      shift("sock/tcp-rr", analysis::Verdict::Regression, {"tcp_sendmsg"}),
+      shift("syscall/getpid", analysis::Verdict::Improvement, {"__task_pid_nr_ns"}),
+  };
+  report.tables[1].kernel_time = {
+      shift("syscall/getppid", analysis::Verdict::Regression, {"__task_pid_nr_ns", "helper [mod]"}),
+      shift("sock/tcp-rr", analysis::Verdict::Regression, {"tcp_recvmsg"}),
+      shift("ctxsw/pipe-threads", analysis::Verdict::Regression, {}),
+  };
+  std::vector<std::string> without;
+  const auto candidates = analysis::kfunc_candidates(report, 2, without);
+  std::vector<std::string> named;
+  for (const auto& c : candidates) named.push_back(c.benchmark + " " + c.workload + " " + c.profiled);
+  EXPECT_EQ(named, (std::vector<std::string>{"kfunc/__do_sys_getppid getppid syscall/getppid",
+                                             "kfunc/__task_pid_nr_ns getppid syscall/getppid",
+                                             "kfunc/helper getppid syscall/getppid"}));
+  EXPECT_EQ(candidates.back().function, "helper [mod]");
+  EXPECT_EQ(without, std::vector<std::string>{"sock/tcp-rr"});
+  without.clear();
+  EXPECT_EQ(analysis::kfunc_candidates(report, 1, without).size(), 2u);
+  EXPECT_TRUE(analysis::kfunc_candidates(report, 0, without).empty());
 }
 
 TEST(KernelProfileShifts, SharesAreRoughBelowAHundredSamplesOnEitherSide) {

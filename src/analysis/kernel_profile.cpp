@@ -64,23 +64,60 @@ std::vector<FunctionShift> top_moves(std::vector<FunctionShift> shifts, ShareMov
   return shifts;
 }
 
-namespace {
-
 std::string kfunc_benchmark(const std::string& function) { return "kfunc/" + function.substr(0, function.find(' ')); }
 
-}  // namespace
+std::optional<std::string> kfunc_workload(const std::string& benchmark) {
+  // Each the loop of kfunc/'s workload of that name (benchmarks/kfunc.cpp).
+  static const std::map<std::string, std::string> workloads{
+      {"syscall/getppid", "getppid"},
+      {"syscall/getpid", "getpid"},
+      {"ctxsw/pipe-threads", "pingpong"},
+  };
+  const auto it = workloads.find(benchmark);
+  if (it == workloads.end()) return std::nullopt;
+  return it->second;
+}
 
-std::string kfunc_command(const std::string& swprofile, const std::string& function) {
-  return "kbench run --swprofile " + swprofile + " --benchmark " + kfunc_benchmark(function);
+std::string kfunc_command(const std::string& swprofile, const std::string& function, const std::string& benchmark) {
+  const auto workload = kfunc_workload(benchmark);
+  return "kbench run --swprofile " + swprofile + " --benchmark " + kfunc_benchmark(function) +
+         (workload && *workload != "pingpong" ? " --param workload=" + *workload : "");
 }
 
 std::string kfunc_compare_command(const std::string& base, const std::string& test, const std::string& function) {
   return "kbench compare " + base + " " + test + " --benchmark " + kfunc_benchmark(function);
 }
 
-std::vector<std::string> kfunc_commands(const std::string& base, const std::string& test,
-                                        const std::string& function) {
-  return {kfunc_command(base, function), kfunc_command(test, function), kfunc_compare_command(base, test, function)};
+std::vector<std::string> kfunc_commands(const std::string& base, const std::string& test, const std::string& function,
+                                        const std::string& benchmark) {
+  return {kfunc_command(base, function, benchmark), kfunc_command(test, function, benchmark),
+          kfunc_compare_command(base, test, function)};
+}
+
+std::vector<KfuncCandidate> kfunc_candidates(const Report& report, std::size_t per_shift,
+                                             std::vector<std::string>& without_workload) {
+  std::vector<KfuncCandidate> candidates;
+  for (const Table& table : report.tables) {
+    for (const KernelTimeShift& shift : table.kernel_time) {
+      if (shift.verdict != Verdict::Regression || shift.functions.empty()) continue;
+      const auto workload = kfunc_workload(shift.benchmark);
+      if (!workload) {
+        if (std::find(without_workload.begin(), without_workload.end(), shift.benchmark) == without_workload.end()) {
+          without_workload.push_back(shift.benchmark);
+        }
+        continue;
+      }
+      for (std::size_t f = 0; f < std::min(per_shift, shift.functions.size()); ++f) {
+        KfuncCandidate candidate{shift.functions[f].function, kfunc_benchmark(shift.functions[f].function), *workload,
+                                 shift.benchmark};
+        const bool known = std::any_of(candidates.begin(), candidates.end(), [&](const KfuncCandidate& other) {
+          return other.benchmark == candidate.benchmark && other.workload == candidate.workload;
+        });
+        if (!known) candidates.push_back(std::move(candidate));
+      }
+    }
+  }
+  return candidates;
 }
 
 bool rough_shares(std::uint64_t samples_a, std::uint64_t samples_b) {
@@ -137,6 +174,23 @@ std::string unavailable_side(const std::string& swprofile, const ProfileSum& sum
   return swprofile + ": " + reasons;
 }
 
+// The table's kfunc/ row that timed `function` under `profiled`'s workload
+// (kfunc/'s default, the ping-pong, for a benchmark without one), present in
+// `column`: its change and verdict.
+std::optional<FunctionShift::Timing> kfunc_timing(const Table& table, const std::string& function,
+                                                  const Row& profiled, std::size_t column) {
+  const std::string benchmark = kfunc_benchmark(function);
+  const std::string workload = kfunc_workload(profiled.benchmark).value_or("pingpong");
+  for (const Row& row : table.rows) {
+    if (row.benchmark != benchmark || row.result_class.label() != "time per call (ns)") continue;
+    const auto it = row.params.find("workload");
+    if ((it == row.params.end() ? std::string("pingpong") : it->second) != workload) continue;
+    if (column >= row.cells.size() || !row.cells[column].present || !row.base_present) continue;
+    return FunctionShift::Timing{row.cells[column].change_pct, row.cells[column].verdict};
+  }
+  return std::nullopt;
+}
+
 KernelTimeShift kernel_time_shift(const Table& table, const Row& row, std::size_t column, Verdict verdict,
                                   const ProfileSum& base, const ProfileSum& test) {
   KernelTimeShift shift{.benchmark = row.benchmark,
@@ -153,8 +207,10 @@ KernelTimeShift kernel_time_shift(const Table& table, const Row& row, std::size_
   if (!shift.unavailable.empty()) return shift;
   const ShareMove move = verdict == Verdict::Regression ? ShareMove::Gained : ShareMove::Lost;
   shift.functions = top_moves(function_shifts(base, test), move, kKernelTimeShiftFunctions);
+  for (FunctionShift& function : shift.functions) function.timed = kfunc_timing(table, function.function, row, column);
   if (!shift.functions.empty()) {
-    shift.kfunc_commands = kfunc_commands(table.base_profile, test_profile, shift.functions.front().function);
+    shift.kfunc_commands =
+        kfunc_commands(table.base_profile, test_profile, shift.functions.front().function, row.benchmark);
   }
   return shift;
 }

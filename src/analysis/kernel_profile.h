@@ -41,16 +41,42 @@ enum class ShareMove { Gained, Lost };
 // first (equal moves by name); none when no function did.
 std::vector<FunctionShift> top_moves(std::vector<FunctionShift> shifts, ShareMove move, std::size_t top);
 
-// The commands that time `function` with kfunc/, which takes the bare name
-// ("name [module]" is timed as kfunc/name): on `swprofile` (the run), and
-// the two swprofiles' timings side by side (the compare).
-std::string kfunc_command(const std::string& swprofile, const std::string& function);
+// The kfunc/ benchmark that times `function`: kfunc/ takes the bare name
+// ("name [module]" is timed as kfunc/name).
+std::string kfunc_benchmark(const std::string& function);
+
+// The kfunc/ workload whose loop is `benchmark`'s own path ("getppid" for
+// syscall/getppid, "pingpong" for ctxsw/pipe-threads); nullopt when kfunc/
+// has none, and its default, the ping-pong, then drives the function only if
+// the ping-pong's path reaches it.
+std::optional<std::string> kfunc_workload(const std::string& benchmark);
+
+// The commands that time `function`, found in `benchmark`'s profile, with
+// kfunc/ driven by `benchmark`'s workload: on `swprofile` (the run), and the
+// two swprofiles' timings side by side (the compare).
+std::string kfunc_command(const std::string& swprofile, const std::string& function, const std::string& benchmark);
 std::string kfunc_compare_command(const std::string& base, const std::string& test, const std::string& function);
 // Run on `base`, run on `test`, then compare them: a function's share grows
 // in a slower kernel even when its own time did not, so only its time on
 // both sides says whether it got slower.
-std::vector<std::string> kfunc_commands(const std::string& base, const std::string& test,
-                                        const std::string& function);
+std::vector<std::string> kfunc_commands(const std::string& base, const std::string& test, const std::string& function,
+                                        const std::string& benchmark);
+
+// A function a kernel profile points at, to be timed with kfunc/ on both
+// sides: its share may have grown only because another function got slower.
+struct KfuncCandidate {
+  std::string function;   // as profiled ("name [module]" possible)
+  std::string benchmark;  // kfunc/<bare name>
+  std::string workload;   // kfunc/'s workload: the profiled benchmark's path
+  std::string profiled;   // the benchmark whose profile named it
+};
+
+// The first `per_shift` functions of every regression's shift in `report`'s
+// kernel_time whose benchmark has a kfunc/ workload, each (kfunc benchmark,
+// workload) once, in the shifts' order; the profiled benchmarks without a
+// workload go to `without_workload`, each once.
+std::vector<KfuncCandidate> kfunc_candidates(const Report& report, std::size_t per_shift,
+                                             std::vector<std::string>& without_workload);
 
 // Below this many kernel samples on a side, a function's share is rough. A
 // function with share p of n samples has a binomial standard deviation of

@@ -111,6 +111,14 @@ struct FunctionShift {
   double share_a = 0;  // of all of A's kernel samples, 0..1
   double share_b = 0;
   double change() const { return share_b - share_a; }
+  // Its own time per call, when the same table has kfunc/<function> driven
+  // by the profiled benchmark's workload on both sides: the raw change in
+  // percent and its verdict.
+  struct Timing {
+    double change_pct = 0;
+    Verdict verdict = Verdict::None;
+  };
+  std::optional<Timing> timed{};
 };
 
 // Where the kernel time of a marked benchmark went: its kernel profiles in

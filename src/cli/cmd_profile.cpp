@@ -136,7 +136,7 @@ void print_profile(const ProfileOptions& options) {
   }
   std::cout << fmt::format("\nGained the most share: {} ({:+.1f}pp). Time it on both swprofiles, then compare:\n",
                            gained.front().function, 100 * gained.front().change());
-  for (const std::string& command : analysis::kfunc_commands(name_a, name_b, gained.front().function)) {
+  for (const std::string& command : analysis::kfunc_commands(name_a, name_b, gained.front().function, options.benchmark)) {
     std::cout << "  " << command << "\n";
   }
 }

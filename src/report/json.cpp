@@ -70,7 +70,10 @@ Json kernel_time_json(const Table& table) {
                                {"base_samples", function.samples_a},
                                {"test_samples", function.samples_b},
                                {"base_share", function.share_a},
-                               {"test_share", function.share_b}});
+                               {"test_share", function.share_b},
+                               {"kfunc_change_pct", function.timed ? number(function.timed->change_pct) : Json(nullptr)},
+                               {"kfunc_verdict", function.timed ? Json(verdict_name(function.timed->verdict))
+                                                                : Json(nullptr)}});
     }
     shifts.push_back(Json{{"benchmark", shift.benchmark},
                           {"params", shift.params},

@@ -53,14 +53,21 @@ KernelTimeBlock block_of(const Table& table, const RowNames& names, const Kernel
     for (std::size_t i = 0; i < 3; ++i) widths[i] = std::max(widths[i], display_width(cells.back()[i]));
   }
   for (std::size_t f = 0; f < cells.size(); ++f) {
-    block.items.push_back(fmt::format("{}  {} → {}  ({} → {} samples)", pad(cells[f][0], widths[0], Align::Left),
-                                      pad(cells[f][1], widths[1], Align::Right),
-                                      pad(cells[f][2], widths[2], Align::Right), shift.functions[f].samples_a,
-                                      shift.functions[f].samples_b));
+    const auto& timed = shift.functions[f].timed;
+    block.items.push_back(fmt::format(
+        "{}  {} → {}  ({} → {} samples){}", pad(cells[f][0], widths[0], Align::Left),
+        pad(cells[f][1], widths[1], Align::Right), pad(cells[f][2], widths[2], Align::Right),
+        shift.functions[f].samples_a, shift.functions[f].samples_b,
+        timed ? fmt::format("; its kfunc/ time per call {}{}{}", timed->change_pct > 0 ? "+" : "",
+                            format_percent(timed->change_pct), mark_suffix(timed->verdict))
+              : ""));
   }
-  // One line for the three commands: kfunc_commands has each in full.
+  // One line for the three commands (kfunc_commands has each in full),
+  // unless the table has the timing already.
   const std::string& function = shift.functions.front().function;
-  const std::string both_runs = analysis::kfunc_command(table.base_profile + "|" + test_profile, function);
+  if (shift.functions.front().timed) return block;
+  const std::string both_runs =
+      analysis::kfunc_command(table.base_profile + "|" + test_profile, function, shift.benchmark);
   block.items.push_back(fmt::format("time it: {}, then {}", code(both_runs),
                                     code(analysis::kfunc_compare_command(table.base_profile, test_profile, function))));
   return block;

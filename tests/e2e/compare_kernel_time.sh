@@ -88,7 +88,7 @@ Where the kernel time went (kernel profiles: each function's share of a side's k
     pid_helper [pidmod]  10.0% → 21.7%  (500 → 1250 samples)
     __task_pid_nr_ns     10.0% → 17.4%  (500 → 1000 samples)
     audit_filter          0.0% →  4.3%  (0 → 250 samples)
-    time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper, then kbench compare base regressed --benchmark kfunc/pid_helper
+    time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper --param workload=getpid, then kbench compare base regressed --benchmark kfunc/pid_helper
 
 EOF
 # getppid regressed too, but without profiles; perf/syscall has profiles but did not change.
@@ -102,7 +102,7 @@ expect_block "$WORK/improved.txt" <<'EOF'
   syscall/getpid (I) in improved: the functions that lost the most share (base: 5 sessions, 5000 kernel samples; improved: 5 sessions, 5000 kernel samples)
     __task_pid_nr_ns     10.0% → 5.0%  (500 → 250 samples)
     pid_helper [pidmod]  10.0% → 5.0%  (500 → 250 samples)
-    time it: kbench run --swprofile base|improved --benchmark kfunc/__task_pid_nr_ns, then kbench compare base improved --benchmark kfunc/__task_pid_nr_ns
+    time it: kbench run --swprofile base|improved --benchmark kfunc/__task_pid_nr_ns --param workload=getpid, then kbench compare base improved --benchmark kfunc/__task_pid_nr_ns
 EOF
 expect_absent "$WORK/improved.txt" "do_syscall_64"
 
@@ -149,14 +149,17 @@ expect_block "$WORK/regressed.md" <<'EOF'
 - `pid_helper [pidmod]`  10.0% → 21.7%  (500 → 1250 samples)
 - `__task_pid_nr_ns`     10.0% → 17.4%  (500 → 1000 samples)
 - `audit_filter`          0.0% →  4.3%  (0 → 250 samples)
-- time it: `kbench run --swprofile base|regressed --benchmark kfunc/pid_helper`, then `kbench compare base regressed --benchmark kfunc/pid_helper`
+- time it: `kbench run --swprofile base|regressed --benchmark kfunc/pid_helper --param workload=getpid`, then `kbench compare base regressed --benchmark kfunc/pid_helper`
 EOF
 compare_to regressed.mail base regressed --format mail
 # (mail wraps its lines at 80 columns)
-expect_contains "$WORK/regressed.mail" "time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper,"
-expect_contains "$WORK/regressed.mail" "  then kbench compare base regressed --benchmark kfunc/pid_helper"
+expect_block "$WORK/regressed.mail" <<'EOF'
+    time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper
+      --param workload=getpid, then kbench compare base regressed --benchmark
+      kfunc/pid_helper
+EOF
 compare_to regressed.delta base regressed --format delta
-expect_contains "$WORK/regressed.delta" '- time it: `kbench run --swprofile base|regressed --benchmark kfunc/pid_helper`, then `kbench compare base regressed --benchmark kfunc/pid_helper`'
+expect_contains "$WORK/regressed.delta" '- time it: `kbench run --swprofile base|regressed --benchmark kfunc/pid_helper --param workload=getpid`, then `kbench compare base regressed --benchmark kfunc/pid_helper`'
 
 # json: the same as data.
 compare_to regressed.json base regressed --format json
@@ -169,8 +172,8 @@ if len(shifts) != 1: problems.append(f"{len(shifts)} entries, expected 1")
 shift = shifts[0]
 expected = {"benchmark": "syscall/getpid", "test_profile": "regressed", "verdict": "regression", "share": "gained",
             "base_sessions": 5, "test_sessions": 5, "base_samples": 5000, "test_samples": 5750, "unavailable": None,
-            "kfunc_commands": ["kbench run --swprofile base --benchmark kfunc/pid_helper",
-                               "kbench run --swprofile regressed --benchmark kfunc/pid_helper",
+            "kfunc_commands": ["kbench run --swprofile base --benchmark kfunc/pid_helper --param workload=getpid",
+                               "kbench run --swprofile regressed --benchmark kfunc/pid_helper --param workload=getpid",
                                "kbench compare base regressed --benchmark kfunc/pid_helper"]}
 for key, value in expected.items():
     if shift.get(key) != value: problems.append(f"{key}: {shift.get(key)!r}, expected {value!r}")
@@ -195,7 +198,7 @@ expect_block "$WORK/regressed.html" <<'EOF'
 <li>pid_helper [pidmod]  10.0% → 21.7%  (500 → 1250 samples)</li>
 EOF
 expect_contains "$WORK/regressed.html" \
-  "<li>time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper, then kbench compare base regressed --benchmark kfunc/pid_helper</li>"
+  "<li>time it: kbench run --swprofile base|regressed --benchmark kfunc/pid_helper --param workload=getpid, then kbench compare base regressed --benchmark kfunc/pid_helper</li>"
 compare_to same.html base same --format html
 expect_absent "$WORK/same.html" "kernel-time"
 # csv cannot show it: the same columns as ever.
@@ -210,8 +213,8 @@ sed -n 6p "$WORK/profile.txt" | grep -q '^entry_SYSCALL_64 ' && pass \
   || fail "the first row is not entry_SYSCALL_64: $(cat "$WORK/profile.txt")"
 expect_block "$WORK/profile.txt" <<'EOF'
 Gained the most share: pid_helper [pidmod] (+11.7pp). Time it on both swprofiles, then compare:
-  kbench run --swprofile base --benchmark kfunc/pid_helper
-  kbench run --swprofile regressed --benchmark kfunc/pid_helper
+  kbench run --swprofile base --benchmark kfunc/pid_helper --param workload=getpid
+  kbench run --swprofile regressed --benchmark kfunc/pid_helper --param workload=getpid
   kbench compare base regressed --benchmark kfunc/pid_helper
 EOF
 expect_absent "$WORK/profile.txt" "rough"
@@ -245,5 +248,38 @@ expect_bad_input "profile --sut matching none" "$KBENCH" profile base regressed 
   --sut 'lab-*' --store "$STORE"
 expect_contains "$WORK/err" \
   "--sut lab-*: swprofile 'base' has no kernel profile of syscall/getpid on a matching SUT (its profiles are from other, vm)"
+
+# When the table has the listed functions timed by kfunc/ under the profiled
+# benchmark's workload, each function's line carries its own time's change
+# and verdict, and the "time it" line is not needed. A timing under another
+# workload (the ping-pong, which getpid's path is not) is not joined.
+/usr/bin/python3 - "$WORK/timed.json" <<'EOF2'
+import json, sys
+profile = {"base": {"entry_SYSCALL_64": 600, "__task_pid_nr_ns": 100, "pid_helper [pidmod]": 100},
+           "regressed": {"entry_SYSCALL_64": 500, "__task_pid_nr_ns": 200, "pid_helper [pidmod]": 250}}
+factor = {"base": 1.0, "regressed": 1.2}
+def session(name, boot):
+    getpid = [(100 + boot * 0.3 + r * 0.1) * factor[name] for r in range(5)]
+    helper = [(40 + boot * 0.2 + r * 0.1) * (1.5 if name == "regressed" else 1.0) for r in range(5)]
+    pid_nr = [50 + boot * 0.2 + r * 0.1 for r in range(5)]
+    timed = lambda values: [{"class": "time per call", "unit": "ns", "better": "lower", "values": values}]
+    return {"swprofile": name, "benchmarks": [
+        {"name": "syscall/getpid", "results": [{"class": "mean", "unit": "ns", "better": "lower", "values": getpid}],
+         "kernel_profile": {"functions": profile[name]}},
+        {"name": "kfunc/pid_helper", "params": {"workload": "getpid"}, "results": timed(helper)},
+        {"name": "kfunc/__task_pid_nr_ns", "params": {"workload": "pingpong"}, "results": timed(pid_nr)}]}
+json.dump({"sut": "vm", "sessions": [session(name, boot) for name in ("base", "regressed") for boot in range(5)]},
+          open(sys.argv[1], "w"))
+EOF2
+"$STORE_FIXTURE" "$WORK/timed.db" "$WORK/timed.json" >"$WORK/timed-fixture.out" 2>&1 ||
+  fail "store-fixture of the timed store exited $?: $(cat "$WORK/timed-fixture.out")"
+"$KBENCH" compare base regressed --store "sqlite://$WORK/timed.db" >"$WORK/timed.txt" 2>&1 ||
+  fail "kbench compare of the timed store exited $?: $(cat "$WORK/timed.txt")"
+expect_contains "$WORK/timed.txt" "    pid_helper [pidmod]  12.5% → 26.3%  (500 → 1250 samples); its kfunc/ time per call +50."
+grep -E '^    pid_helper .*time per call \+50\.[0-9]+% \(R\)$' "$WORK/timed.txt" >/dev/null && pass ||
+  fail "pid_helper's timing is not marked (R): $(cat "$WORK/timed.txt")"
+grep -E '^    __task_pid_nr_ns .*samples\)$' "$WORK/timed.txt" >/dev/null && pass ||
+  fail "__task_pid_nr_ns's ping-pong timing was joined to getpid's profile: $(cat "$WORK/timed.txt")"
+expect_absent "$WORK/timed.txt" "time it: "
 
 finish
