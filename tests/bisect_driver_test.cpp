@@ -269,6 +269,14 @@ TEST_F(BisectDriver, AConfirmedCulpritsProfilesSayWhereTheKernelTimeWent) {
                                      ": "));
   EXPECT_THAT(outcome.out, HasSubstr("bisect-confirm-" + sha_["c2"].substr(0, 12) + ": 4 sessions"))
       << "the parent's four sandwich sessions, not more";
+  // Where the agent could sample, the functions are listed, and kfunc/ has
+  // no workload for selftest/value-file: said, and no session spent on it.
+  if (outcome.out.find("the functions that gained the most share") != std::string::npos) {
+    EXPECT_THAT(outcome.out, HasSubstr("Functions timed with kfunc/ on the parent and the culprit, alternated:\n"
+                                       "    selftest/value-file: not timed, kfunc/ has no workload that drives its "
+                                       "path\n"));
+  }
+  EXPECT_THAT(outcome.out, Not(HasSubstr("timing: ")));
 }
 
 TEST_F(BisectDriver, ACommitWhoseKernelDoesNotComeUpIsSkippedAndTheSearchGoesOn) {

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/bisect.h"
 #include "analysis/bisect_confirmation.h"
@@ -174,6 +175,8 @@ BisectRequest parse_bisect_request(const BisectArguments& arguments) {
     throw InputError("--confirm-sessions '1': expected 0 (no confirmation) or a whole number from 2 to " +
                      std::to_string(plan::kMaxSessions));
   }
+  request.time_functions =
+      parse_integer("--time-functions", arguments.time_functions, 0, static_cast<int>(analysis::kKernelTimeShiftFunctions));
   request.alpha = parse_decimal("--alpha", arguments.alpha, 0);
   if (!(request.alpha > 0 && request.alpha < 1)) {
     throw InputError("--alpha " + arguments.alpha + ": expected a level in (0, 1)");
@@ -236,7 +239,8 @@ class Bisector::Search {
     deploys_ = plan_.sut && plan_.sut->boot;
     local_sut_ = method.has(sut::Capability::OnController);
     local_ = sut::make_local_connection(sut::find_agent_binary());
-    runs_ = runner::resolve_benchmarks(plan_, runner::fetch_catalogue(*local_));
+    catalogue_ = runner::fetch_catalogue(*local_);
+    runs_ = runner::resolve_benchmarks(plan_, catalogue_);
     for (auto& run : runs_) run.settings.sessions = 1;
     if (plan_.sut && !per_profile_connection_) shared_connection_ = connect_(*plan_.sut, nullptr);
     build_options_.cache_dir = request.build_cache;
@@ -383,8 +387,10 @@ class Bisector::Search {
     return status;
   }
 
-  // Builds the commit's kernel (once) and measures one session of it.
-  bool measure_session(Commit& commit) {
+  // Builds the commit's kernel (once) and measures one session of it: the
+  // plan's benchmarks, or `runs` when given.
+  bool measure_session(Commit& commit, const std::vector<runner::BenchmarkRun>* runs = nullptr) {
+    const std::vector<runner::BenchmarkRun>& measured = runs ? *runs : runs_;
     if (!commit.failure.empty()) return false;
     if (!commit.spec) {
       plan::SwprofileSpec spec = plan_.swprofiles.front();
@@ -428,13 +434,13 @@ class Bisector::Search {
     // end (leave_sut).
     exec.boot_back = !deploys_;
     exec.sut_original = sut_original_;
-    runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, static_cast<int>(runs_.size()));
+    runner::Progress progress(stderr, isatty(STDERR_FILENO) == 1, static_cast<int>(measured.size()));
     const runner::ConnectionFor connection_for = [&](const plan::SwprofileSpec& profile) -> sut::Connection& {
       if (per_profile_connection_) return *connections_.at(profile.name);
       if (shared_connection_) return *shared_connection_;
       return *local_;
     };
-    const runner::ExecResult result = runner::execute_plan(one, runs_, connection_for, *store_, exec, progress);
+    const runner::ExecResult result = runner::execute_plan(one, measured, connection_for, *store_, exec, progress);
     if (result.interrupted_by != 0) {
       throw RunError(fmt::format("interrupted by signal {}", result.interrupted_by));
     }
@@ -750,6 +756,8 @@ class Bisector::Search {
     // Where the culprit's kernel time went, from the sandwich's kernel
     // profiles (plan kernel_profile: true); empty without them.
     std::vector<std::string> kernel_time;
+    // The kfunc/ timings of the functions those profiles point at.
+    std::vector<std::string> function_times;
   };
 
   // Fresh sessions P C P C ... P, each a boot of its own: the parent's
@@ -813,7 +821,105 @@ class Bisector::Search {
       verdicts.push_back(std::move(verdict));
     }
     result.verdict = analysis::judge_sandwich(verdicts);
+    if (result.verdict.confirmed && request_.time_functions > 0) {
+      result.function_times = time_functions(parent, culprit, report);
+    }
     return result;
+  }
+
+  // The kfunc/ rows `commit`'s sessions measured: each function's time per
+  // call, the row its timing is judged by.
+  std::vector<RowIdentity> time_per_call_rows(const Commit& commit) {
+    store::SampleQuery query;
+    query.swprofiles = {commit.profile};
+    query.benchmark_glob = "kfunc/*";
+    query.settled_only = true;
+    const std::set<std::int64_t> used(commit.sessions.begin(), commit.sessions.end());
+    std::set<RowIdentity> rows;
+    for (const auto& sample : store_->samples(query)) {
+      if (used.count(sample.session) && sample.result_class.label() == "time per call (ns)") {
+        rows.insert(analysis::row_identity(sample));
+      }
+    }
+    return {rows.begin(), rows.end()};
+  }
+
+  // kfunc/ on the functions the sandwich's profiles point at, driven by the
+  // profiled benchmark's own path, on the parent and the culprit alternated
+  // P C P ... P as the sandwich, each session a boot of its own: a
+  // function's share grows when another one gets slower, so only its own
+  // time on both sides says which did. Under the sandwich's swprofiles: the
+  // kfunc/ rows are apart from the rows it compared.
+  std::vector<std::string> time_functions(const Commit& sandwich_parent, const Commit& sandwich_culprit,
+                                          const analysis::Report& sandwich_report) {
+    std::vector<std::string> lines;
+    std::vector<std::string> without_workload;
+    const auto candidates = analysis::kfunc_candidates(sandwich_report, static_cast<std::size_t>(request_.time_functions),
+                                                       without_workload);
+    for (const std::string& benchmark : without_workload) {
+      lines.push_back(fmt::format("{}: not timed, kfunc/ has no workload that drives its path", benchmark));
+    }
+    if (candidates.empty()) return lines;
+    plan::Plan timing = plan_;
+    timing.benchmarks.clear();
+    for (const auto& candidate : candidates) {
+      plan::BenchmarkEntry entry;
+      entry.name = candidate.benchmark;
+      entry.params = {{"workload", candidate.workload}};
+      entry.file = "kbench bisect";
+      timing.benchmarks.push_back(std::move(entry));
+    }
+    std::vector<runner::BenchmarkRun> runs = runner::resolve_benchmarks(timing, catalogue_);
+    for (auto& run : runs) {
+      run.settings.sessions = 1;
+      run.settings.kernel_profile = false;  // the sampler's interrupts would land in the traced durations
+    }
+    Commit parent = sandwich_parent;
+    Commit culprit = sandwich_culprit;
+    parent.sessions.clear();
+    culprit.sessions.clear();
+    std::vector<std::string> names;
+    for (const auto& candidate : candidates) names.push_back(candidate.benchmark + " workload=" + candidate.workload);
+    log(fmt::format("timing: {} on the parent and the culprit, alternated P C P ... P", fmt::join(names, ", ")));
+    const int n = request_.confirm_sessions;
+    for (int i = 0; i < 2 * n + 1; ++i) {
+      Commit& side = i % 2 == 0 ? parent : culprit;
+      if (!measure_session(side, &runs)) {
+        lines.push_back(fmt::format("functions not timed: kfunc/ on the {} {}: {}", &side == &parent ? "parent" : "culprit",
+                                    short_sha(side.sha), side.failure));
+        log("timing: " + lines.back());
+        return lines;
+      }
+      if (i == 0 && time_per_call_rows(parent).empty()) {
+        lines.push_back(fmt::format("functions not timed: kfunc/ measured nothing on the parent {} (it needs "
+                                    "CONFIG_FUNCTION_GRAPH_TRACER; kbench session show {} says why)",
+                                    short_sha(parent.sha), parent.sessions.back()));
+        log("timing: " + lines.back());
+        return lines;
+      }
+    }
+    const std::vector<RowIdentity> rows = time_per_call_rows(parent);
+    const analysis::Report report = compare_sessions(parent, culprit, &rows);
+    for (const auto& table : report.tables) {
+      for (const auto& row : table.rows) {
+        if (row.cells.empty() || !row.cells.front().present) continue;
+        const analysis::Cell& cell = row.cells.front();
+        const auto candidate = std::find_if(candidates.begin(), candidates.end(), [&](const auto& c) {
+          return c.benchmark == row.benchmark && row.params.count("workload") && row.params.at("workload") == c.workload;
+        });
+        lines.push_back(fmt::format(
+            "{} (workload {}): {}, parent {:.1f} {}, culprit {:.1f} {}: {:+.2f}%{} {}{}{}", row.benchmark,
+            candidate == candidates.end() ? "?" : candidate->workload, row.result_class.name, row.base.mean,
+            row.result_class.unit, cell.test.mean, row.result_class.unit, cell.change_pct,
+            cell.change_ci.valid ? fmt::format(" ({:+.2f}% .. {:+.2f}%)", cell.change_ci.low, cell.change_ci.high) : "",
+            report::verdict_name(cell.verdict), report::mark_suffix(cell.verdict),
+            cell.note.empty() ? "" : " (" + cell.note + ")"));
+        log("timing: " + lines.back());
+      }
+    }
+    lines.push_back(fmt::format("({} sessions of the parent, {} of the culprit; compare at false discovery rate {})",
+                                parent.sessions.size(), culprit.sessions.size(), alpha_));
+    return lines;
   }
 
   int report(const std::string& first_bad) {
@@ -873,6 +979,10 @@ class Bisector::Search {
     }
     if (confirmed) {
       for (const std::string& line : checked.kernel_time) out << "  " << line << "\n";
+      if (!checked.function_times.empty()) {
+        out << "  Functions timed with kfunc/ on the parent and the culprit, alternated:\n";
+        for (const std::string& line : checked.function_times) out << "    " << line << "\n";
+      }
     }
     out << steps_summary();
     std::cout << out.str() << "\nstep log:\n" << text_.str();
@@ -916,6 +1026,7 @@ class Bisector::Search {
   std::map<std::string, std::unique_ptr<sut::Connection>> connections_;
   bool per_profile_connection_ = false;
   bool local_sut_ = false;
+  runner::Catalogue catalogue_;
   std::vector<runner::BenchmarkRun> runs_;
   build::BuildOptions build_options_;
   bool build_incremental_ = false;

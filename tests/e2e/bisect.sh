@@ -51,6 +51,9 @@ expect_bad_input "--alpha 1" "$KBENCH" bisect run "$WORK/bisect.yaml" --good bas
 expect_bad_input "--confirm-sessions 1" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last \
   --confirm-sessions 1 --store "$S"
 expect_contains "$WORK/err" "--confirm-sessions '1': expected 0 (no confirmation) or a whole number from 2 to"
+expect_bad_input "--time-functions 4" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last \
+  --time-functions 4 --store "$S"
+expect_contains "$WORK/err" "--time-functions '4'"
 expect_bad_input "--confirm-sessions x" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last \
   --confirm-sessions x --store "$S"
 expect_contains "$WORK/err" "--confirm-sessions 'x': expected a whole number"
