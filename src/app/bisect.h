@@ -27,7 +27,7 @@ struct BisectArguments {
   std::string sessions = "3";
   std::string max_sessions = "12";
   std::string confirm_sessions = "3";
-  std::string time_functions = "2";
+  std::string time_functions = "3";
   std::string alpha = "0.01";
   std::string store_url;
   std::string build_cache;
@@ -61,7 +61,7 @@ struct BisectRequest {
   // Of a confirmed culprit with kernel profiles: the functions of each
   // regression row's profile timed with kfunc/ on both sides, the most
   // share gained first; 0: none timed.
-  int time_functions = 2;
+  int time_functions = 3;
   double alpha = 0.01;
   std::string store_url;  // "": the default store
   std::string build_cache;

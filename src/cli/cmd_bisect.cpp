@@ -26,7 +26,7 @@ void add_common_options(CLI::App& cmd, app::BisectArguments& options, bool confi
     cmd.add_option("--time-functions", options.time_functions,
                    "with kernel profiles (kernel_profile: true): how many of the functions that gained the most "
                    "share in a confirmed culprit are timed with kfunc/ on the parent and the culprit, alternated "
-                   "as the sandwich (default 2, at most 3; 0: none)");
+                   "as the sandwich (default 3, all the list has; 0: none)");
   }
   cmd.add_option("--alpha", options.alpha,
                  "error rate of a classification (default 0.01); each look tests at alpha / looks");
