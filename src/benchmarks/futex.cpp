@@ -237,14 +237,16 @@ double run_hash(const FutexOps& ops, int threads, int futexes, double seconds, c
   const double rate = run_timed(threads, seconds, cpus, [&](int i, const std::atomic<bool>& stop) {
     auto& mine = words[static_cast<std::size_t>(i)];
     std::uint64_t n = 0;
-    while (!stop.load(std::memory_order_relaxed)) {
+    // do-while: a thread the scheduler kept off its CPU for the whole
+    // interval still makes one call, so the rate is never a bare 0.
+    do {
       for (auto& w : mine) {
         // The value is 0, never 1234: the call hashes, finds a mismatch, returns EAGAIN.
         if (ops.wait(w, 1234) == 0 || errno != EAGAIN) unexpected.fetch_add(1);
         ++n;
         if (stop.load(std::memory_order_relaxed)) break;
       }
-    }
+    } while (!stop.load(std::memory_order_relaxed));
     return n;
   });
   if (unexpected.load() > 0) throw RunError("perf/futex hash: FUTEX_WAIT did not fail with EAGAIN");
@@ -256,7 +258,7 @@ double run_lock_pi(const FutexOps& ops, int threads, double seconds, const std::
   std::atomic<int> failures{0};
   const double rate = run_timed(threads, seconds, cpus, [&](int, const std::atomic<bool>& stop) {
     std::uint64_t n = 0;
-    while (!stop.load(std::memory_order_relaxed)) {
+    do {  // at least one round, as in run_hash
       // Straight to the kernel, no user-space fast path, as perf does.
       if (ops.lock_pi(lock) != 0) {
         if (errno == EINTR || errno == EAGAIN) continue;
@@ -269,7 +271,7 @@ double run_lock_pi(const FutexOps& ops, int threads, double seconds, const std::
         break;
       }
       ++n;
-    }
+    } while (!stop.load(std::memory_order_relaxed));
     return n;
   });
   if (failures.load() > 0) tasks::throw_errno("perf/futex lock-pi: FUTEX_LOCK_PI/UNLOCK_PI");
