@@ -71,7 +71,7 @@ std::optional<std::string> kfunc_workload(const std::string& benchmark) {
   static const std::map<std::string, std::string> workloads{
       {"syscall/getppid", "getppid"},
       {"syscall/getpid", "getpid"},
-      {"ctxsw/pipe-threads", "pingpong"},
+      {"ctxsw/pipe-threads", kKfuncDefaultWorkload},
   };
   const auto it = workloads.find(benchmark);
   if (it == workloads.end()) return std::nullopt;
@@ -81,7 +81,7 @@ std::optional<std::string> kfunc_workload(const std::string& benchmark) {
 std::string kfunc_command(const std::string& swprofile, const std::string& function, const std::string& benchmark) {
   const auto workload = kfunc_workload(benchmark);
   return "kbench run --swprofile " + swprofile + " --benchmark " + kfunc_benchmark(function) +
-         (workload && *workload != "pingpong" ? " --param workload=" + *workload : "");
+         (workload && *workload != kKfuncDefaultWorkload ? " --param workload=" + *workload : "");
 }
 
 std::string kfunc_compare_command(const std::string& base, const std::string& test, const std::string& function) {
@@ -180,11 +180,11 @@ std::string unavailable_side(const std::string& swprofile, const ProfileSum& sum
 std::optional<FunctionShift::Timing> kfunc_timing(const Table& table, const std::string& function,
                                                   const Row& profiled, std::size_t column) {
   const std::string benchmark = kfunc_benchmark(function);
-  const std::string workload = kfunc_workload(profiled.benchmark).value_or("pingpong");
+  const std::string workload = kfunc_workload(profiled.benchmark).value_or(kKfuncDefaultWorkload);
   for (const Row& row : table.rows) {
-    if (row.benchmark != benchmark || row.result_class.label() != "time per call (ns)") continue;
+    if (row.benchmark != benchmark || row.result_class.label() != kKfuncTimePerCall) continue;
     const auto it = row.params.find("workload");
-    if ((it == row.params.end() ? std::string("pingpong") : it->second) != workload) continue;
+    if ((it == row.params.end() ? std::string(kKfuncDefaultWorkload) : it->second) != workload) continue;
     if (column >= row.cells.size() || !row.cells[column].present || !row.base_present) continue;
     return FunctionShift::Timing{row.cells[column].change_pct, row.cells[column].verdict};
   }

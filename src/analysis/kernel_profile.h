@@ -41,6 +41,11 @@ enum class ShareMove { Gained, Lost };
 // first (equal moves by name); none when no function did.
 std::vector<FunctionShift> top_moves(std::vector<FunctionShift> shifts, ShareMove move, std::size_t top);
 
+// kfunc/'s workload when none is given (benchmarks/kfunc.cpp), and the
+// result class a function's timing is judged by.
+inline constexpr const char* kKfuncDefaultWorkload = "pingpong";
+inline constexpr const char* kKfuncTimePerCall = "time per call (ns)";
+
 // The kfunc/ benchmark that times `function`: kfunc/ takes the bare name
 // ("name [module]" is timed as kfunc/name).
 std::string kfunc_benchmark(const std::string& function);

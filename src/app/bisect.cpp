@@ -837,7 +837,7 @@ class Bisector::Search {
     const std::set<std::int64_t> used(commit.sessions.begin(), commit.sessions.end());
     std::set<RowIdentity> rows;
     for (const auto& sample : store_->samples(query)) {
-      if (used.count(sample.session) && sample.result_class.label() == "time per call (ns)") {
+      if (used.count(sample.session) && sample.result_class.label() == analysis::kKfuncTimePerCall) {
         rows.insert(analysis::row_identity(sample));
       }
     }
@@ -904,12 +904,10 @@ class Bisector::Search {
       for (const auto& row : table.rows) {
         if (row.cells.empty() || !row.cells.front().present) continue;
         const analysis::Cell& cell = row.cells.front();
-        const auto candidate = std::find_if(candidates.begin(), candidates.end(), [&](const auto& c) {
-          return c.benchmark == row.benchmark && row.params.count("workload") && row.params.at("workload") == c.workload;
-        });
         lines.push_back(fmt::format(
             "{} (workload {}): {}, parent {:.1f} {}, culprit {:.1f} {}: {:+.2f}%{} {}{}{}", row.benchmark,
-            candidate == candidates.end() ? "?" : candidate->workload, row.result_class.name, row.base.mean,
+            row.params.count("workload") ? row.params.at("workload") : analysis::kKfuncDefaultWorkload,
+            row.result_class.name, row.base.mean,
             row.result_class.unit, cell.test.mean, row.result_class.unit, cell.change_pct,
             cell.change_ci.valid ? fmt::format(" ({:+.2f}% .. {:+.2f}%)", cell.change_ci.low, cell.change_ci.high) : "",
             report::verdict_name(cell.verdict), report::mark_suffix(cell.verdict),
