@@ -31,6 +31,18 @@ TEST(BisectConfirmation, OneRowNotARegressionDoesNotConfirm) {
   }
 }
 
+TEST(BisectConfirmation, OnlyUndecidedRowsAskForMoreSessions) {
+  EXPECT_TRUE(judge_sandwich({{"a:mean (ns)", Verdict::Regression, ""}, {"b:mean (ns)", Verdict::Undecided, ""}})
+                  .more_sessions_may_decide);
+  EXPECT_TRUE(judge_sandwich({{"a:mean (ns)", Verdict::Undecided, ""}}).more_sessions_may_decide);
+  EXPECT_FALSE(judge_sandwich({{"a:mean (ns)", Verdict::Regression, ""}}).more_sessions_may_decide) << "confirmed";
+  for (const Verdict decided : {Verdict::Unchanged, Verdict::Improvement, Verdict::None}) {
+    const auto verdict = judge_sandwich({{"a:mean (ns)", Verdict::Undecided, ""}, {"b:mean (ns)", decided, ""}});
+    EXPECT_FALSE(verdict.more_sessions_may_decide) << static_cast<int>(decided);
+  }
+  EXPECT_FALSE(judge_sandwich({}).more_sessions_may_decide);
+}
+
 TEST(BisectConfirmation, TheReasonNamesEachKindOfRowMostTellingFirst) {
   const auto verdict = judge_sandwich({{"u:mean (ns)", Verdict::Undecided, ""},
                                        {"s:mean (ns)", Verdict::Unchanged, ""},

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "app/bisect.h"
 #include "common/errors.h"
 #include "process/git.h"
@@ -44,17 +46,20 @@ using ::testing::Not;
 constexpr const char* kRow = "selftest/value-file:value (ms)";
 
 // A commit's kernel as the driver reaches it: the test's recording
-// connection, which outlives the driver for the test to read. With `tree`
-// set, the benchmark reads its delay there whatever commit the kernel was
-// built from: a culprit whose slowdown does not come back in fresh boots.
+// connection, which outlives the driver for the test to read. With `trees`
+// given, the benchmark's n-th run reads its delay in the n-th of them (the
+// last from then on) whatever commit the kernel was built from: a culprit
+// whose slowdown does not come back in fresh boots, or comes back unsteadily.
 class Guest final : public sut::Connection {
  public:
-  Guest(std::shared_ptr<testing::RecordingConnection> recording, std::string tree)
-      : recording_(std::move(recording)), tree_(std::move(tree)) {}
+  Guest(std::shared_ptr<testing::RecordingConnection> recording, std::vector<std::string> trees)
+      : recording_(std::move(recording)), trees_(std::move(trees)) {}
   std::string describe() const override { return recording_->describe(); }
   sut::AgentProcess start_agent(const std::vector<std::string>& args) override {
     std::vector<std::string> words;
-    if (!tree_.empty()) words = {"env", "KBENCH_BISECT_TREE=" + tree_};
+    if (!trees_.empty() && !args.empty() && args.front() == "run") {
+      words = {"env", "KBENCH_BISECT_TREE=" + trees_[std::min(runs_++, trees_.size() - 1)]};
+    }
     words.insert(words.end(), wrapper_.begin(), wrapper_.end());
     recording_->set_wrapper(words);
     return recording_->start_agent(args);
@@ -62,7 +67,8 @@ class Guest final : public sut::Connection {
 
  private:
   std::shared_ptr<testing::RecordingConnection> recording_;
-  std::string tree_;
+  std::vector<std::string> trees_;
+  std::size_t runs_ = 0;
 };
 
 struct Outcome {
@@ -160,8 +166,8 @@ class BisectDriver : public ::testing::Test {
     auto recording = std::make_shared<testing::RecordingConnection>();
     if (refuse_.count(name)) recording->fail_at(1);
     recorded_[name] = recording;
-    const auto tree = delay_from_.find(name);
-    return std::make_unique<Guest>(recording, tree == delay_from_.end() ? "" : tree->second);
+    const auto trees = delay_from_.find(name);
+    return std::make_unique<Guest>(recording, trees == delay_from_.end() ? std::vector<std::string>{} : trees->second);
   }
 
   std::string store_url() const { return "sqlite://" + (dir_.path() / "store.db").string(); }
@@ -201,7 +207,15 @@ class BisectDriver : public ::testing::Test {
   std::map<std::string, std::string> sha_;    // c3 -> its sha
   std::map<std::string, std::string> label_;  // bisect-<12 hex> -> c3, bisect-confirm-<12 hex> -> confirm c3
   std::set<std::string> refuse_;              // swprofiles whose kernel does not come up
-  std::map<std::string, std::string> delay_from_;  // swprofile -> the tree its benchmark reads
+  std::map<std::string, std::vector<std::string>> delay_from_;  // swprofile -> the trees its runs read in turn
+
+  // A directory whose DELAY_MS holds `ms`, for delay_from_.
+  std::string delay_tree(int ms) {
+    const fs::path tree = dir_.path() / ("delay-" + std::to_string(ms));
+    fs::create_directories(tree);
+    std::ofstream(tree / "DELAY_MS") << ms << "\n";
+    return tree.string();
+  }
   std::vector<std::string> connected_;
   std::map<std::string, std::shared_ptr<testing::RecordingConnection>> recorded_;
 };
@@ -314,19 +328,62 @@ TEST_F(BisectDriver, ACulpritWhoseSlowdownDoesNotComeBackInTheSandwichIsNotConfi
   make_history(3);
   // The sandwich's boots of c3 report 2 ms, a tenth of its parent's: the
   // fresh sessions contradict the search.
-  fs::create_directories(dir_.path() / "fast");
-  std::ofstream(dir_.path() / "fast" / "DELAY_MS") << "2\n";
-  delay_from_["bisect-confirm-" + sha_["c3"].substr(0, 12)] = (dir_.path() / "fast").string();
+  delay_from_["bisect-confirm-" + sha_["c3"].substr(0, 12)] = {delay_tree(2)};
   const Outcome outcome = bisect();
   EXPECT_EQ(outcome.status, kExitFailure) << outcome.err;
+  // An improvement decides at the first look: no session is added.
   EXPECT_THAT(outcome.out, HasSubstr("first bad commit: " + sha_["c3"] +
                                      " c3: the planted delay — NOT confirmed: A/B/A (4 sessions of the parent, 3 "
-                                     "of the culprit, alternated; compare at false discovery rate 0.05): improved "
-                                     "(I): " + kRow));
+                                     "of the culprit, alternated; look 1 of 6, compare at false discovery rate "
+                                     "0.00833 = alpha 0.05 / 6 looks): improved (I): " + kRow));
   EXPECT_THAT(outcome.out, Not(HasSubstr("confirmed by A/B/A")));
   const std::vector<std::string> sessions = measured();
   EXPECT_EQ(std::count(sessions.begin(), sessions.end(), "confirm c3"), 3);
   EXPECT_EQ(std::count(sessions.begin(), sessions.end(), "confirm c2"), 4);
+}
+
+// The culprit's first sandwich session reads its parent's delay, the rest
+// the planted one: undecided at the first look, the sandwich grows by C P
+// until the regression is decided, the parent's sessions still around the
+// culprit's.
+TEST_F(BisectDriver, AnUndecidedSandwichGrowsUntilItDecides) {
+  make_history(3);
+  delay_from_["bisect-confirm-" + sha_["c3"].substr(0, 12)] = {delay_tree(20), delay_tree(200)};
+  const Outcome outcome = bisect();
+  EXPECT_EQ(outcome.status, kExitOk) << outcome.err;
+  EXPECT_THAT(outcome.out, HasSubstr("c3: the planted delay — confirmed by A/B/A"));
+  EXPECT_THAT(outcome.out, HasSubstr("confirmation: look 1 of 6 (4 sessions of the parent, 3 of the culprit): "
+                                     "undecided (?): " + std::string(kRow)));
+  EXPECT_THAT(outcome.out, Not(HasSubstr("look 1 of 6, compare"))) << "confirmed at the first look";
+  const std::vector<std::string> sessions = measured();
+  const auto culprit = std::count(sessions.begin(), sessions.end(), "confirm c3");
+  const auto parent = std::count(sessions.begin(), sessions.end(), "confirm c2");
+  EXPECT_GT(culprit, 3);
+  EXPECT_LE(culprit, 8) << "--confirm-max-sessions";
+  EXPECT_EQ(parent, culprit + 1);
+  const auto first = std::find(sessions.begin(), sessions.end(), "confirm c2");
+  std::vector<std::string> expected;
+  for (auto i = 0; i < culprit; ++i) expected.insert(expected.end(), {"confirm c2", "confirm c3"});
+  expected.push_back("confirm c2");
+  EXPECT_EQ(std::vector<std::string>(first, sessions.end()), expected);
+  EXPECT_THAT(outcome.out, HasSubstr(fmt::format("look {} of 6, compare at false discovery rate 0.00833", culprit - 2)));
+}
+
+// A culprit that reads the planted and the parent's delay in turn stays
+// undecided: the sandwich stops at --confirm-max-sessions, NOT confirmed.
+TEST_F(BisectDriver, ASandwichUndecidedAtItsLastLookIsNotConfirmed) {
+  make_history(3);
+  std::vector<std::string> unsteady;
+  for (int i = 0; i < 10; ++i) unsteady.push_back(delay_tree(i % 2 == 0 ? 200 : 20));
+  delay_from_["bisect-confirm-" + sha_["c3"].substr(0, 12)] = unsteady;
+  const Outcome outcome = bisect();
+  EXPECT_EQ(outcome.status, kExitFailure) << outcome.err;
+  EXPECT_THAT(outcome.out, HasSubstr("c3: the planted delay — NOT confirmed: A/B/A (9 sessions of the parent, 8 "
+                                     "of the culprit, alternated; look 6 of 6, compare at false discovery rate "
+                                     "0.00833 = alpha 0.05 / 6 looks): undecided (?): " + std::string(kRow)));
+  const std::vector<std::string> sessions = measured();
+  EXPECT_EQ(std::count(sessions.begin(), sessions.end(), "confirm c3"), 8);
+  EXPECT_EQ(std::count(sessions.begin(), sessions.end(), "confirm c2"), 9);
 }
 
 }  // namespace

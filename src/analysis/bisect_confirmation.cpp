@@ -30,6 +30,7 @@ SandwichVerdict judge_sandwich(const std::vector<SandwichRow>& rows) {
                                   : fmt::format("every row a regression (R): {}", join(regressed));
     return result;
   }
+  result.more_sessions_may_decide = !undecided.empty() && unchanged.empty() && improved.empty() && untested.empty();
   std::vector<std::string> parts;
   // Most telling first: a row that improved contradicts the search, one
   // unchanged denies the step, one undecided only lacks sessions.

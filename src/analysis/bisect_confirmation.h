@@ -6,7 +6,9 @@
 // surround C's, so a drift linear in time adds the same to both means), and
 // every row is tested with compare's session test (build_comparison). The
 // culprit is confirmed only when every row is a regression (R) there
-// (docs/bisect.md).
+// (docs/bisect.md). A sandwich whose rows are regressions or undecided
+// grows by one session a side and is tested again, each look at alpha over
+// the looks it may take, as a bisect step is.
 #include <string>
 #include <vector>
 
@@ -24,6 +26,10 @@ struct SandwichRow {
 
 struct SandwichVerdict {
   bool confirmed = false;
+  // Not confirmed only for want of sessions: every row a regression (R) or
+  // undecided, one at least undecided. An unchanged, improved or untested
+  // row decides against the culprit, however many sessions follow.
+  bool more_sessions_may_decide = false;
   // One line for the report: which rows are a regression, or, not
   // confirmed, which rows are undecided, unchanged, improved or not tested.
   std::string why;

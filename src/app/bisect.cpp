@@ -175,6 +175,14 @@ BisectRequest parse_bisect_request(const BisectArguments& arguments) {
     throw InputError("--confirm-sessions '1': expected 0 (no confirmation) or a whole number from 2 to " +
                      std::to_string(plan::kMaxSessions));
   }
+  request.confirm_max_sessions =
+      arguments.confirm_max_sessions.empty()
+          ? std::min(request.confirm_sessions + kMoreConfirmSessions, plan::kMaxSessions)
+          : parse_integer("--confirm-max-sessions", arguments.confirm_max_sessions, 2, plan::kMaxSessions);
+  if (request.confirm_max_sessions < request.confirm_sessions) {
+    throw InputError("--confirm-max-sessions " + arguments.confirm_max_sessions +
+                     ": expected at least --confirm-sessions (" + arguments.confirm_sessions + ")");
+  }
   request.time_functions =
       parse_integer("--time-functions", arguments.time_functions, 0, static_cast<int>(analysis::kKernelTimeShiftFunctions));
   request.alpha = parse_decimal("--alpha", arguments.alpha, 0);
@@ -563,7 +571,7 @@ class Bisector::Search {
       measured.insert(bad_means_.begin(), bad_means_.end());
       rows_ = select_rows(request_.rows, measured);
     } else {
-      const analysis::Report report = compare_sessions(good_, bad_, nullptr);
+      const analysis::Report report = compare_sessions(good_, bad_, nullptr, alpha_);
       for (const auto& table : report.tables)
         for (const auto& row : table.rows)
           if (!row.cells.empty() && row.cells.front().verdict == analysis::Verdict::Regression)
@@ -611,7 +619,10 @@ class Bisector::Search {
   // compare's three-valued verdicts (its session test at false discovery
   // rate --alpha) of `test` against `base`, on the sessions each used, only
   // the rows in `only` when given (the family the rate is controlled over).
-  analysis::Report compare_sessions(const Commit& base, const Commit& test, const std::vector<RowIdentity>* only) {
+  // `base`'s sessions against `test`'s, `only` those rows when given, at
+  // false discovery rate `fdr`.
+  analysis::Report compare_sessions(const Commit& base, const Commit& test, const std::vector<RowIdentity>* only,
+                                    double fdr) {
     store::SampleQuery query;
     query.swprofiles = {base.profile, test.profile};
     query.settled_only = true;
@@ -627,7 +638,7 @@ class Bisector::Search {
     analysis::CompareOptions compare;
     compare.base = base.profile;
     compare.tests = {test.profile};
-    compare.fdr = alpha_;
+    compare.fdr = fdr;
     return analysis::build_comparison(samples, compare);
   }
 
@@ -753,6 +764,9 @@ class Bisector::Search {
     std::map<RowIdentity, std::string> evidence;
     std::size_t parent_sessions = 0;
     std::size_t culprit_sessions = 0;
+    int looks = 0;       // taken
+    int max_looks = 0;   // --confirm-max-sessions - --confirm-sessions + 1
+    double level = 0;    // each look's false discovery rate: alpha / max_looks
     // Where the culprit's kernel time went, from the sandwich's kernel
     // profiles (plan kernel_profile: true); empty without them.
     std::vector<std::string> kernel_time;
@@ -764,7 +778,10 @@ class Bisector::Search {
   // surround the culprit's, so a drift linear in time weighs the same on
   // both. Stored under swprofiles of their own (bisect-confirm-<12 hex>),
   // apart from the search's sessions, which chose the culprit and would
-  // confirm their own choice.
+  // confirm their own choice. While its rows are only undecided it grows by
+  // C P and looks again, up to --confirm-max-sessions: every look at
+  // alpha / looks, so that however many it takes, a culprit that did not
+  // change the rows is confirmed at rate alpha at most.
   Sandwich sandwich(const std::string& culprit_sha, const std::string& parent_sha) {
     Sandwich result;
     Commit parent, culprit;
@@ -772,30 +789,54 @@ class Bisector::Search {
     init_commit(culprit, culprit_sha);
     parent.profile = "bisect-confirm-" + short_sha(parent_sha);
     culprit.profile = "bisect-confirm-" + short_sha(culprit_sha);
-    const int n = request_.confirm_sessions;
+    const int first = request_.confirm_sessions;
+    result.max_looks = request_.confirm_max_sessions - first + 1;
+    result.level = alpha_ / result.max_looks;
     log(fmt::format("confirmation: A/B/A sandwich of parent {} and culprit {}, alternated P C P ... P: {} sessions of "
-                    "the parent, {} of the culprit (swprofiles {}, {})",
-                    short_sha(parent.sha), short_sha(culprit.sha), n + 1, n, parent.profile, culprit.profile));
-    for (int i = 0; i < 2 * n + 1; ++i) {
-      Commit& side = i % 2 == 0 ? parent : culprit;
-      if (!measure_session(side)) {
-        result.verdict.why = fmt::format("the {} {} cannot be measured: {}", &side == &parent ? "parent" : "culprit",
-                                         short_sha(side.sha), side.failure);
-        log("confirmation: " + result.verdict.why);
-        return result;
+                    "the parent, {} of the culprit, then one more of each while undecided, {} of the culprit at "
+                    "most; each look at false discovery rate {:.3g} (alpha {} / {} looks) (swprofiles {}, {})",
+                    short_sha(parent.sha), short_sha(culprit.sha), first + 1, first, request_.confirm_max_sessions,
+                    result.level, alpha_, result.max_looks, parent.profile, culprit.profile));
+    analysis::Report report;
+    for (int sessions = 2 * first + 1;; sessions += 2) {
+      while (static_cast<int>(parent.sessions.size() + culprit.sessions.size()) < sessions) {
+        Commit& side = parent.sessions.size() > culprit.sessions.size() ? culprit : parent;
+        if (!measure_session(side)) {
+          result.verdict = analysis::SandwichVerdict{};
+          result.verdict.why = fmt::format("the {} {} cannot be measured: {}", &side == &parent ? "parent" : "culprit",
+                                           short_sha(side.sha), side.failure);
+          log("confirmation: " + result.verdict.why);
+          result.measured = result.looks > 0;
+          return result;
+        }
       }
+      ++result.looks;
+      result.measured = true;
+      result.parent_sessions = parent.sessions.size();
+      result.culprit_sessions = culprit.sessions.size();
+      report = compare_sessions(parent, culprit, &rows_, result.level);
+      result.verdict = judge_rows(report, result.evidence);
+      log(fmt::format("confirmation: look {} of {} ({} sessions of the parent, {} of the culprit): {}", result.looks,
+                      result.max_looks, result.parent_sessions, result.culprit_sessions,
+                      result.verdict.confirmed ? "confirmed" : result.verdict.why));
+      if (!result.verdict.more_sessions_may_decide || result.looks >= result.max_looks) break;
     }
     log(fmt::format("confirmation: parent build {}, boots {}; culprit build {}, boots {}", parent.build, parent.boots,
                     culprit.build, culprit.boots));
-    result.measured = true;
-    result.parent_sessions = parent.sessions.size();
-    result.culprit_sessions = culprit.sessions.size();
-    analysis::Report report = compare_sessions(parent, culprit, &rows_);
     std::set<std::int64_t> sandwiched(parent.sessions.begin(), parent.sessions.end());
     sandwiched.insert(culprit.sessions.begin(), culprit.sessions.end());
     analysis::add_kernel_time_shifts(report, *store_, sandwiched);
     for (const auto& table : report.tables)
       for (auto& line : report::kernel_time_lines(table)) result.kernel_time.push_back(std::move(line));
+    if (result.verdict.confirmed && request_.time_functions > 0) {
+      result.function_times = time_functions(parent, culprit, report);
+    }
+    return result;
+  }
+
+  // Every bisected row's verdict in `report` (the culprit against its
+  // parent), and the evidence line of each.
+  analysis::SandwichVerdict judge_rows(const analysis::Report& report, std::map<RowIdentity, std::string>& evidence) {
     std::map<RowIdentity, const analysis::Row*> compared;
     for (const auto& table : report.tables)
       for (const auto& row : table.rows) compared.try_emplace(analysis::row_identity(row), &row);
@@ -805,26 +846,22 @@ class Bisector::Search {
       const auto it = compared.find(row);
       if (it == compared.end() || it->second->cells.empty() || !it->second->cells.front().present) {
         verdict.note = "not measured on both sides";
-        result.evidence[row] = verdict.note;
+        evidence[row] = verdict.note;
       } else {
         const analysis::Cell& cell = it->second->cells.front();
         verdict.verdict = cell.verdict;
         verdict.note = cell.note;
-        result.evidence[row] = fmt::format(
+        evidence[row] = fmt::format(
             "culprit vs parent {:+.2f}%{}: {}{}{}", cell.change_pct,
             cell.change_ci.valid ? fmt::format(" (interval {:+.2f}% .. {:+.2f}%)", cell.change_ci.low, cell.change_ci.high)
                                  : "",
             report::verdict_name(cell.verdict),
             report::mark_suffix(cell.verdict), cell.note.empty() ? "" : " (" + cell.note + ")");
       }
-      log(fmt::format("confirmation: {}: {}", verdict.name, result.evidence[row]));
+      log(fmt::format("confirmation: {}: {}", verdict.name, evidence[row]));
       verdicts.push_back(std::move(verdict));
     }
-    result.verdict = analysis::judge_sandwich(verdicts);
-    if (result.verdict.confirmed && request_.time_functions > 0) {
-      result.function_times = time_functions(parent, culprit, report);
-    }
-    return result;
+    return analysis::judge_sandwich(verdicts);
   }
 
   // The kfunc/ rows `commit`'s sessions measured: each function's time per
@@ -899,7 +936,7 @@ class Bisector::Search {
       }
     }
     const std::vector<RowIdentity> rows = time_per_call_rows(parent);
-    const analysis::Report report = compare_sessions(parent, culprit, &rows);
+    const analysis::Report report = compare_sessions(parent, culprit, &rows, alpha_);
     for (const auto& table : report.tables) {
       for (const auto& row : table.rows) {
         if (row.cells.empty() || !row.cells.front().present) continue;
@@ -934,16 +971,11 @@ class Bisector::Search {
       out << fmt::format("first bad commit: {} {} — unconfirmed: --confirm-sessions 0 skipped the A/B/A sandwich\n",
                          commit.sha, commit.subject);
     } else if (confirmed) {
-      out << fmt::format("first bad commit: {} {} — confirmed by A/B/A ({} sessions of the parent, {} of the culprit, "
-                         "alternated; compare at false discovery rate {}: {})\n",
-                         commit.sha, commit.subject, checked.parent_sessions, checked.culprit_sessions, alpha_,
-                         checked.verdict.why);
+      out << fmt::format("first bad commit: {} {} — confirmed by A/B/A ({}: {})\n", commit.sha, commit.subject,
+                         sandwich_terms(checked), checked.verdict.why);
     } else {
       out << fmt::format("first bad commit: {} {} — NOT confirmed: {}{}\n", commit.sha, commit.subject,
-                         checked.measured ? fmt::format("A/B/A ({} sessions of the parent, {} of the culprit, "
-                                                        "alternated; compare at false discovery rate {}): ",
-                                                        checked.parent_sessions, checked.culprit_sessions, alpha_)
-                                          : "",
+                         checked.measured ? fmt::format("A/B/A ({}): ", sandwich_terms(checked)) : "",
                          checked.verdict.why);
     }
     const auto mine = session_means(commit);
@@ -987,6 +1019,14 @@ class Bisector::Search {
     // The stored log ends with the evidence too.
     text_ << "\n" << out.str();
     return finish(confirmed || !confirm ? kExitOk : kExitFailure);
+  }
+
+  // How much a sandwich measured and at what level it was tested.
+  std::string sandwich_terms(const Sandwich& checked) const {
+    return fmt::format("{} sessions of the parent, {} of the culprit, alternated; look {} of {}, compare at false "
+                       "discovery rate {:.3g} = alpha {} / {} looks",
+                       checked.parent_sessions, checked.culprit_sessions, checked.looks, checked.max_looks,
+                       checked.level, alpha_, checked.max_looks);
   }
 
   // Every step with how confidently it was decided.

@@ -27,6 +27,7 @@ struct BisectArguments {
   std::string sessions = "3";
   std::string max_sessions = "12";
   std::string confirm_sessions = "3";
+  std::string confirm_max_sessions;  // "": --confirm-sessions + kMoreConfirmSessions
   std::string time_functions = "3";
   std::string alpha = "0.01";
   std::string store_url;
@@ -41,6 +42,10 @@ struct RowSelector {
   std::string benchmark;
   std::string label;
 };
+
+// --confirm-max-sessions by default: --confirm-sessions and this many more,
+// so six looks at the default 3.
+inline constexpr int kMoreConfirmSessions = 5;
 
 // A bisection to run, every argument checked: the plan loaded, the commits
 // resolved in its build source.
@@ -58,6 +63,9 @@ struct BisectRequest {
   // Sessions of the culprit in the A/B/A sandwich (its parent gets one
   // more); 0: no sandwich, the culprit reported as unconfirmed.
   int confirm_sessions = 3;
+  // Sessions of the culprit at most: while its rows are only undecided, the
+  // sandwich grows by one session a side (C then P) up to this many.
+  int confirm_max_sessions = 8;
   // Of a confirmed culprit with kernel profiles: the functions of each
   // regression row's profile timed with kfunc/ on both sides, the most
   // share gained first; 0: none timed.

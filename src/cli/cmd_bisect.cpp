@@ -23,6 +23,10 @@ void add_common_options(CLI::App& cmd, app::BisectArguments& options, bool confi
     cmd.add_option("--confirm-sessions", options.confirm_sessions,
                    "sessions of the culprit in the A/B/A sandwich that confirms it, its parent's one more "
                    "(default 3; 0: no sandwich, the culprit reported unconfirmed)");
+    cmd.add_option("--confirm-max-sessions", options.confirm_max_sessions,
+                   "sessions of the culprit at most: while a row is undecided and none is unchanged or improved, "
+                   "the sandwich adds one session a side and looks again, each look at alpha / looks "
+                   "(default --confirm-sessions + 5)");
     cmd.add_option("--time-functions", options.time_functions,
                    "with kernel profiles (kernel_profile: true): how many of the functions that gained the most "
                    "share in a confirmed culprit are timed with kfunc/ on the parent and the culprit, alternated "

@@ -54,6 +54,9 @@ expect_contains "$WORK/err" "--confirm-sessions '1': expected 0 (no confirmation
 expect_bad_input "--time-functions 4" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last \
   --time-functions 4 --store "$S"
 expect_contains "$WORK/err" "--time-functions '4'"
+expect_bad_input "--confirm-max-sessions below --confirm-sessions" "$KBENCH" bisect run "$WORK/bisect.yaml" \
+  --good base --bad last --confirm-sessions 4 --confirm-max-sessions 3 --store "$S"
+expect_contains "$WORK/err" "--confirm-max-sessions 3: expected at least --confirm-sessions (4)"
 expect_bad_input "--confirm-sessions x" "$KBENCH" bisect run "$WORK/bisect.yaml" --good base --bad last \
   --confirm-sessions x --store "$S"
 expect_contains "$WORK/err" "--confirm-sessions 'x': expected a whole number"
