@@ -276,6 +276,24 @@ TEST(KernelProfileShifts, KfuncCandidatesAreTheRegressionsFirstFunctionsWithAWor
   EXPECT_TRUE(analysis::kfunc_candidates(report, 0, without).empty());
 }
 
+TEST(KernelProfileShifts, WhenNoCandidateGotSlowerTheLineSaysWhereToLookNext) {
+  namespace analysis = kbench::analysis;
+  const std::vector<analysis::KfuncCandidate> candidates = {
+      {"__task_pid_nr_ns", "kfunc/__task_pid_nr_ns", "getppid", "syscall/getppid"},
+      {"pid_nr_ns", "kfunc/pid_nr_ns", "getppid", "syscall/getppid"},
+      {"__task_pid_nr_ns", "kfunc/__task_pid_nr_ns", "getpid", "syscall/getpid"},
+  };
+  EXPECT_EQ(analysis::none_slower_lines(candidates, "P", "C"),
+            (std::vector<std::string>{
+                "none of them got slower in its own time: their shares grew because time was added elsewhere "
+                "(`kbench profile P C --benchmark syscall/getpid --top 20` lists more functions; "
+                "`--benchmark kfunc/<function> --param workload=getpid` times one)",
+                "none of them got slower in its own time: their shares grew because time was added elsewhere "
+                "(`kbench profile P C --benchmark syscall/getppid --top 20` lists more functions; "
+                "`--benchmark kfunc/<function> --param workload=getppid` times one)"}));
+  EXPECT_TRUE(analysis::none_slower_lines({}, "P", "C").empty());
+}
+
 TEST(KernelProfileShifts, SharesAreRoughBelowAHundredSamplesOnEitherSide) {
   EXPECT_TRUE(kbench::analysis::rough_shares(99, 5000));
   EXPECT_TRUE(kbench::analysis::rough_shares(5000, 99));

@@ -120,6 +120,23 @@ std::vector<KfuncCandidate> kfunc_candidates(const Report& report, std::size_t p
   return candidates;
 }
 
+std::vector<std::string> none_slower_lines(const std::vector<KfuncCandidate>& candidates, const std::string& base,
+                                           const std::string& test) {
+  // Under TCG an interrupt is taken between translated blocks, so a sample
+  // in slow code may be charged to the code after it: the functions whose
+  // share grew need not be the one that got slower.
+  std::map<std::string, std::string> workloads;  // profiled benchmark -> kfunc/'s workload
+  for (const auto& candidate : candidates) workloads.emplace(candidate.profiled, candidate.workload);
+  std::vector<std::string> lines;
+  for (const auto& [benchmark, workload] : workloads) {
+    lines.push_back("none of them got slower in its own time: their shares grew because time was added elsewhere "
+                    "(`kbench profile " + base + " " + test + " --benchmark " + benchmark +
+                    " --top 20` lists more functions; `--benchmark kfunc/<function> --param workload=" + workload +
+                    "` times one)");
+  }
+  return lines;
+}
+
 bool rough_shares(std::uint64_t samples_a, std::uint64_t samples_b) {
   return std::min(samples_a, samples_b) < kRoughShareSamples;
 }

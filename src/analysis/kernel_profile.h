@@ -83,6 +83,13 @@ struct KfuncCandidate {
 std::vector<KfuncCandidate> kfunc_candidates(const Report& report, std::size_t per_shift,
                                              std::vector<std::string>& without_workload);
 
+// When every candidate's own time came out unchanged: per profiled
+// benchmark, one line saying so and the commands that look further (the
+// profile's longer list between `base` and `test`, kfunc/ under the
+// benchmark's workload).
+std::vector<std::string> none_slower_lines(const std::vector<KfuncCandidate>& candidates, const std::string& base,
+                                           const std::string& test);
+
 // Below this many kernel samples on a side, a function's share is rough. A
 // function with share p of n samples has a binomial standard deviation of
 // sqrt(p(1-p)/n): at n = 100 and p = 10% that is 3 percentage points, so

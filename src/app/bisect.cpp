@@ -617,10 +617,8 @@ class Bisector::Search {
   }
 
   // compare's three-valued verdicts (its session test at false discovery
-  // rate --alpha) of `test` against `base`, on the sessions each used, only
+  // rate `fdr`) of `test` against `base`, on the sessions each used, only
   // the rows in `only` when given (the family the rate is controlled over).
-  // `base`'s sessions against `test`'s, `only` those rows when given, at
-  // false discovery rate `fdr`.
   analysis::Report compare_sessions(const Commit& base, const Commit& test, const std::vector<RowIdentity>* only,
                                     double fdr) {
     store::SampleQuery query;
@@ -937,10 +935,13 @@ class Bisector::Search {
     }
     const std::vector<RowIdentity> rows = time_per_call_rows(parent);
     const analysis::Report report = compare_sessions(parent, culprit, &rows, alpha_);
+    std::size_t timed = 0, not_slower = 0;  // not slower: unchanged or improved, each decided
     for (const auto& table : report.tables) {
       for (const auto& row : table.rows) {
         if (row.cells.empty() || !row.cells.front().present) continue;
         const analysis::Cell& cell = row.cells.front();
+        ++timed;
+        if (cell.verdict == analysis::Verdict::Unchanged || cell.verdict == analysis::Verdict::Improvement) ++not_slower;
         lines.push_back(fmt::format(
             "{} (workload {}): {}, parent {:.1f} {}, culprit {:.1f} {}: {:+.2f}%{} {}{}{}", row.benchmark,
             row.params.count("workload") ? row.params.at("workload") : analysis::kKfuncDefaultWorkload,
@@ -954,6 +955,11 @@ class Bisector::Search {
     }
     lines.push_back(fmt::format("({} sessions of the parent, {} of the culprit; compare at false discovery rate {})",
                                 parent.sessions.size(), culprit.sessions.size(), alpha_));
+    if (timed > 0 && not_slower == timed) {
+      for (auto& line : analysis::none_slower_lines(candidates, sandwich_parent.profile, sandwich_culprit.profile)) {
+        lines.push_back(std::move(line));
+      }
+    }
     return lines;
   }
 
